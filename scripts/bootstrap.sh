@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs everything the build, the tests and the demo need, and nothing twice.
+# Safe to run on every invocation: each step checks before it installs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+for pkg in emscripten googletest libgtest-dev cmake wabt chromium; do
+  have_pkg "$pkg" || need_apt+=("$pkg")
+done
+# PyTorch is only needed to regenerate reference fixtures and to train (tools/), not for tests.
+if [ "${WITH_TORCH:-0}" = "1" ] && ! have_pkg python3-torch; then need_apt+=(python3-torch); fi
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "bootstrap: apt-get install ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
+fi
+
+if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]; then
+  echo "bootstrap: npm install"
+  npm install --no-audit --no-fund
+fi

@@ -1,0 +1,94 @@
+// Scaled dot-product attention over a batch of heads:
+//   Z = softmax(Q K^T * scale + M) V,   scale = 1/sqrt(d_k) unless overridden,
+// where M combines a causal mask, a key-padding mask and a user attn_mask (seeds 000-004).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "buffer.h"
+#include "kernels.h"
+
+namespace attn {
+
+struct AttentionShape {
+  int batch = 1, heads = 1, seq_q = 1, seq_k = 1, d_k = 1, d_v = 1;
+};
+
+enum class MaskKind { None, Bool, Float };
+
+// All masks are optional and combine: a key is excluded if any boolean mask excludes it,
+// float masks are added to the scaled scores.
+struct Masks {
+  // Query i may not see key j > i (top-left aligned when seq_q != seq_k, like torch.triu(1)).
+  bool causal = false;
+  // batch x seq_k, nonzero = ignore this key (PyTorch's key_padding_mask convention).
+  const std::uint8_t* key_padding = nullptr;
+  // seq_q x seq_k, or batch x heads x seq_q x seq_k when attn_per_head.
+  // Bool: nonzero = masked. Float: added to the scaled scores (may hold -inf, never NaN/+inf).
+  MaskKind attn_kind = MaskKind::None;
+  const void* attn = nullptr;
+  bool attn_per_head = false;
+};
+
+// A read-only tensor addressed as [batch][head][row][col] with arbitrary strides, so both
+// B x H x S x d inputs and the B x S x (H*d) projection outputs are used in place.
+struct Strided {
+  const float* data;
+  long batch_stride, head_stride, row_stride;
+  const float* at(int b, int h) const { return data + b * batch_stride + h * head_stride; }
+};
+struct StridedOut {
+  float* data;
+  long batch_stride, head_stride, row_stride;
+  float* at(int b, int h) const { return data + b * batch_stride + h * head_stride; }
+};
+
+// Every intermediate of the seeds' step-by-step walk, filled when a Trace is passed.
+// Attention tensors are batch x heads x seq_q x seq_k; masked_scores holds -inf where masked.
+struct AttentionTrace {
+  Buffer raw_scores, scaled_scores, masked_scores, weights;
+};
+
+// Scratch reused across calls so a steady stream of same-shaped calls does not allocate.
+struct AttentionWorkspace {
+  Buffer scores;  // seq_q x seq_k
+  Buffer k_t;     // d_k x seq_k: K transposed so Q K^T is a plain GEMM
+};
+
+// Checks masks' consistency with the shape (float masks: no NaN or +inf). Empty string = ok.
+std::string validate_masks(const AttentionShape& s, const Masks& m);
+
+// Computes Z (batch x heads x seq_q x d_v through `z`). `weights`, when not null, receives the
+// attention weights batch x heads x seq_q x seq_k. A query row whose keys are all masked gets
+// zero weights and a zero output row (PyTorch gives NaN there). Returns an error message or "".
+std::string attention(const Kernels& kn, const AttentionShape& s, const Strided& q,
+                      const Strided& k, const Strided& v, const StridedOut& z, const Masks& m,
+                      float scale, float* weights, AttentionTrace* trace,
+                      AttentionWorkspace& ws);
+
+// Index of the first NaN or infinite value, or -1.
+long first_non_finite(const float* x, std::size_t n);
+
+}  // namespace attn
+
+namespace attn {
+
+// Checks an AttentionShape: every size >= 1 and the tensors addressable. "" = ok.
+std::string validate_shape(const AttentionShape& s);
+
+// The standalone form on caller-given, contiguous tensors: q is batch x heads x seq_q x d_k,
+// k is batch x heads x seq_k x d_k, v is batch x heads x seq_k x d_v, out batch x heads x seq_q
+// x d_v. Validates shapes, masks and finiteness first. scale NaN = 1/sqrt(d_k).
+std::string scaled_dot_product_attention(const Kernels& kn, const AttentionShape& s,
+                                         const float* q, const float* k, const float* v,
+                                         const Masks& m, float scale, float* out, float* weights,
+                                         AttentionTrace* trace, AttentionWorkspace& ws);
+
+// Resolves the scale argument: NaN means the paper's 1/sqrt(d_k). "" = ok.
+std::string resolve_scale(float requested, int d_k, float* scale);
+
+// "name contains NaN at index i" style message for the first non-finite value, or "".
+std::string check_finite(const char* name, const float* x, std::size_t n);
+
+}  // namespace attn

@@ -1,0 +1,25 @@
+// The hot loops of attention, each in two twins: a plain scalar one and a SIMD one.
+// Tests hold the twins to each other; default_kernels() is the single place that picks one.
+#pragma once
+
+namespace attn {
+
+struct Kernels {
+  const char* name;
+  // C[M x N] = A[M x K] * B[K x N] (+ C when accumulate). Row-major with leading dimensions,
+  // so a head's column block inside a wider matrix is used in place.
+  void (*gemm)(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+               int ldc, bool accumulate);
+  // In place: x <- softmax(x) over n entries. -inf entries become exact zeros; a row that is
+  // all -inf becomes all zeros (a query with nothing to attend to attends to nothing).
+  void (*softmax_row)(float* x, int n);
+};
+
+const Kernels& scalar_kernels();
+// SIMD twins exist when the target has 4-lane float vectors (WASM SIMD128, or SSE2 natively).
+bool have_simd_kernels();
+const Kernels& simd_kernels();
+// What the library uses: SIMD when compiled in, else scalar.
+const Kernels& default_kernels();
+
+}  // namespace attn

@@ -1,0 +1,52 @@
+// Scalar twins: the plainest correct loops, the reference the SIMD kernels are tested against
+// and the kernels of the scalar WASM build (for engines without SIMD).
+#include <cmath>
+#include <limits>
+
+#include "kernels.h"
+
+namespace attn {
+namespace {
+
+void gemm_scalar(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+                 int ldc, bool accumulate) {
+  for (int i = 0; i < M; ++i) {
+    float* c = C + static_cast<long>(i) * ldc;
+    if (!accumulate)
+      for (int j = 0; j < N; ++j) c[j] = 0.0f;
+    // i-k-j order: the inner loop walks rows of B and C contiguously.
+    for (int k = 0; k < K; ++k) {
+      const float a = A[static_cast<long>(i) * lda + k];
+      const float* b = B + static_cast<long>(k) * ldb;
+      for (int j = 0; j < N; ++j) c[j] += a * b[j];
+    }
+  }
+}
+
+void softmax_row_scalar(float* x, int n) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  float mx = neg_inf;
+  for (int j = 0; j < n; ++j) mx = x[j] > mx ? x[j] : mx;
+  if (mx == neg_inf) {  // every key masked
+    for (int j = 0; j < n; ++j) x[j] = 0.0f;
+    return;
+  }
+  float sum = 0.0f;
+  for (int j = 0; j < n; ++j) {
+    // Subtracting the row max keeps exp() <= 1, so scores of 1e3 cannot overflow.
+    const float e = x[j] == neg_inf ? 0.0f : std::exp(x[j] - mx);
+    x[j] = e;
+    sum += e;
+  }
+  const float inv = 1.0f / sum;  // sum >= 1: the max entry contributes exp(0)
+  for (int j = 0; j < n; ++j) x[j] *= inv;
+}
+
+}  // namespace
+
+const Kernels& scalar_kernels() {
+  static const Kernels k{"scalar", gemm_scalar, softmax_row_scalar};
+  return k;
+}
+
+}  // namespace attn

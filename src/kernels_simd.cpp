@@ -1,0 +1,131 @@
+// SIMD twins of kernels_scalar.cpp, written once against simd4.h (WASM SIMD128 or SSE2).
+#include <cmath>
+#include <limits>
+
+#include "kernels.h"
+#include "simd4.h"
+
+namespace attn {
+
+#if ATTN_HAVE_SIMD4
+namespace {
+using namespace simd4;
+
+constexpr int kPanelCols = 8;    // two f32x4 columns per micro-tile
+constexpr int kDepthBlock = 256; // rows of B packed at once: 256 x 8 floats = 8 KiB, stays in L1
+
+// C[MR x 8] (+)= A[MR x kc] * P[kc x 8], P a packed panel of B. MR accumulators x 2 vectors
+// live in registers for the whole depth loop; that reuse is where the speed comes from.
+template <int MR>
+inline void tile_8(int kc, const float* A, int lda, const float* P, float* C, int ldc,
+                   bool accumulate) {
+  f32x4 c0[MR], c1[MR];
+  for (int r = 0; r < MR; ++r) {
+    c0[r] = accumulate ? load(C + r * ldc) : splat(0.0f);
+    c1[r] = accumulate ? load(C + r * ldc + 4) : splat(0.0f);
+  }
+  for (int k = 0; k < kc; ++k) {
+    const f32x4 b0 = load(P + k * kPanelCols);
+    const f32x4 b1 = load(P + k * kPanelCols + 4);
+    for (int r = 0; r < MR; ++r) {
+      const f32x4 a = splat(A[r * lda + k]);
+      c0[r] = madd(a, b0, c0[r]);
+      c1[r] = madd(a, b1, c1[r]);
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    store(C + r * ldc, c0[r]);
+    store(C + r * ldc + 4, c1[r]);
+  }
+}
+
+// The columns left after the 8-wide panels (N % 8), straight from B: at most 7 of them.
+void columns_tail(int M, int n0, int N, int kc, const float* A, int lda, const float* B, int ldb,
+                  float* C, int ldc, bool accumulate) {
+  for (int i = 0; i < M; ++i)
+    for (int j = n0; j < N; ++j) {
+      float acc = accumulate ? C[static_cast<long>(i) * ldc + j] : 0.0f;
+      for (int k = 0; k < kc; ++k) acc += A[static_cast<long>(i) * lda + k] * B[static_cast<long>(k) * ldb + j];
+      C[static_cast<long>(i) * ldc + j] = acc;
+    }
+}
+
+void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+               int ldc, bool accumulate) {
+  if (K == 0) {
+    if (!accumulate)
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) C[static_cast<long>(i) * ldc + j] = 0.0f;
+    return;
+  }
+  alignas(16) float panel[kDepthBlock * kPanelCols];
+  const int n_panels = N / kPanelCols * kPanelCols;
+  for (int k0 = 0; k0 < K; k0 += kDepthBlock) {
+    const int kc = K - k0 < kDepthBlock ? K - k0 : kDepthBlock;
+    const bool acc = accumulate || k0 > 0;
+    const float* Ak = A + k0;
+    const float* Bk = B + static_cast<long>(k0) * ldb;
+    for (int j = 0; j < n_panels; j += kPanelCols) {
+      // Pack B[k0:k0+kc, j:j+8] contiguously: one stream for the micro-kernel, reused by all rows.
+      for (int k = 0; k < kc; ++k) {
+        const float* b = Bk + static_cast<long>(k) * ldb + j;
+        store(panel + k * kPanelCols, load(b));
+        store(panel + k * kPanelCols + 4, load(b + 4));
+      }
+      int i = 0;
+      for (; i + 4 <= M; i += 4)
+        tile_8<4>(kc, Ak + static_cast<long>(i) * lda, lda, panel, C + static_cast<long>(i) * ldc + j, ldc, acc);
+      switch (M - i) {
+        case 3: tile_8<3>(kc, Ak + static_cast<long>(i) * lda, lda, panel, C + static_cast<long>(i) * ldc + j, ldc, acc); break;
+        case 2: tile_8<2>(kc, Ak + static_cast<long>(i) * lda, lda, panel, C + static_cast<long>(i) * ldc + j, ldc, acc); break;
+        case 1: tile_8<1>(kc, Ak + static_cast<long>(i) * lda, lda, panel, C + static_cast<long>(i) * ldc + j, ldc, acc); break;
+        default: break;
+      }
+    }
+    if (n_panels < N) columns_tail(M, n_panels, N, kc, Ak, lda, Bk, ldb, C, ldc, acc);
+  }
+}
+
+void softmax_row_simd(float* x, int n) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  int j = 0;
+  f32x4 vmax = splat(neg_inf);
+  for (; j + 4 <= n; j += 4) vmax = max(vmax, load(x + j));
+  float mx = hmax(vmax);
+  for (; j < n; ++j) mx = x[j] > mx ? x[j] : mx;
+  if (mx == neg_inf) {
+    for (j = 0; j < n; ++j) x[j] = 0.0f;
+    return;
+  }
+  // exp stays scalar: WASM has no vector exp, and masked (-inf) entries are written as exact
+  // zeros rather than exponentiated (exp of -inf on emulated paths yields slow denormals).
+  float sum = 0.0f;
+  for (j = 0; j < n; ++j) {
+    const float e = x[j] == neg_inf ? 0.0f : std::exp(x[j] - mx);
+    x[j] = e;
+    sum += e;
+  }
+  const f32x4 inv = splat(1.0f / sum);
+  for (j = 0; j + 4 <= n; j += 4) store(x + j, mul(load(x + j), inv));
+  const float inv_s = 1.0f / sum;
+  for (; j < n; ++j) x[j] *= inv_s;
+}
+
+}  // namespace
+
+bool have_simd_kernels() { return true; }
+const Kernels& simd_kernels() {
+  static const Kernels k{"simd", gemm_simd, softmax_row_simd};
+  return k;
+}
+const Kernels& default_kernels() { return simd_kernels(); }
+
+#else  // no 4-lane vectors on this target: the scalar build
+
+bool have_simd_kernels() { return false; }
+const Kernels& simd_kernels() { return scalar_kernels(); }
+const Kernels& default_kernels() { return scalar_kernels(); }
+
+#endif
+
+}  // namespace attn

@@ -1,0 +1,83 @@
+// Multi-head attention (seeds 000, 001, 004):
+//   head_i = Attention(X_q W_i^Q + b_i^Q, X_k W_i^K + b_i^K, X_v W_i^V + b_i^V)
+//   MHA    = Concat(head_1 .. head_h) W^O + b^O
+// Weight layout (the paper's row-vector form), all row-major:
+//   W^Q: d_model x (h*d_k), W^K: kdim x (h*d_k), W^V: vdim x (h*d_v), W^O: (h*d_v) x d_model,
+//   head i owns column block i of W^Q, W^K, W^V and row block i of W^O.
+#pragma once
+
+#include <limits>
+#include <string>
+
+#include "attention.h"
+#include "buffer.h"
+#include "kernels.h"
+
+namespace attn {
+
+struct MhaConfig {
+  int d_model = 0;
+  int num_heads = 0;
+  int d_k = 0;   // 0: d_model / num_heads
+  int d_v = 0;   // 0: d_k
+  int kdim = 0;  // feature size of the key input, 0: d_model (cross-attention may differ)
+  int vdim = 0;  // feature size of the value input, 0: d_model
+  bool bias = true;
+};
+
+struct MhaWeightsView {
+  const float* w_q = nullptr;
+  const float* w_k = nullptr;
+  const float* w_v = nullptr;
+  const float* w_o = nullptr;
+  const float* b_q = nullptr;  // biases are read only when the config has bias
+  const float* b_k = nullptr;
+  const float* b_v = nullptr;
+  const float* b_o = nullptr;
+};
+
+struct MhaInput {
+  const float* query = nullptr;  // batch x seq_q x d_model
+  const float* key = nullptr;    // batch x seq_k x kdim   (self-attention: the query again)
+  const float* value = nullptr;  // batch x seq_k x vdim
+  int batch = 1, seq_q = 1, seq_k = 1;
+  Masks masks;
+  float scale = std::numeric_limits<float>::quiet_NaN();  // NaN: 1/sqrt(d_k)
+};
+
+// The seeds' step-by-step walk for one call. Per-head tensors are batch x heads x rows x cols.
+struct MhaTrace {
+  Buffer q, k, v;   // batch x heads x seq x d_k (d_v for v)
+  AttentionTrace attention;
+  Buffer z;         // batch x heads x seq_q x d_v
+  Buffer concat;    // batch x seq_q x (heads*d_v)
+};
+
+class MultiHeadAttention {
+ public:
+  explicit MultiHeadAttention(const Kernels& kernels = default_kernels()) : kn_(&kernels) {}
+
+  // Validates the config and fills in its defaults. "" = ok.
+  std::string configure(const MhaConfig& config);
+  const MhaConfig& config() const { return cfg_; }
+
+  // Copies the weights in (rejecting NaN/Inf). Sizes follow the layout above.
+  std::string set_weights(const MhaWeightsView& w);
+  bool has_weights() const { return has_weights_; }
+
+  // output: batch x seq_q x d_model. weights (optional): batch x heads x seq_q x seq_k.
+  std::string forward(const MhaInput& in, float* output, float* weights, MhaTrace* trace);
+
+ private:
+  std::string project(const char* what, const float* x, int rows, const Buffer& w,
+                      const Buffer& b, int in_dim, int out_dim, Buffer& y);
+
+  const Kernels* kn_;
+  MhaConfig cfg_;
+  bool configured_ = false, has_weights_ = false;
+  Buffer w_q_, w_k_, w_v_, w_o_, b_q_, b_k_, b_v_, b_o_;
+  Buffer q_, k_, v_, concat_;  // per-call scratch, kept to avoid re-allocating
+  AttentionWorkspace ws_;
+};
+
+}  // namespace attn

@@ -1,0 +1,99 @@
+// The SIMD kernels against their scalar twins, and both against double precision.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels.h"
+#include "reference.h"
+
+namespace {
+
+struct GemmCase {
+  int M, N, K, pad;
+  bool accumulate;
+};
+
+TEST(Kernels, SimdTwinIsCompiledNatively) { EXPECT_TRUE(attn::have_simd_kernels()); }
+
+TEST(Kernels, GemmSimdMatchesScalarAndDouble) {
+  std::mt19937 rng(1);
+  const int sizes_m[] = {1, 2, 3, 4, 5, 7, 8, 13, 33};
+  const int sizes_n[] = {1, 3, 4, 7, 8, 9, 16, 17, 40};
+  const int sizes_k[] = {1, 3, 8, 255, 256, 257, 300, 600};
+  for (int M : sizes_m)
+    for (int N : sizes_n)
+      for (int K : sizes_k)
+        for (int pad : {0, 3})
+          for (bool acc : {false, true}) {
+            const int lda = K + pad, ldb = N + pad, ldc = N + pad;
+            const auto A = ref::random_vec(rng, size_t(M) * lda);
+            const auto B = ref::random_vec(rng, size_t(K) * ldb);
+            const auto C0 = ref::random_vec(rng, size_t(M) * ldc);
+            std::vector<float> a = ref::to_float(A), b = ref::to_float(B);
+            std::vector<float> cs = ref::to_float(C0), cv = cs;
+            attn::scalar_kernels().gemm(M, N, K, a.data(), lda, b.data(), ldb, cs.data(), ldc, acc);
+            attn::simd_kernels().gemm(M, N, K, a.data(), lda, b.data(), ldb, cv.data(), ldc, acc);
+            for (int i = 0; i < M; ++i)
+              for (int j = 0; j < ldc; ++j) {
+                const size_t at = size_t(i) * ldc + j;
+                if (j >= N) {  // padding columns must be left untouched
+                  ASSERT_EQ(cv[at], float(C0[at]));
+                  continue;
+                }
+                double want = acc ? C0[at] : 0.0, mag = std::fabs(want);
+                for (int k = 0; k < K; ++k) {
+                  want += A[size_t(i) * lda + k] * B[size_t(k) * ldb + j];
+                  mag += std::fabs(A[size_t(i) * lda + k] * B[size_t(k) * ldb + j]);
+                }
+                // float32 summation error grows with K; bound it by the sum of magnitudes.
+                const double tol = 1e-6 * mag * std::sqrt(double(K)) + 1e-6;
+                ASSERT_NEAR(cs[at], want, tol) << "scalar M" << M << " N" << N << " K" << K;
+                ASSERT_NEAR(cv[at], want, tol) << "simd M" << M << " N" << N << " K" << K;
+                ASSERT_NEAR(cv[at], cs[at], 2 * tol) << "twins M" << M << " N" << N << " K" << K;
+              }
+          }
+}
+
+TEST(Kernels, SoftmaxTwinsAgreeIncludingMaskedAndHugeScores) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::mt19937 rng(2);
+  for (int n = 1; n <= 37; ++n)
+    for (double magnitude : {1.0, 1e3, 1e4}) {
+      auto x = ref::to_float(ref::random_vec(rng, n, magnitude));
+      for (int j = 0; j < n; j += 3) x[j] = -inf;  // some masked keys
+      std::vector<float> xs = x, xv = x;
+      attn::scalar_kernels().softmax_row(xs.data(), n);
+      attn::simd_kernels().softmax_row(xv.data(), n);
+      // double reference
+      double mx = -inf, sum = 0;
+      for (float f : x) mx = std::max(mx, double(f));
+      std::vector<double> want(n, 0.0);
+      if (mx != -inf) {
+        for (int j = 0; j < n; ++j) sum += want[j] = x[j] == -inf ? 0 : std::exp(double(x[j]) - mx);
+        for (auto& w : want) w /= sum;
+      }
+      double total = 0;
+      for (int j = 0; j < n; ++j) {
+        ASSERT_FALSE(std::isnan(xv[j]));
+        ASSERT_NEAR(xs[j], want[j], 1e-6 + 1e-5 * want[j]);
+        ASSERT_NEAR(xv[j], want[j], 1e-6 + 1e-5 * want[j]);
+        if (x[j] == -inf) ASSERT_EQ(xv[j], 0.0f);  // exact zeros, not denormals
+        total += xv[j];
+      }
+      if (mx != -inf) ASSERT_NEAR(total, 1.0, 1e-5);
+    }
+}
+
+TEST(Kernels, SoftmaxOfAllMaskedRowIsZeroNotNaN) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const attn::Kernels* k : {&attn::scalar_kernels(), &attn::simd_kernels()}) {
+    std::vector<float> x(9, -inf);
+    k->softmax_row(x.data(), 9);
+    for (float f : x) EXPECT_EQ(f, 0.0f) << k->name;
+  }
+}
+
+}  // namespace
