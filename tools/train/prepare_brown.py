@@ -66,6 +66,10 @@ def detokenize(words):
             opens = single_quote_opens(words, i, open_single)
             open_single = opens
             piece, left, right = "'", not opens, opens
+        elif w == "." and out and out[-1].endswith("."):
+            # Brown writes a sentence-final abbreviation as `Jr.` followed by
+            # a separate `.`; printed text has a single period.
+            continue
         else:
             piece = w
             left = w in ATTACH_LEFT or w in ATTACH_BOTH

@@ -1,0 +1,153 @@
+// The embind layer: translates numbers and heap addresses from JavaScript into core calls.
+// No logic of its own. Errors come back as strings ("" = ok) that the TypeScript wrapper throws
+// as JS Errors: C++ exceptions cannot cross into JS in this build.
+#include <emscripten/bind.h>
+
+#include <cstdint>
+#include <string>
+
+#include "attention.h"
+#include "multi_head_attention.h"
+
+namespace {
+
+template <class T>
+T* at(std::uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+attn::Masks make_masks(bool causal, std::uintptr_t key_padding, int mask_kind, std::uintptr_t mask,
+                       bool mask_per_head) {
+  attn::Masks m;
+  m.causal = causal;
+  m.key_padding = at<const std::uint8_t>(key_padding);
+  m.attn_kind = mask_kind == 1 ? attn::MaskKind::Bool
+              : mask_kind == 2 ? attn::MaskKind::Float
+                               : attn::MaskKind::None;
+  m.attn = at<const void>(mask);
+  m.attn_per_head = mask_per_head;
+  return m;
+}
+
+// Trace tensors in the order the seeds walk through them; the wrapper names them.
+enum TraceSlot { kQ, kK, kV, kRaw, kScaled, kMasked, kWeights, kZ, kConcat, kSlots };
+
+const attn::Buffer* attention_slot(const attn::AttentionTrace& t, int slot) {
+  switch (slot) {
+    case kRaw: return &t.raw_scores;
+    case kScaled: return &t.scaled_scores;
+    case kMasked: return &t.masked_scores;
+    case kWeights: return &t.weights;
+    default: return nullptr;
+  }
+}
+
+class MultiHeadAttentionHandle {
+ public:
+  std::string configure(int d_model, int num_heads, int d_k, int d_v, int kdim, int vdim, bool bias) {
+    return mha_.configure({d_model, num_heads, d_k, d_v, kdim, vdim, bias});
+  }
+  int dK() const { return mha_.config().d_k; }
+  int dV() const { return mha_.config().d_v; }
+  int kdim() const { return mha_.config().kdim; }
+  int vdim() const { return mha_.config().vdim; }
+
+  std::string setWeights(std::uintptr_t wq, std::uintptr_t wk, std::uintptr_t wv, std::uintptr_t wo,
+                         std::uintptr_t bq, std::uintptr_t bk, std::uintptr_t bv, std::uintptr_t bo) {
+    return mha_.set_weights({at<const float>(wq), at<const float>(wk), at<const float>(wv),
+                             at<const float>(wo), at<const float>(bq), at<const float>(bk),
+                             at<const float>(bv), at<const float>(bo)});
+  }
+
+  std::string forward(std::uintptr_t query, std::uintptr_t key, std::uintptr_t value, int batch,
+                      int seq_q, int seq_k, bool causal, std::uintptr_t key_padding, int mask_kind,
+                      std::uintptr_t mask, bool mask_per_head, float scale, std::uintptr_t output,
+                      std::uintptr_t weights, bool trace) {
+    attn::MhaInput in;
+    in.query = at<const float>(query);
+    in.key = at<const float>(key);
+    in.value = at<const float>(value);
+    in.batch = batch;
+    in.seq_q = seq_q;
+    in.seq_k = seq_k;
+    in.masks = make_masks(causal, key_padding, mask_kind, mask, mask_per_head);
+    in.scale = scale;
+    if (!trace) trace_ = attn::MhaTrace();  // drop a previous call's trace memory
+    return mha_.forward(in, at<float>(output), at<float>(weights), trace ? &trace_ : nullptr);
+  }
+
+  std::uintptr_t traceData(int slot) const {
+    const attn::Buffer* b = slot_buffer(slot);
+    return b ? reinterpret_cast<std::uintptr_t>(b->data()) : 0;
+  }
+  int traceSize(int slot) const {
+    const attn::Buffer* b = slot_buffer(slot);
+    return b ? static_cast<int>(b->size()) : 0;
+  }
+
+ private:
+  const attn::Buffer* slot_buffer(int slot) const {
+    switch (slot) {
+      case kQ: return &trace_.q;
+      case kK: return &trace_.k;
+      case kV: return &trace_.v;
+      case kZ: return &trace_.z;
+      case kConcat: return &trace_.concat;
+      default: return attention_slot(trace_.attention, slot);
+    }
+  }
+  attn::MultiHeadAttention mha_;
+  attn::MhaTrace trace_;
+};
+
+// Standalone scaled dot-product attention on caller-given Q, K, V; holds scratch and trace.
+class AttentionHandle {
+ public:
+  std::string run(std::uintptr_t q, std::uintptr_t k, std::uintptr_t v, int batch, int heads,
+                  int seq_q, int seq_k, int d_k, int d_v, bool causal, std::uintptr_t key_padding,
+                  int mask_kind, std::uintptr_t mask, bool mask_per_head, float scale,
+                  std::uintptr_t output, std::uintptr_t weights, bool trace) {
+    if (!trace) trace_ = attn::AttentionTrace();
+    return attn::scaled_dot_product_attention(
+        attn::default_kernels(), {batch, heads, seq_q, seq_k, d_k, d_v}, at<const float>(q),
+        at<const float>(k), at<const float>(v),
+        make_masks(causal, key_padding, mask_kind, mask, mask_per_head), scale, at<float>(output),
+        at<float>(weights), trace ? &trace_ : nullptr, ws_);
+  }
+  std::uintptr_t traceData(int slot) const {
+    const attn::Buffer* b = attention_slot(trace_, slot);
+    return b ? reinterpret_cast<std::uintptr_t>(b->data()) : 0;
+  }
+  int traceSize(int slot) const {
+    const attn::Buffer* b = attention_slot(trace_, slot);
+    return b ? static_cast<int>(b->size()) : 0;
+  }
+
+ private:
+  attn::AttentionWorkspace ws_;
+  attn::AttentionTrace trace_;
+};
+
+std::string kernelsName() { return attn::default_kernels().name; }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_wasm) {
+  emscripten::function("kernelsName", &kernelsName);
+  emscripten::class_<MultiHeadAttentionHandle>("MultiHeadAttentionHandle")
+      .constructor<>()
+      .function("configure", &MultiHeadAttentionHandle::configure)
+      .function("dK", &MultiHeadAttentionHandle::dK)
+      .function("dV", &MultiHeadAttentionHandle::dV)
+      .function("kdim", &MultiHeadAttentionHandle::kdim)
+      .function("vdim", &MultiHeadAttentionHandle::vdim)
+      .function("setWeights", &MultiHeadAttentionHandle::setWeights)
+      .function("forward", &MultiHeadAttentionHandle::forward)
+      .function("traceData", &MultiHeadAttentionHandle::traceData)
+      .function("traceSize", &MultiHeadAttentionHandle::traceSize);
+  emscripten::class_<AttentionHandle>("AttentionHandle")
+      .constructor<>()
+      .function("run", &AttentionHandle::run)
+      .function("traceData", &AttentionHandle::traceData)
+      .function("traceSize", &AttentionHandle::traceSize);
+}

@@ -1,0 +1,292 @@
+// The public multi-head attention object: validates at the boundary, stages data into the heap,
+// calls the core once, and hands back owned Float32Array copies.
+import { AttentionError, throwIfError } from './errors.js';
+import { Staging, copyOut } from './heap.js';
+import { attnMask, boolArray, floatArray, positiveInt, toBytes } from './validate.js';
+import type { AttnMask, BoolInput, FloatInput } from './validate.js';
+import { Slot } from './wasm_module.js';
+import type { MultiHeadAttentionHandle, WasmModule } from './wasm_module.js';
+
+/** Sizes of a multi-head attention layer. */
+export interface MultiHeadAttentionConfig {
+  /** Model (query and output) feature size. */
+  dModel: number;
+  /** Number of heads h. */
+  numHeads: number;
+  /** Query/key size per head; default dModel / numHeads (which must then divide). */
+  dK?: number;
+  /** Value size per head; default dK. */
+  dV?: number;
+  /** Feature size of the key input (cross-attention); default dModel. */
+  kdim?: number;
+  /** Feature size of the value input (cross-attention); default dModel. */
+  vdim?: number;
+  /** Projection biases bQ, bK, bV, bO; default true. */
+  bias?: boolean;
+}
+
+/**
+ * Weights in the paper's row-vector layout, row-major (y = x W + b):
+ * - wQ: dModel x (numHeads*dK), head i in column block i (columns i*dK .. (i+1)*dK-1)
+ * - wK: kdim x (numHeads*dK)
+ * - wV: vdim x (numHeads*dV)
+ * - wO: (numHeads*dV) x dModel, head i in row block i
+ * - bQ, bK: numHeads*dK; bV: numHeads*dV; bO: dModel (required when bias is true)
+ * Use {@link weightsFromPyTorch} to convert an nn.MultiheadAttention state dict.
+ */
+export interface MultiHeadAttentionWeights {
+  wQ: FloatInput;
+  wK: FloatInput;
+  wV: FloatInput;
+  wO: FloatInput;
+  bQ?: FloatInput;
+  bK?: FloatInput;
+  bV?: FloatInput;
+  bO?: FloatInput;
+}
+
+export interface ForwardOptions {
+  /** Batch size B; default 1. Inputs are batch-first: B x S x features, row-major. */
+  batch?: number;
+  /** Query sequence length; default inferred from the query's length. */
+  seqLen?: number;
+  /** Key input B x S_k x kdim for cross-attention; default: the query (self-attention). */
+  key?: FloatInput;
+  /** Value input B x S_k x vdim; default: the key. */
+  value?: FloatInput;
+  /** Key/value sequence length; default inferred from the key's length. */
+  seqLenKV?: number;
+  /** Query i may not attend to key j > i. */
+  causal?: boolean;
+  /** B x S_k, true/1 = ignore that key (PyTorch's key_padding_mask convention). */
+  keyPaddingMask?: BoolInput;
+  /** S_q x S_k or B x H x S_q x S_k; boolean (true = masked) or Float32Array (added to scores). */
+  attnMask?: AttnMask;
+  /** Score scale; default 1/sqrt(dK). */
+  scale?: number;
+  /** Also return per-head attention weights B x H x S_q x S_k. */
+  returnAttention?: boolean;
+  /** Also return every intermediate of the computation (see {@link MultiHeadTrace}). */
+  trace?: boolean;
+}
+
+/** Every step of the seeds' walk, each an owned copy, row-major with the shape in `shapes`. */
+export interface MultiHeadTrace {
+  /** Per-head projections Q_h = X W_h^Q + b: B x H x S_q x dK. */
+  q: Float32Array;
+  /** B x H x S_k x dK */
+  k: Float32Array;
+  /** B x H x S_k x dV */
+  v: Float32Array;
+  /** Q_h K_h^T: B x H x S_q x S_k */
+  rawScores: Float32Array;
+  /** Q_h K_h^T / sqrt(dK) (or times `scale`) */
+  scaledScores: Float32Array;
+  /** Scaled scores plus the mask M (-Infinity where masked) */
+  maskedScores: Float32Array;
+  /** softmax of each row: every row sums to 1, or is all zeros when every key is masked */
+  weights: Float32Array;
+  /** Per-head outputs Z_h = weights V_h: B x H x S_q x dV */
+  z: Float32Array;
+  /** Concat(Z_1..Z_h): B x S_q x (H*dV) */
+  concat: Float32Array;
+  /** Concat W^O + b^O: B x S_q x dModel */
+  output: Float32Array;
+  shapes: Record<'q' | 'k' | 'v' | 'rawScores' | 'scaledScores' | 'maskedScores' | 'weights' | 'z' | 'concat' | 'output', number[]>;
+}
+
+export interface ForwardResult {
+  /** B x S_q x dModel */
+  output: Float32Array;
+  /** B x H x S_q x S_k, when returnAttention was set */
+  attention?: Float32Array;
+  trace?: MultiHeadTrace;
+  batch: number;
+  seqLen: number;
+  seqLenKV: number;
+}
+
+export type ResolvedConfig = Required<MultiHeadAttentionConfig>;
+
+// Frees the WASM-side object if the user forgets dispose(); dispose() stays the documented way.
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry<{ handle: MultiHeadAttentionHandle; staging: Staging }>((held) => {
+    held.staging.dispose();
+    held.handle.delete();
+  })
+  : null;
+
+export class MultiHeadAttention {
+  /** The configuration with every default filled in. */
+  readonly config: ResolvedConfig;
+  private handle: MultiHeadAttentionHandle | null;
+  private readonly staging: Staging;
+  private hasWeights = false;
+
+  /** @internal use AttentionModule.createMultiHeadAttention */
+  constructor(private readonly mod: WasmModule, config: MultiHeadAttentionConfig) {
+    if (typeof config !== 'object' || config === null)
+      throw new AttentionError('createMultiHeadAttention needs a config object like { dModel: 512, numHeads: 8 }');
+    const dModel = positiveInt('dModel', config.dModel);
+    const numHeads = positiveInt('numHeads', config.numHeads);
+    const opt = (name: string, v: number | undefined) => (v === undefined ? 0 : positiveInt(name, v));
+    const handle = new mod.MultiHeadAttentionHandle();
+    const status = handle.configure(dModel, numHeads, opt('dK', config.dK), opt('dV', config.dV),
+      opt('kdim', config.kdim), opt('vdim', config.vdim), config.bias ?? true);
+    if (status) {
+      handle.delete();
+      throwIfError(status, 'createMultiHeadAttention');
+    }
+    this.handle = handle;
+    this.config = Object.freeze({
+      dModel, numHeads, dK: handle.dK(), dV: handle.dV(), kdim: handle.kdim(), vdim: handle.vdim(),
+      bias: config.bias ?? true,
+    });
+    this.staging = new Staging(mod);
+    finalizer?.register(this, { handle, staging: this.staging }, this);
+  }
+
+  /** Copies the weights into WASM memory (layout: see {@link MultiHeadAttentionWeights}). */
+  setWeights(weights: MultiHeadAttentionWeights): void {
+    const handle = this.live();
+    if (typeof weights !== 'object' || weights === null) throw new AttentionError('setWeights needs an object { wQ, wK, wV, wO, bQ, bK, bV, bO }');
+    const { dModel, numHeads: h, dK, dV, kdim, vdim, bias } = this.config;
+    const arrays: Array<[string, unknown, number, string]> = [
+      ['wQ', weights.wQ, dModel * h * dK, `dModel*numHeads*dK = ${dModel}*${h}*${dK}`],
+      ['wK', weights.wK, kdim * h * dK, `kdim*numHeads*dK = ${kdim}*${h}*${dK}`],
+      ['wV', weights.wV, vdim * h * dV, `vdim*numHeads*dV = ${vdim}*${h}*${dV}`],
+      ['wO', weights.wO, h * dV * dModel, `numHeads*dV*dModel = ${h}*${dV}*${dModel}`],
+    ];
+    if (bias) {
+      arrays.push(
+        ['bQ', weights.bQ, h * dK, `numHeads*dK = ${h}*${dK}`],
+        ['bK', weights.bK, h * dK, `numHeads*dK = ${h}*${dK}`],
+        ['bV', weights.bV, h * dV, `numHeads*dV = ${h}*${dV}`],
+        ['bO', weights.bO, dModel, `dModel`]);
+    } else {
+      for (const name of ['bQ', 'bK', 'bV', 'bO'] as const)
+        if (weights[name] !== undefined) throw new AttentionError(`setWeights: ${name} given but the layer was created with bias: false`);
+    }
+    const checked = arrays.map(([name, value, n, formula]) => floatArray(name, value, n, formula));
+    const regions = checked.map((a) => this.staging.plan(a.length * 4));
+    try {
+      this.staging.commit();
+      checked.forEach((a, i) => this.staging.writeF32(regions[i], a));
+      const p = regions.map((r) => r.ptr);
+      while (p.length < 8) p.push(0);
+      this.hasWeights = false;
+      throwIfError(handle.setWeights(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]), 'setWeights');
+      this.hasWeights = true;
+    } finally {
+      this.staging.release();
+    }
+  }
+
+  /**
+   * Runs the layer. `query` is B x S_q x dModel (row-major, batch first); for self-attention it
+   * is also the key and value. Returns owned copies.
+   */
+  forward(query: FloatInput, options: ForwardOptions = {}): ForwardResult {
+    const handle = this.live();
+    if (!this.hasWeights) throw new AttentionError('forward: weights have not been set: call setWeights() first');
+    const { dModel, numHeads: h, dK, dV, kdim, vdim } = this.config;
+    const batch = positiveInt('batch', options.batch ?? 1);
+    const seqLen = inferLength('seqLen', options.seqLen, query, batch, dModel, 'query', 'dModel');
+    const q = floatArray('query', query, batch * seqLen * dModel, `batch*seqLen*dModel = ${batch}*${seqLen}*${dModel}`);
+    const self = options.key === undefined && options.value === undefined;
+    if (self && (kdim !== dModel || vdim !== dModel))
+      throw new AttentionError(`forward: this layer has kdim ${kdim} / vdim ${vdim} != dModel ${dModel}: pass key and value`);
+    const keySrc = options.key ?? query;
+    const seqLenKV = self ? seqLen : inferLength('seqLenKV', options.seqLenKV, keySrc, batch, kdim, 'key', 'kdim');
+    const k = self ? q : floatArray('key', keySrc, batch * seqLenKV * kdim, `batch*seqLenKV*kdim = ${batch}*${seqLenKV}*${kdim}`);
+    const valueSrc = options.value ?? keySrc;
+    const v = self ? q : floatArray('value', valueSrc, batch * seqLenKV * vdim, `batch*seqLenKV*vdim = ${batch}*${seqLenKV}*${vdim}`);
+    const kpm = options.keyPaddingMask === undefined || options.keyPaddingMask === null ? null
+      : toBytes(boolArray('keyPaddingMask', options.keyPaddingMask, batch * seqLenKV, `batch*seqLenKV = ${batch}*${seqLenKV}`));
+    const mask = attnMask(options.attnMask, batch, h, seqLen, seqLenKV);
+    const scale = scaleOption(options.scale);
+    const nOut = batch * seqLen * dModel;
+    const nWeights = batch * h * seqLen * seqLenKV;
+    const wantWeights = options.returnAttention === true;
+
+    const st = this.staging;
+    const rq = st.plan(q.length * 4);
+    const rk = k === q ? rq : st.plan(k.length * 4);
+    const rv = v === q ? rq : v === k ? rk : st.plan(v.length * 4);
+    const rkpm = st.plan(kpm ? kpm.length : 0);
+    const rmask = st.plan(mask.data ? mask.data.length * (mask.kind === 2 ? 4 : 1) : 0);
+    const rout = st.plan(nOut * 4);
+    const rw = st.plan(wantWeights ? nWeights * 4 : 0);
+    try {
+      st.commit();
+      st.writeF32(rq, q);
+      if (rk !== rq) st.writeF32(rk, k);
+      if (rv !== rq && rv !== rk) st.writeF32(rv, v);
+      if (kpm) st.writeU8(rkpm, kpm);
+      if (mask.data) (mask.kind === 2 ? st.writeF32(rmask, mask.data) : st.writeU8(rmask, mask.data));
+      throwIfError(handle.forward(rq.ptr, rk.ptr, rv.ptr, batch, seqLen, seqLenKV, options.causal === true,
+        rkpm.ptr, mask.kind, rmask.ptr, mask.perHead, scale, rout.ptr, rw.ptr, options.trace === true), 'forward');
+      const result: ForwardResult = { output: st.readF32(rout, nOut), batch, seqLen, seqLenKV };
+      if (wantWeights) result.attention = st.readF32(rw, nWeights);
+      if (options.trace === true) result.trace = this.readTrace(handle, result.output, batch, seqLen, seqLenKV);
+      return result;
+    } finally {
+      st.release();
+    }
+  }
+
+  /** Frees the WASM memory of this layer. Any later call throws. Safe to call twice. */
+  dispose(): void {
+    if (!this.handle) return;
+    finalizer?.unregister(this);
+    this.staging.dispose();
+    this.handle.delete();
+    this.handle = null;
+  }
+
+  get disposed(): boolean {
+    return this.handle === null;
+  }
+
+  private live(): MultiHeadAttentionHandle {
+    if (!this.handle) throw new AttentionError('this MultiHeadAttention has been disposed');
+    return this.handle;
+  }
+
+  private readTrace(handle: MultiHeadAttentionHandle, output: Float32Array, B: number, Sq: number, Sk: number): MultiHeadTrace {
+    const { numHeads: H, dK, dV, dModel } = this.config;
+    const read = (slot: Slot) => copyOut(this.mod, handle.traceData(slot), handle.traceSize(slot));
+    const plane = [B, H, Sq, Sk];
+    return {
+      q: read(Slot.Q), k: read(Slot.K), v: read(Slot.V),
+      rawScores: read(Slot.RawScores), scaledScores: read(Slot.ScaledScores),
+      maskedScores: read(Slot.MaskedScores), weights: read(Slot.Weights),
+      z: read(Slot.Z), concat: read(Slot.Concat), output: output.slice(),
+      shapes: {
+        q: [B, H, Sq, dK], k: [B, H, Sk, dK], v: [B, H, Sk, dV], rawScores: plane,
+        scaledScores: plane, maskedScores: plane, weights: plane, z: [B, H, Sq, dV],
+        concat: [B, Sq, H * dV], output: [B, Sq, dModel],
+      },
+    };
+  }
+}
+
+/** A sequence length given, or inferred from an array's length; either way it must fit. */
+export function inferLength(name: string, given: number | undefined, data: unknown, batch: number,
+  width: number, dataName: string, widthName: string): number {
+  if (given !== undefined) return positiveInt(name, given);
+  const length = (data as ArrayLike<number> | undefined)?.length;
+  if (typeof length !== 'number')
+    throw new AttentionError(`${dataName} must be a Float32Array (or an array of numbers), got ${data === null ? 'null' : typeof data}`);
+  if (length === 0) throw new AttentionError(`${dataName} is empty: ${name} must be >= 1`);
+  if (length % (batch * width) !== 0)
+    throw new AttentionError(`${dataName} has ${length} elements, not a multiple of batch*${widthName} = ${batch}*${width} = ${batch * width}`);
+  return length / (batch * width);
+}
+
+/** NaN tells the core to use 1/sqrt(dK). */
+export function scaleOption(scale: number | undefined): number {
+  if (scale === undefined) return NaN;
+  if (typeof scale !== 'number' || !Number.isFinite(scale)) throw new AttentionError(`scale must be a finite number, got ${String(scale)}`);
+  return scale;
+}

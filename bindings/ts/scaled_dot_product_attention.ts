@@ -1,0 +1,103 @@
+// softmax(Q K^T * scale + M) V on caller-given Q, K, V (no projections).
+import { throwIfError } from './errors.js';
+import { Staging, copyOut } from './heap.js';
+import { inferLength, scaleOption } from './multi_head_attention.js';
+import { attnMask, boolArray, floatArray, positiveInt, toBytes } from './validate.js';
+import type { AttnMask, BoolInput, FloatInput } from './validate.js';
+import { Slot } from './wasm_module.js';
+import type { AttentionHandle, WasmModule } from './wasm_module.js';
+
+export interface ScaledDotProductAttentionOptions {
+  /** Size of each query/key vector. Required: the other sizes are inferred from lengths. */
+  dK: number;
+  /** Batch B; default 1. */
+  batch?: number;
+  /** Heads H; default 1. Tensors are B x H x S x d, row-major. */
+  heads?: number;
+  causal?: boolean;
+  /** B x S_k, true = ignore that key. */
+  keyPaddingMask?: BoolInput;
+  /** S_q x S_k or B x H x S_q x S_k; boolean (true = masked) or additive Float32Array. */
+  attnMask?: AttnMask;
+  /** Default 1/sqrt(dK). */
+  scale?: number;
+  returnAttention?: boolean;
+  /** Also return raw, scaled and masked scores and the weights. */
+  trace?: boolean;
+}
+
+export interface AttentionTrace {
+  rawScores: Float32Array;
+  scaledScores: Float32Array;
+  maskedScores: Float32Array;
+  weights: Float32Array;
+}
+
+export interface ScaledDotProductAttentionResult {
+  /** B x H x S_q x dV */
+  output: Float32Array;
+  /** B x H x S_q x S_k, when returnAttention was set */
+  attention?: Float32Array;
+  trace?: AttentionTrace;
+  seqQ: number;
+  seqK: number;
+  dV: number;
+}
+
+/** @internal one per module: scratch and trace buffers are reused across calls. */
+export class ScaledDotProductAttention {
+  private readonly handle: AttentionHandle;
+  private readonly staging: Staging;
+
+  constructor(private readonly mod: WasmModule) {
+    this.handle = new mod.AttentionHandle();
+    this.staging = new Staging(mod);
+  }
+
+  run(q: FloatInput, k: FloatInput, v: FloatInput, options: ScaledDotProductAttentionOptions): ScaledDotProductAttentionResult {
+    const dK = positiveInt('dK', options?.dK);
+    const batch = positiveInt('batch', options.batch ?? 1);
+    const heads = positiveInt('heads', options.heads ?? 1);
+    const bh = batch * heads;
+    const seqQ = inferLength('seqQ', undefined, q, bh, dK, 'q', 'heads*dK');
+    const seqK = inferLength('seqK', undefined, k, bh, dK, 'k', 'heads*dK');
+    const dV = inferLength('dV', undefined, v, bh, seqK, 'v', 'heads*seqK');
+    const qa = floatArray('q', q, bh * seqQ * dK, 'batch*heads*seqQ*dK');
+    const ka = floatArray('k', k, bh * seqK * dK, 'batch*heads*seqK*dK');
+    const va = floatArray('v', v, bh * seqK * dV, 'batch*heads*seqK*dV');
+    const kpm = options.keyPaddingMask == null ? null
+      : toBytes(boolArray('keyPaddingMask', options.keyPaddingMask, batch * seqK, `batch*seqK = ${batch}*${seqK}`));
+    const mask = attnMask(options.attnMask, batch, heads, seqQ, seqK);
+    const scale = scaleOption(options.scale);
+    const nOut = bh * seqQ * dV, nW = bh * seqQ * seqK;
+    const st = this.staging;
+    const [rq, rk, rv] = [qa, ka, va].map((a) => st.plan(a.length * 4));
+    const rkpm = st.plan(kpm ? kpm.length : 0);
+    const rmask = st.plan(mask.data ? mask.data.length * (mask.kind === 2 ? 4 : 1) : 0);
+    const rout = st.plan(nOut * 4);
+    const rw = st.plan(options.returnAttention ? nW * 4 : 0);
+    try {
+      st.commit();
+      st.writeF32(rq, qa);
+      st.writeF32(rk, ka);
+      st.writeF32(rv, va);
+      if (kpm) st.writeU8(rkpm, kpm);
+      if (mask.data) (mask.kind === 2 ? st.writeF32(rmask, mask.data) : st.writeU8(rmask, mask.data));
+      throwIfError(this.handle.run(rq.ptr, rk.ptr, rv.ptr, batch, heads, seqQ, seqK, dK, dV,
+        options.causal === true, rkpm.ptr, mask.kind, rmask.ptr, mask.perHead, scale, rout.ptr, rw.ptr,
+        options.trace === true), 'scaledDotProductAttention');
+      const result: ScaledDotProductAttentionResult = { output: st.readF32(rout, nOut), seqQ, seqK, dV };
+      if (options.returnAttention) result.attention = st.readF32(rw, nW);
+      if (options.trace) {
+        const read = (slot: Slot) => copyOut(this.mod, this.handle.traceData(slot), this.handle.traceSize(slot));
+        result.trace = {
+          rawScores: read(Slot.RawScores), scaledScores: read(Slot.ScaledScores),
+          maskedScores: read(Slot.MaskedScores), weights: read(Slot.Weights),
+        };
+      }
+      return result;
+    } finally {
+      st.release();
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// The shape of what the Emscripten glue hands back: heap views, malloc/free and the embind
+// classes of bindings/embind.cpp. Internal: the public API wraps all of it.
+
+export interface MultiHeadAttentionHandle {
+  configure(dModel: number, numHeads: number, dK: number, dV: number, kdim: number, vdim: number, bias: boolean): string;
+  dK(): number;
+  dV(): number;
+  kdim(): number;
+  vdim(): number;
+  setWeights(wq: number, wk: number, wv: number, wo: number, bq: number, bk: number, bv: number, bo: number): string;
+  forward(query: number, key: number, value: number, batch: number, seqQ: number, seqK: number,
+    causal: boolean, keyPadding: number, maskKind: number, mask: number, maskPerHead: boolean,
+    scale: number, output: number, weights: number, trace: boolean): string;
+  traceData(slot: number): number;
+  traceSize(slot: number): number;
+  delete(): void;
+}
+
+export interface AttentionHandle {
+  run(q: number, k: number, v: number, batch: number, heads: number, seqQ: number, seqK: number,
+    dK: number, dV: number, causal: boolean, keyPadding: number, maskKind: number, mask: number,
+    maskPerHead: boolean, scale: number, output: number, weights: number, trace: boolean): string;
+  traceData(slot: number): number;
+  traceSize(slot: number): number;
+  delete(): void;
+}
+
+export interface WasmModule {
+  HEAPU8: Uint8Array;
+  HEAPF32: Float32Array;
+  _malloc(bytes: number): number;
+  _free(ptr: number): void;
+  kernelsName(): string;
+  MultiHeadAttentionHandle: new () => MultiHeadAttentionHandle;
+  AttentionHandle: new () => AttentionHandle;
+}
+
+/** Trace slots, in the order of bindings/embind.cpp's TraceSlot. */
+export const enum Slot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat }
+
+export type GlueFactory = (moduleArg: Record<string, unknown>) => Promise<WasmModule>;

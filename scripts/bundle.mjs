@@ -1,0 +1,52 @@
+// Packages the TypeScript wrapper and the Emscripten glue into dist/: one ES module, one
+// CommonJS file, the .wasm files beside them and the type declarations.
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const wasmDir = join(root, 'build/wasm');
+const dist = join(root, 'dist');
+
+// `import create from 'attention-glue:simd'` -> build/wasm/attention_simd.js
+const gluePlugin = {
+  name: 'attention-glue',
+  setup(b) {
+    b.onResolve({ filter: /^attention-glue:/ }, (args) => ({
+      path: join(wasmDir, `attention_${args.path.slice('attention-glue:'.length)}.js`),
+    }));
+  },
+};
+
+const common = {
+  entryPoints: [join(root, 'bindings/ts/index.ts')],
+  bundle: true,
+  platform: 'neutral',
+  target: 'es2021',
+  plugins: [gluePlugin],
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+await build({ ...common, format: 'esm', outfile: join(dist, 'index.js') });
+await build({
+  ...common,
+  format: 'cjs',
+  outfile: join(dist, 'index.cjs'),
+  // CommonJS has no import.meta: derive the module's own URL from __filename.
+  define: { 'import.meta.url': '__attnModuleUrl' },
+  banner: {
+    js: "const __attnModuleUrl = 'file://' + (__filename.startsWith('/') ? '' : '/') + encodeURI(__filename.replace(/\\\\/g, '/')).replace(/#/g, '%23').replace(/\\?/g, '%3F');",
+  },
+});
+for (const variant of ['simd', 'scalar'])
+  copyFileSync(join(wasmDir, `attention_${variant}.wasm`), join(dist, `attention_${variant}.wasm`));
+
+// Declarations: tsc writes one .d.ts per source file; ship them under dist/types.
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'bindings/ts/tsconfig.json'), '--outDir', join(dist, 'types')], { stdio: 'inherit' });
+writeFileSync(join(dist, 'index.d.ts'), "export * from './types/index.js';\n");
+console.log('dist:', readdirSync(dist).join(' '));
