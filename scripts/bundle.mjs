@@ -39,6 +39,8 @@ await build({
   outfile: join(dist, 'index.cjs'),
   // CommonJS has no import.meta: derive the module's own URL from __filename.
   define: { 'import.meta.url': '__attnModuleUrl' },
+  // Turn import('node:fs/promises') into require(): Jest and older tools lack dynamic import in CJS.
+  supported: { 'dynamic-import': false },
   banner: {
     js: "const __attnModuleUrl = 'file://' + (__filename.startsWith('/') ? '' : '/') + encodeURI(__filename.replace(/\\\\/g, '/')).replace(/#/g, '%23').replace(/\\?/g, '%3F');",
   },

@@ -1,0 +1,147 @@
+"""Train the small GPT-2 on the Brown corpus token stream (single CPU thread).
+
+Usage: train.py [--build DIR] [--steps N] ...   (defaults = the shipped run)
+
+Reproducibility: the run length is a fixed number of optimizer steps (not a
+time limit), all randomness comes from fixed seeds, torch runs on one thread
+with deterministic algorithms, so the same machine gives the same weights.
+The default step count was chosen from the measured step time (~0.9 s for a
+32 x 128 batch with OpenBLAS on one core) to fit a ~45 minute budget.
+
+Writes build/ckpt.pt (float32 state_dict + config) and build/train_log.jsonl.
+"""
+
+import argparse
+import json
+import math
+import os
+import time
+
+import numpy as np
+import torch
+
+from model import GPT2, GPTConfig
+from evaluate import val_windows, model_nll
+
+torch.set_num_threads(1)  # the machine is shared; never use more than one core
+torch.use_deterministic_algorithms(True)
+
+
+def get_args():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser()
+    p.add_argument("--build", default=os.path.join(here, "build"))
+    p.add_argument("--steps", type=int, default=2800)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--min-lr", type=float, default=2e-4)
+    p.add_argument("--warmup", type=int, default=100)
+    p.add_argument("--weight-decay", type=float, default=0.1)
+    p.add_argument("--grad-clip", type=float, default=1.0)
+    p.add_argument("--eval-every", type=int, default=250)
+    p.add_argument("--eval-windows", type=int, default=0,
+                   help="validation windows per periodic eval (0 = all)")
+    p.add_argument("--seed", type=int, default=1337)
+    return p.parse_args()
+
+
+def lr_at(step, a):
+    """Linear warmup, then cosine decay from lr to min_lr at the last step."""
+    if step < a.warmup:
+        return a.lr * (step + 1) / a.warmup
+    frac = (step - a.warmup) / max(1, a.steps - a.warmup)
+    return a.min_lr + 0.5 * (a.lr - a.min_lr) * (1 + math.cos(math.pi * frac))
+
+
+def main():
+    a = get_args()
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+
+    cfg = GPTConfig()
+    with open(os.path.join(a.build, "tokenizer", "vocab.json"), encoding="utf-8") as f:
+        vocab = json.load(f)
+    cfg.vocab_size = len(vocab)
+    eot = vocab["<|endoftext|>"]
+    T = cfg.n_positions
+
+    train = np.fromfile(os.path.join(a.build, "train.bin"), dtype=np.uint16).astype(np.int64)
+    val = np.fromfile(os.path.join(a.build, "val.bin"), dtype=np.uint16)
+    # Training windows start at a sentence's <|endoftext|>, so position 0 is
+    # always EOT, exactly like a sentence fed to the demo.
+    starts = np.flatnonzero(train == eot)
+    starts = starts[starts + T + 1 <= len(train)]
+    windows = val_windows(val, eot, T)
+    if a.eval_windows:
+        windows = windows[:a.eval_windows]
+
+    model = GPT2(cfg)
+    # Weight decay only on matrices (incl. embeddings), not on biases / LayerNorm.
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
+    print(f"params {model.num_params()}  train tokens {len(train)}  "
+          f"tokens/step {a.batch * T}  steps {a.steps}")
+
+    log = open(os.path.join(a.build, "train_log.jsonl"), "w", encoding="utf-8")
+
+    def evaluate(step):
+        model.eval()
+        tot, cnt = model_nll(model, val, windows)
+        model.train()
+        rec = {"step": step, "val_loss": tot / cnt}
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+        print(f"step {step:5d}  val loss {tot / cnt:.4f}", flush=True)
+        return tot / cnt
+
+    train_seconds = 0.0
+    t_start = time.time()
+    model.train()
+    for step in range(a.steps):
+        if step % a.eval_every == 0:
+            evaluate(step)
+        t0 = time.time()
+        idx = rng.choice(starts, size=a.batch)
+        batch = np.stack([train[s:s + T + 1] for s in idx])
+        x = torch.from_numpy(batch[:, :-1])
+        y = torch.from_numpy(batch[:, 1:])
+        lr = lr_at(step, a)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        _, loss, _ = model(x, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), a.grad_clip)
+        opt.step()
+        train_seconds += time.time() - t0
+        if step % 20 == 0 or step == a.steps - 1:
+            rec = {"step": step, "loss": loss.item(), "lr": lr,
+                   "train_seconds": round(train_seconds, 1)}
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            if step % 100 == 0:
+                print(f"step {step:5d}  loss {loss.item():.4f}  lr {lr:.2e}  "
+                      f"{train_seconds / (step + 1):.3f} s/step", flush=True)
+    final_val = evaluate(a.steps)
+    wall = time.time() - t_start
+
+    summary = {"steps": a.steps, "batch": a.batch, "context": T,
+               "tokens_seen": a.steps * a.batch * T, "train_tokens": int(len(train)),
+               "epochs": a.steps * a.batch * T / len(train),
+               "train_seconds": round(train_seconds, 1), "wall_seconds": round(wall, 1),
+               "final_val_loss_fp32": final_val, "threads": torch.get_num_threads(),
+               "args": vars(a), "torch": torch.__version__}
+    log.write(json.dumps({"summary": summary}) + "\n")
+    log.close()
+    torch.save({"config": cfg.to_json(), "model": model.state_dict(), "summary": summary},
+               os.path.join(a.build, "ckpt.pt"))
+    with open(os.path.join(a.build, "train_summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+    print(f"done: {train_seconds:.0f} s training, {wall:.0f} s wall, final val {final_val:.4f}")
+
+
+if __name__ == "__main__":
+    main()
