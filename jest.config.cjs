@@ -1,8 +1,9 @@
-// Jest runs the built package (dist/) in Node: the suites are CommonJS test files.
+// Jest runs the built package (dist/): "js" in Node, "browser" in headless Chromium.
+const common = { moduleFileExtensions: ['js', 'cjs', 'mjs', 'json'], testEnvironment: 'node', transform: {} };
 module.exports = {
-  testMatch: ['<rootDir>/tests/js/**/*.test.cjs'],
-  moduleFileExtensions: ['js', 'cjs', 'mjs', 'json'],
-  testEnvironment: 'node',
-  transform: {},
-  testTimeout: 60000,
+  testTimeout: 120000,
+  projects: [
+    { ...common, displayName: 'js', testMatch: ['<rootDir>/tests/js/**/*.test.cjs'] },
+    { ...common, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.cjs'] },
+  ],
 };

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh clone: installs what is missing, builds, then runs
+#   native  - GoogleTest on the C++ core (scalar and SIMD kernels against a float64 reference)
+#   js      - Jest on the built .wasm in Node (PyTorch fixtures, seeds, errors, loading, npm pack)
+#   browser - Jest driving headless Chromium (the package, a bundled page, the demo)
+# Usage: npm test [-- native|js|browser]   (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"
+
+bash scripts/bootstrap.sh
+SKIP_BOOTSTRAP=1 bash scripts/build.sh
+
+if [ "$what" = all ] || [ "$what" = native ]; then
+  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native -j2
+  ctest --test-dir build/native --output-on-failure
+fi
+if [ "$what" = all ] || [ "$what" = js ]; then
+  npx jest --selectProjects js
+fi
+if [ "$what" = all ] || [ "$what" = browser ]; then
+  npx jest --selectProjects browser
+fi

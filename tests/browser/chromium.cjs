@@ -1,0 +1,32 @@
+// Debian's Chromium driven by playwright-core (Playwright cannot download browsers here).
+const { chromium } = require('playwright-core');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+async function launch() {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const close = async () => {
+    await context.close();
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  };
+  return { context, close };
+}
+
+/** Opens `url`, collecting console errors and uncaught page errors. */
+async function open(context, url) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+  return { page, errors };
+}
+
+module.exports = { launch, open };

@@ -1,0 +1,71 @@
+// `npm pack` produces a tarball that installs into an empty project and works there: CommonJS,
+// ESM and TypeScript (the shipped .d.ts type-checks a typical program).
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { root } = require('./helpers.cjs');
+
+let dir;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attention-wasm-pack-'));
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const tarball = path.join(dir, packed[0].filename);
+  const app = path.join(dir, 'app');
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: app, stdio: 'ignore' });
+  dir = app;
+}, 120000);
+afterAll(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
+
+test('the tarball holds only what users need', () => {
+  const files = fs.readdirSync(path.join(dir, 'node_modules/attention-wasm/dist')).sort();
+  expect(files).toEqual(['attention_scalar.wasm', 'attention_simd.wasm', 'index.cjs', 'index.d.ts', 'index.js', 'types']);
+});
+
+const program = `
+  const attn = await loadAttention();
+  const mha = attn.createMultiHeadAttention({ dModel: 512, numHeads: 8, dK: 64, dV: 64, bias: true });
+  const r = (n) => Float32Array.from({ length: n }, (_, i) => Math.sin(i) * 0.05);
+  mha.setWeights({ wQ: r(512 * 512), wK: r(512 * 512), wV: r(512 * 512), wO: r(512 * 512), bQ: r(512), bK: r(512), bV: r(512), bO: r(512) });
+  const { output, attention } = mha.forward(r(2 * 10 * 512), { batch: 2, seqLen: 10, causal: true, returnAttention: true });
+  mha.dispose();
+  console.log(JSON.stringify({ variant: attn.variant, output: output.length, attention: attention.length, row: attention.slice(10, 20).reduce((a, b) => a + b, 0) }));
+`;
+const expected = { variant: 'simd', output: 2 * 10 * 512, attention: 2 * 8 * 10 * 10, row: expect.any(Number) };
+
+test('require("attention-wasm") runs the issue\'s example', () => {
+  fs.writeFileSync(path.join(dir, 'main.cjs'), `const { loadAttention } = require('attention-wasm');\n(async () => {${program}})();`);
+  const out = JSON.parse(execFileSync(process.execPath, ['main.cjs'], { cwd: dir, encoding: 'utf8' }));
+  expect(out).toEqual(expected);
+  expect(out.row).toBeCloseTo(1, 5);
+});
+
+test('import "attention-wasm" runs the issue\'s example', () => {
+  fs.writeFileSync(path.join(dir, 'main.mjs'), `import { loadAttention } from 'attention-wasm';\n${program}`);
+  const out = JSON.parse(execFileSync(process.execPath, ['main.mjs'], { cwd: dir, encoding: 'utf8' }));
+  expect(out).toEqual(expected);
+});
+
+test('the shipped types check a TypeScript program, and catch a misuse', () => {
+  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+  const good = `import { loadAttention, AttentionError, weightsFromPyTorch, type ForwardResult } from 'attention-wasm';
+    async function main(): Promise<number> {
+      const attn = await loadAttention({ simd: 'auto' });
+      const mha = attn.createMultiHeadAttention({ dModel: 4, numHeads: 2 });
+      mha.setWeights(weightsFromPyTorch({ in_proj_weight: new Float32Array(48), in_proj_bias: new Float32Array(12), 'out_proj.weight': new Float32Array(16), 'out_proj.bias': new Float32Array(4) }, { dModel: 4, numHeads: 2 }));
+      const r: ForwardResult = mha.forward(new Float32Array(8), { causal: true, trace: true });
+      const w: Float32Array | undefined = r.trace?.weights;
+      mha.dispose();
+      return (w?.length ?? 0) + (new AttentionError('x').name.length);
+    }
+    main();\n`;
+  fs.writeFileSync(path.join(dir, 'good.ts'), good);
+  fs.writeFileSync(path.join(dir, 'bad.ts'), `import { loadAttention } from 'attention-wasm';\nloadAttention().then((a) => a.createMultiHeadAttention({ dModel: '4', numHeads: 2 }));\n`);
+  const flags = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom'];
+  execFileSync(process.execPath, [tsc, ...flags, 'good.ts'], { cwd: dir, encoding: 'utf8' });
+  let message = '';
+  try { execFileSync(process.execPath, [tsc, ...flags, 'bad.ts'], { cwd: dir, encoding: 'utf8' }); } catch (e) { message = e.stdout; }
+  expect(message).toMatch(/Type 'string' is not assignable to type 'number'/);
+});

@@ -1,0 +1,149 @@
+"""Measure what every attention head does on held-out sentences.
+
+Usage: analyze_heads.py <build_dir> <model_dir> <out.json>
+
+Each held-out sentence is fed as "<|endoftext|> + sentence" (as in the demo)
+to the exported float16 model.  For every query position t >= 2 (so that the
+previous token, the first token and the current token are three different
+keys) we read the head's attention row A[t, 0..t] and average over all such
+queries of all sentences:
+
+  prev      A[t, t-1]          attention to the previous token
+  first     A[t, 0]            attention to position 0 (the <|endoftext|>)
+  self      A[t, t]            attention to the current token
+  punct     sum of A[t, j] over keys j >= 1 that are punctuation tokens
+  punct_uniform  what `punct` would be if the head attended uniformly
+  entropy   -sum_j A[t, j] ln A[t, j]  (nats), and entropy / ln(t + 1)
+  argmax_*  how often the single most-attended key is prev / first / self
+
+A head is labelled by the first rule that matches (thresholds fixed here,
+not tuned per head):
+  previous-token head     prev  >= 0.40 and prev is its largest share
+  first-token/sink head   first >= 0.50 and first is its largest share
+  current-token head      self  >= 0.40 and self is its largest share
+  punctuation head        punct >= 0.30, punct >= 3 x punct_uniform and
+                          punct is its largest share
+  broad                   anything else (spread out: see its entropy)
+"""
+
+import json
+import os
+import string
+import sys
+
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bpe import Tokenizer  # noqa: E402
+from model import load_exported  # noqa: E402
+
+N_SENTENCES = 500      # first 500 usable validation sentences
+MIN_TOKENS = 8         # skip headlines / fragments
+PUNCT = set(string.punctuation)
+RULES = {
+    "previous-token head": "prev >= 0.40 and prev is the largest of prev/first/self/punct",
+    "first-token/sink head": "first >= 0.50 and first is the largest",
+    "current-token head": "self >= 0.40 and self is the largest",
+    "punctuation head": "punct >= 0.30 and punct >= 3 * punct_uniform and punct is the largest",
+    "broad": "none of the above",
+}
+
+
+def is_punct_token(tok, i):
+    text = tok.token_bytes(i).decode("utf-8", errors="replace").strip()
+    return i != tok.eot_id and bool(text) and all(c in PUNCT for c in text)
+
+
+def classify(m):
+    shares = {"prev": m["prev"], "first": m["first"], "self": m["self"], "punct": m["punct"]}
+    top = max(shares, key=shares.get)
+    if top == "prev" and m["prev"] >= 0.40:
+        return "previous-token head"
+    if top == "first" and m["first"] >= 0.50:
+        return "first-token/sink head"
+    if top == "self" and m["self"] >= 0.40:
+        return "current-token head"
+    if top == "punct" and m["punct"] >= 0.30 and m["punct"] >= 3 * m["punct_uniform"]:
+        return "punctuation head"
+    return "broad"
+
+
+def held_out_sentences(build, tok, ctx):
+    out = []
+    with open(os.path.join(build, "val.txt"), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            ids = [tok.eot_id] + tok.encode_ordinary(line)
+            if len(ids) - 1 >= MIN_TOKENS:
+                out.append(ids[:ctx])
+            if len(out) == N_SENTENCES:
+                break
+    return out
+
+
+@torch.no_grad()
+def main():
+    build, model_dir, out_path = sys.argv[1:4]
+    tok = Tokenizer.from_dir(model_dir)
+    model = load_exported(model_dir)
+    L, H = model.cfg.n_layer, model.cfg.n_head
+    punct_ids = np.array([is_punct_token(tok, i) for i in range(len(tok.encoder))])
+
+    keys = ["prev", "first", "self", "punct", "punct_uniform", "entropy", "entropy_norm",
+            "argmax_prev", "argmax_first", "argmax_self"]
+    sums = {k: np.zeros((L, H)) for k in keys}
+    n_queries = 0
+    sentences = held_out_sentences(build, tok, model.cfg.n_positions)
+    for ids in sentences:
+        T = len(ids)
+        _, _, attns = model(torch.tensor([ids]), want_attn=True)
+        A = torch.stack([a[0] for a in attns]).double().numpy()  # [L, H, T, T]
+        t = np.arange(2, T)
+        is_p = punct_ids[np.array(ids)]
+        is_p[0] = False
+        rows = A[:, :, t, :]                                       # [L, H, q, T]
+        sums["prev"] += rows[..., np.arange(len(t)), t - 1].sum(-1)
+        sums["first"] += rows[..., 0].sum(-1)
+        sums["self"] += rows[..., np.arange(len(t)), t].sum(-1)
+        sums["punct"] += (rows * is_p).sum(-1).sum(-1)
+        # Uniform attention over keys 0..t would give punct share = count / (t+1).
+        sums["punct_uniform"] += (np.cumsum(is_p)[t] / (t + 1)).sum()
+        ent = -(rows * np.log(np.clip(rows, 1e-30, None))).sum(-1)
+        sums["entropy"] += ent.sum(-1)
+        sums["entropy_norm"] += (ent / np.log(t + 1)).sum(-1)
+        am = rows.argmax(-1)
+        sums["argmax_prev"] += (am == t - 1).sum(-1)
+        sums["argmax_first"] += (am == 0).sum(-1)
+        sums["argmax_self"] += (am == t).sum(-1)
+        n_queries += len(t)
+
+    heads = []
+    for l in range(L):
+        for h in range(H):
+            m = {k: round(float(sums[k][l, h] / n_queries), 4) for k in keys}
+            heads.append({"layer": l, "head": h, "label": classify(m), **m})
+    summary = {
+        "model": os.path.basename(os.path.normpath(model_dir)),
+        "data": f"first {len(sentences)} validation sentences with >= {MIN_TOKENS} tokens, "
+                "each fed as <|endoftext|> + sentence",
+        "queries": n_queries,
+        "query_positions": "t >= 2 (position 0 is <|endoftext|>)",
+        "punctuation_tokens": "tokens whose text (spaces stripped) is only ASCII punctuation",
+        "rules": RULES,
+        "heads": heads,
+    }
+    with open(out_path, "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+    print(f"{len(sentences)} sentences, {n_queries} query positions")
+    print("layer head label                  prev  first  self  punct (unif)  H/ln(t+1)")
+    for r in heads:
+        print(f"{r['layer']:5d} {r['head']:4d} {r['label']:22s} {r['prev']:.2f}  {r['first']:.2f}  "
+              f"{r['self']:.2f}  {r['punct']:.2f} ({r['punct_uniform']:.2f})  {r['entropy_norm']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
