@@ -8,6 +8,7 @@
 
 #include "attention.h"
 #include "multi_head_attention.h"
+#include "transformer.h"
 
 namespace {
 
@@ -30,7 +31,7 @@ attn::Masks make_masks(bool causal, std::uintptr_t key_padding, int mask_kind, s
 }
 
 // Trace tensors in the order the seeds walk through them; the wrapper names them.
-enum TraceSlot { kQ, kK, kV, kRaw, kScaled, kMasked, kWeights, kZ, kConcat, kSlots };
+enum TraceSlot { kQ, kK, kV, kRaw, kScaled, kMasked, kWeights, kZ, kConcat, kOutput, kSlots };
 
 const attn::Buffer* attention_slot(const attn::AttentionTrace& t, int slot) {
   switch (slot) {
@@ -41,6 +42,21 @@ const attn::Buffer* attention_slot(const attn::AttentionTrace& t, int slot) {
     default: return nullptr;
   }
 }
+
+const attn::Buffer* mha_slot(const attn::MhaTrace& t, int slot) {
+  switch (slot) {
+    case kQ: return &t.q;
+    case kK: return &t.k;
+    case kV: return &t.v;
+    case kZ: return &t.z;
+    case kConcat: return &t.concat;
+    case kOutput: return &t.output;
+    default: return attention_slot(t.attention, slot);
+  }
+}
+
+std::uintptr_t address_of(const attn::Buffer* b) { return b ? reinterpret_cast<std::uintptr_t>(b->data()) : 0; }
+int size_of(const attn::Buffer* b) { return b ? static_cast<int>(b->size()) : 0; }
 
 class MultiHeadAttentionHandle {
  public:
@@ -76,26 +92,10 @@ class MultiHeadAttentionHandle {
     return mha_.forward(in, at<float>(output), at<float>(weights), trace ? &trace_ : nullptr);
   }
 
-  std::uintptr_t traceData(int slot) const {
-    const attn::Buffer* b = slot_buffer(slot);
-    return b ? reinterpret_cast<std::uintptr_t>(b->data()) : 0;
-  }
-  int traceSize(int slot) const {
-    const attn::Buffer* b = slot_buffer(slot);
-    return b ? static_cast<int>(b->size()) : 0;
-  }
+  std::uintptr_t traceData(int slot) const { return address_of(mha_slot(trace_, slot)); }
+  int traceSize(int slot) const { return size_of(mha_slot(trace_, slot)); }
 
  private:
-  const attn::Buffer* slot_buffer(int slot) const {
-    switch (slot) {
-      case kQ: return &trace_.q;
-      case kK: return &trace_.k;
-      case kV: return &trace_.v;
-      case kZ: return &trace_.z;
-      case kConcat: return &trace_.concat;
-      default: return attention_slot(trace_.attention, slot);
-    }
-  }
   attn::MultiHeadAttention mha_;
   attn::MhaTrace trace_;
 };
@@ -114,18 +114,36 @@ class AttentionHandle {
         make_masks(causal, key_padding, mask_kind, mask, mask_per_head), scale, at<float>(output),
         at<float>(weights), trace ? &trace_ : nullptr, ws_);
   }
-  std::uintptr_t traceData(int slot) const {
-    const attn::Buffer* b = attention_slot(trace_, slot);
-    return b ? reinterpret_cast<std::uintptr_t>(b->data()) : 0;
-  }
-  int traceSize(int slot) const {
-    const attn::Buffer* b = attention_slot(trace_, slot);
-    return b ? static_cast<int>(b->size()) : 0;
-  }
+  std::uintptr_t traceData(int slot) const { return address_of(attention_slot(trace_, slot)); }
+  int traceSize(int slot) const { return size_of(attention_slot(trace_, slot)); }
 
  private:
   attn::AttentionWorkspace ws_;
   attn::AttentionTrace trace_;
+};
+
+// A GPT-2-style language model; tensors arrive one by one from the safetensors reader.
+class Gpt2Handle {
+ public:
+  std::string configure(int vocab_size, int n_positions, int n_embd, int n_layer, int n_head, float eps) {
+    return model_.configure({vocab_size, n_positions, n_embd, n_layer, n_head, eps});
+  }
+  std::string setTensor(int tensor, int layer, std::uintptr_t data, int n) {
+    if (tensor < 0 || tensor >= static_cast<int>(attn::GptTensor::kCount)) return "unknown tensor id";
+    return model_.set_tensor(static_cast<attn::GptTensor>(tensor), layer, at<const float>(data), static_cast<std::size_t>(n));
+  }
+  std::string finalize() { return model_.finalize(); }
+  std::string forward(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention, int trace_layer) {
+    trace_ = attn::MhaTrace();
+    return model_.forward(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(attention), trace_layer,
+                          trace_layer >= 0 ? &trace_ : nullptr);
+  }
+  std::uintptr_t traceData(int slot) const { return address_of(mha_slot(trace_, slot)); }
+  int traceSize(int slot) const { return size_of(mha_slot(trace_, slot)); }
+
+ private:
+  attn::Gpt2 model_;
+  attn::MhaTrace trace_;
 };
 
 std::string kernelsName() { return attn::default_kernels().name; }
@@ -150,4 +168,12 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .function("run", &AttentionHandle::run)
       .function("traceData", &AttentionHandle::traceData)
       .function("traceSize", &AttentionHandle::traceSize);
+  emscripten::class_<Gpt2Handle>("Gpt2Handle")
+      .constructor<>()
+      .function("configure", &Gpt2Handle::configure)
+      .function("setTensor", &Gpt2Handle::setTensor)
+      .function("finalize", &Gpt2Handle::finalize)
+      .function("forward", &Gpt2Handle::forward)
+      .function("traceData", &Gpt2Handle::traceData)
+      .function("traceSize", &Gpt2Handle::traceSize);
 }

@@ -10,6 +10,10 @@ struct Kernels {
   // so a head's column block inside a wider matrix is used in place.
   void (*gemm)(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
                int ldc, bool accumulate);
+  // C[M x N] = A[M x K] * B[N x K]^T: rows of A dotted with rows of B (e.g. hidden states
+  // times a tied embedding matrix, without materializing its transpose).
+  void (*gemm_bt)(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+                  int ldc);
   // In place: x <- softmax(x) over n entries. -inf entries become exact zeros; a row that is
   // all -inf becomes all zeros (a query with nothing to attend to attends to nothing).
   void (*softmax_row)(float* x, int n);

@@ -23,6 +23,18 @@ void gemm_scalar(int M, int N, int K, const float* A, int lda, const float* B, i
   }
 }
 
+void gemm_bt_scalar(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+                    int ldc) {
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      const float* a = A + static_cast<long>(i) * lda;
+      const float* b = B + static_cast<long>(j) * ldb;
+      float acc = 0.0f;
+      for (int k = 0; k < K; ++k) acc += a[k] * b[k];
+      C[static_cast<long>(i) * ldc + j] = acc;
+    }
+}
+
 void softmax_row_scalar(float* x, int n) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   float mx = neg_inf;
@@ -45,7 +57,7 @@ void softmax_row_scalar(float* x, int n) {
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", gemm_scalar, softmax_row_scalar};
+  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, softmax_row_scalar};
   return k;
 }
 

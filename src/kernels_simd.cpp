@@ -86,6 +86,47 @@ void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int
   }
 }
 
+// Four dot products at once share each load of A's row; the k tail runs scalar.
+void gemm_bt_simd(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+                  int ldc) {
+  const int k4 = K / 4 * 4;
+  for (int i = 0; i < M; ++i) {
+    const float* a = A + static_cast<long>(i) * lda;
+    float* c = C + static_cast<long>(i) * ldc;
+    int j = 0;
+    for (; j + 4 <= N; j += 4) {
+      const float* b0 = B + static_cast<long>(j) * ldb;
+      const float* b1 = b0 + ldb;
+      const float* b2 = b1 + ldb;
+      const float* b3 = b2 + ldb;
+      f32x4 s0 = splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
+      for (int k = 0; k < k4; k += 4) {
+        const f32x4 av = load(a + k);
+        s0 = madd(av, load(b0 + k), s0);
+        s1 = madd(av, load(b1 + k), s1);
+        s2 = madd(av, load(b2 + k), s2);
+        s3 = madd(av, load(b3 + k), s3);
+      }
+      float r0 = hsum(s0), r1 = hsum(s1), r2 = hsum(s2), r3 = hsum(s3);
+      for (int k = k4; k < K; ++k) {
+        r0 += a[k] * b0[k];
+        r1 += a[k] * b1[k];
+        r2 += a[k] * b2[k];
+        r3 += a[k] * b3[k];
+      }
+      c[j] = r0, c[j + 1] = r1, c[j + 2] = r2, c[j + 3] = r3;
+    }
+    for (; j < N; ++j) {
+      const float* b = B + static_cast<long>(j) * ldb;
+      f32x4 s = splat(0.0f);
+      for (int k = 0; k < k4; k += 4) s = madd(load(a + k), load(b + k), s);
+      float r = hsum(s);
+      for (int k = k4; k < K; ++k) r += a[k] * b[k];
+      c[j] = r;
+    }
+  }
+}
+
 void softmax_row_simd(float* x, int n) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   int j = 0;
@@ -115,7 +156,7 @@ void softmax_row_simd(float* x, int n) {
 
 bool have_simd_kernels() { return true; }
 const Kernels& simd_kernels() {
-  static const Kernels k{"simd", gemm_simd, softmax_row_simd};
+  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, softmax_row_simd};
   return k;
 }
 const Kernels& default_kernels() { return simd_kernels(); }

@@ -152,6 +152,9 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
     if (err.empty()) err = split_heads(concat_, in.batch, in.seq_q, c.num_heads, c.d_v, trace->z);
     if (err.empty() && !trace->concat.resize(concat_.size())) err = out_of_memory("the trace", concat_.size());
     if (err.empty()) std::memcpy(trace->concat.data(), concat_.data(), concat_.size() * sizeof(float));
+    const std::size_t n_out = q_rows * c.d_model;
+    if (err.empty() && !trace->output.resize(n_out)) err = out_of_memory("the trace", n_out);
+    if (err.empty()) std::memcpy(trace->output.data(), output, n_out * sizeof(float));
   }
   return err;
 }

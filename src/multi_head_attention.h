@@ -51,6 +51,7 @@ struct MhaTrace {
   AttentionTrace attention;
   Buffer z;         // batch x heads x seq_q x d_v
   Buffer concat;    // batch x seq_q x (heads*d_v)
+  Buffer output;    // batch x seq_q x d_model: concat W^O + b^O
 };
 
 class MultiHeadAttention {

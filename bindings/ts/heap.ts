@@ -49,6 +49,10 @@ export class Staging {
     if (r.ptr) this.mod.HEAPF32.set(data, r.ptr >>> 2);
   }
 
+  writeI32(r: Region, data: ArrayLike<number>): void {
+    if (r.ptr) new Int32Array(this.mod.HEAPU8.buffer, r.ptr, data.length).set(data);
+  }
+
   writeU8(r: Region, data: ArrayLike<number>): void {
     if (r.ptr) this.mod.HEAPU8.set(data, r.ptr);
   }

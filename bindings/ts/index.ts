@@ -3,6 +3,8 @@ import { instantiate } from './loader.js';
 import type { LoadOptions, Variant } from './loader.js';
 import { MultiHeadAttention } from './multi_head_attention.js';
 import type { MultiHeadAttentionConfig } from './multi_head_attention.js';
+import { LanguageModel, fetchModelFiles } from './language_model.js';
+import type { ModelFiles } from './language_model.js';
 import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
 import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResult } from './scaled_dot_product_attention.js';
 import type { FloatInput } from './validate.js';
@@ -15,6 +17,12 @@ export { MultiHeadAttention } from './multi_head_attention.js';
 export type { ForwardOptions, ForwardResult, MultiHeadAttentionConfig, MultiHeadAttentionWeights, MultiHeadTrace, ResolvedConfig } from './multi_head_attention.js';
 export type { AttentionTrace, ScaledDotProductAttentionOptions, ScaledDotProductAttentionResult } from './scaled_dot_product_attention.js';
 export { weightsFromPyTorch } from './pytorch.js';
+export { LanguageModel } from './language_model.js';
+export type { Gpt2Config, ModelFiles, Prediction, RunOptions, RunResult } from './language_model.js';
+export { BpeTokenizer } from './bpe_tokenizer.js';
+export type { TokenizerFiles } from './bpe_tokenizer.js';
+export { parseSafetensors } from './safetensors.js';
+export type { SafetensorsEntry, SafetensorsFile } from './safetensors.js';
 export type { PyTorchMultiheadAttentionState } from './pytorch.js';
 export type { AttnMask, BoolInput, FloatInput } from './validate.js';
 
@@ -41,6 +49,16 @@ export class AttentionModule {
   scaledDotProductAttention(q: FloatInput, k: FloatInput, v: FloatInput, options: ScaledDotProductAttentionOptions): ScaledDotProductAttentionResult {
     this.sdpa ??= new ScaledDotProductAttention(this.mod);
     return this.sdpa.run(q, k, v, options);
+  }
+
+  /**
+   * Loads a GPT-2-style model: a folder (URL, or a path in Node) holding config.json,
+   * model.safetensors (F32/F16/BF16, Hugging Face GPT-2 tensor names) and vocab.json + merges.txt
+   * (or tokenizer.json); or the files themselves, already in memory.
+   */
+  async loadModel(source: string | URL | ModelFiles): Promise<LanguageModel> {
+    const files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source) : source;
+    return new LanguageModel(this.mod, files);
   }
 
   /** Bytes of WebAssembly memory in use (grows with the largest call; never shrinks). */

@@ -45,7 +45,8 @@ function defaultWasmUrl(variant: Variant): URL {
   return new URL(`./attention_${variant}.wasm`, import.meta.url);
 }
 
-async function readBytes(url: URL | string): Promise<ArrayBuffer | Uint8Array> {
+/** Bytes of a file: URL (Node) or an http(s) URL. */
+export async function readBytes(url: URL | string): Promise<ArrayBuffer | Uint8Array> {
   const href = url.toString();
   if (href.startsWith('file:')) {
     // Node: read from disk. The specifier is a variable so bundlers for browsers leave it alone.

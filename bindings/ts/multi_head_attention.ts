@@ -228,7 +228,7 @@ export class MultiHeadAttention {
         rkpm.ptr, mask.kind, rmask.ptr, mask.perHead, scale, rout.ptr, rw.ptr, options.trace === true), 'forward');
       const result: ForwardResult = { output: st.readF32(rout, nOut), batch, seqLen, seqLenKV };
       if (wantWeights) result.attention = st.readF32(rw, nWeights);
-      if (options.trace === true) result.trace = this.readTrace(handle, result.output, batch, seqLen, seqLenKV);
+      if (options.trace === true) result.trace = readMhaTrace(this.mod, handle, this.config, batch, seqLen, seqLenKV);
       return result;
     } finally {
       st.release();
@@ -253,22 +253,25 @@ export class MultiHeadAttention {
     return this.handle;
   }
 
-  private readTrace(handle: MultiHeadAttentionHandle, output: Float32Array, B: number, Sq: number, Sk: number): MultiHeadTrace {
-    const { numHeads: H, dK, dV, dModel } = this.config;
-    const read = (slot: Slot) => copyOut(this.mod, handle.traceData(slot), handle.traceSize(slot));
-    const plane = [B, H, Sq, Sk];
-    return {
-      q: read(Slot.Q), k: read(Slot.K), v: read(Slot.V),
-      rawScores: read(Slot.RawScores), scaledScores: read(Slot.ScaledScores),
-      maskedScores: read(Slot.MaskedScores), weights: read(Slot.Weights),
-      z: read(Slot.Z), concat: read(Slot.Concat), output: output.slice(),
-      shapes: {
-        q: [B, H, Sq, dK], k: [B, H, Sk, dK], v: [B, H, Sk, dV], rawScores: plane,
-        scaledScores: plane, maskedScores: plane, weights: plane, z: [B, H, Sq, dV],
-        concat: [B, Sq, H * dV], output: [B, Sq, dModel],
-      },
-    };
-  }
+}
+
+/** Owned copies of the core's trace buffers, named and shaped. */
+export function readMhaTrace(mod: WasmModule, handle: { traceData(slot: number): number; traceSize(slot: number): number },
+  config: Pick<ResolvedConfig, 'numHeads' | 'dK' | 'dV' | 'dModel'>, B: number, Sq: number, Sk: number): MultiHeadTrace {
+  const { numHeads: H, dK, dV, dModel } = config;
+  const read = (slot: Slot) => copyOut(mod, handle.traceData(slot), handle.traceSize(slot));
+  const plane = [B, H, Sq, Sk];
+  return {
+    q: read(Slot.Q), k: read(Slot.K), v: read(Slot.V),
+    rawScores: read(Slot.RawScores), scaledScores: read(Slot.ScaledScores),
+    maskedScores: read(Slot.MaskedScores), weights: read(Slot.Weights),
+    z: read(Slot.Z), concat: read(Slot.Concat), output: read(Slot.Output),
+    shapes: {
+      q: [B, H, Sq, dK], k: [B, H, Sk, dK], v: [B, H, Sk, dV], rawScores: plane,
+      scaledScores: plane, maskedScores: plane, weights: plane, z: [B, H, Sq, dV],
+      concat: [B, Sq, H * dV], output: [B, Sq, dModel],
+    },
+  };
 }
 
 /** A sequence length given, or inferred from an array's length; either way it must fit. */

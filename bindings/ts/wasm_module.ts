@@ -25,6 +25,16 @@ export interface AttentionHandle {
   delete(): void;
 }
 
+export interface Gpt2Handle {
+  configure(vocabSize: number, nPositions: number, nEmbd: number, nLayer: number, nHead: number, eps: number): string;
+  setTensor(tensor: number, layer: number, data: number, count: number): string;
+  finalize(): string;
+  forward(tokens: number, n: number, logits: number, attention: number, traceLayer: number): string;
+  traceData(slot: number): number;
+  traceSize(slot: number): number;
+  delete(): void;
+}
+
 export interface WasmModule {
   HEAPU8: Uint8Array;
   HEAPF32: Float32Array;
@@ -33,9 +43,10 @@ export interface WasmModule {
   kernelsName(): string;
   MultiHeadAttentionHandle: new () => MultiHeadAttentionHandle;
   AttentionHandle: new () => AttentionHandle;
+  Gpt2Handle: new () => Gpt2Handle;
 }
 
 /** Trace slots, in the order of bindings/embind.cpp's TraceSlot. */
-export const enum Slot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat }
+export const enum Slot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output }
 
 export type GlueFactory = (moduleArg: Record<string, unknown>) => Promise<WasmModule>;

@@ -57,6 +57,36 @@ TEST(Kernels, GemmSimdMatchesScalarAndDouble) {
           }
 }
 
+TEST(Kernels, GemmBtSimdMatchesScalarAndDouble) {
+  std::mt19937 rng(7);
+  for (int M : {1, 2, 5})
+    for (int N : {1, 3, 4, 5, 8, 13})
+      for (int K : {1, 3, 4, 7, 64, 130}) {
+        const int lda = K + 1, ldb = K + 2, ldc = N + 3;
+        const auto A = ref::random_vec(rng, size_t(M) * lda), B = ref::random_vec(rng, size_t(N) * ldb);
+        const auto a = ref::to_float(A), b = ref::to_float(B);
+        std::vector<float> cs(size_t(M) * ldc, 7.0f), cv = cs;
+        attn::scalar_kernels().gemm_bt(M, N, K, a.data(), lda, b.data(), ldb, cs.data(), ldc);
+        attn::simd_kernels().gemm_bt(M, N, K, a.data(), lda, b.data(), ldb, cv.data(), ldc);
+        for (int i = 0; i < M; ++i)
+          for (int j = 0; j < ldc; ++j) {
+            const size_t at = size_t(i) * ldc + j;
+            if (j >= N) {
+              ASSERT_EQ(cv[at], 7.0f);
+              continue;
+            }
+            double want = 0, mag = 0;
+            for (int k = 0; k < K; ++k) {
+              want += A[size_t(i) * lda + k] * B[size_t(j) * ldb + k];
+              mag += std::fabs(A[size_t(i) * lda + k] * B[size_t(j) * ldb + k]);
+            }
+            const double tol = 1e-6 * mag * std::sqrt(double(K)) + 1e-6;
+            ASSERT_NEAR(cs[at], want, tol);
+            ASSERT_NEAR(cv[at], want, tol);
+          }
+      }
+}
+
 TEST(Kernels, SoftmaxTwinsAgreeIncludingMaskedAndHugeScores) {
   const float inf = std::numeric_limits<float>::infinity();
   std::mt19937 rng(2);

@@ -1,0 +1,43 @@
+// onnxruntime-web, wasm execution provider, with the bench's generated models: the fused
+// com.microsoft.Attention graph or the plain MatMul/Softmax graph (bench/onnx_models.mjs).
+import { encodeModel } from '../onnx_proto.mjs';
+import { fusedAttentionModel, plainGraphModel } from '../onnx_models.mjs';
+
+export async function load({ graph, threads }) {
+  const t0 = performance.now();
+  const ort = await import('onnxruntime-web');
+  const t1 = performance.now();
+  // Fixed for the life of the process: ORT sizes its thread pool once, at wasm init. That is
+  // why 1 and 2 threads are separate engines (separate processes).
+  ort.env.wasm.numThreads = threads;
+  ort.env.logLevel = 'error';
+  // Force the wasm init now with a one-node model, so loadMs is the instantiate cost and the
+  // first real session measures only model load.
+  const identity = encodeModel({
+    name: 'init', nodes: [{ op: 'Identity', inputs: ['a'], outputs: ['b'] }],
+    inputs: [{ name: 'a', dims: [1] }], outputs: [{ name: 'b', dims: [1] }],
+  }, [{ domain: '', version: 17 }]);
+  const probe = await ort.InferenceSession.create(identity, { executionProviders: ['wasm'] });
+  await probe.release();
+  const t2 = performance.now();
+  const build = graph === 'fused' ? fusedAttentionModel : plainGraphModel;
+  return {
+    loadMs: t2 - t0,
+    info: { importMs: t1 - t0, instantiateMs: t2 - t1, version: ort.env.versions?.web, numThreads: ort.env.wasm.numThreads },
+    async prepare(wl, d) {
+      const t = performance.now();
+      const session = await ort.InferenceSession.create(build(wl, d), {
+        executionProviders: ['wasm'],
+        graphOptimizationLevel: 'all',
+      });
+      const sessionMs = performance.now() - t;
+      const x = new ort.Tensor('float32', d.x, [wl.batch, wl.seqLen, wl.dModel]);
+      return {
+        isAsync: true,
+        sessionMs,
+        run: async () => (await session.run({ x })).y.data,
+        dispose: () => session.release(),
+      };
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// The benchmark's workloads (issue 5) and their deterministic data. Browser-safe.
+// d_k = d_v = D / H for all of them.
+
+export const WORKLOADS = [
+  { name: 'tiny', batch: 1, seqLen: 8, dModel: 64, numHeads: 4, causal: false },
+  { name: 'bert', batch: 1, seqLen: 128, dModel: 768, numHeads: 12, causal: false },
+  { name: 'gpt2', batch: 1, seqLen: 512, dModel: 768, numHeads: 12, causal: true },
+  { name: 'long', batch: 1, seqLen: 2048, dModel: 256, numHeads: 4, causal: true },
+  { name: 'batch', batch: 8, seqLen: 64, dModel: 256, numHeads: 8, causal: false },
+];
+
+/**
+ * Nominal FLOPs of one forward: four D x D projections (2·B·S·D² each) plus QKᵀ and PV
+ * (2·B·H·S²·d_k each). Causal workloads count the full square on purpose: the nominal number
+ * is the same for every engine, so skipping masked work shows up as higher GFLOP/s.
+ */
+export function nominalFlops(w) {
+  const dk = w.dModel / w.numHeads;
+  return 2 * w.batch * w.seqLen * w.dModel * w.dModel * 4 + 4 * w.batch * w.numHeads * w.seqLen * w.seqLen * dk;
+}
+
+export function selectWorkloads(names) {
+  if (!names) return WORKLOADS;
+  return names.map((n) => {
+    const w = WORKLOADS.find((x) => x.name === n);
+    if (!w) throw new Error(`unknown workload "${n}" (known: ${WORKLOADS.map((x) => x.name).join(', ')})`);
+    return w;
+  });
+}
+
+// mulberry32: tiny, fast, and identical everywhere JS runs, so every engine and the browser
+// page see bit-identical weights for a given seed.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function uniform(next, n, scale) {
+  const a = new Float32Array(n);
+  for (let i = 0; i < n; i++) a[i] = (next() * 2 - 1) * scale;
+  return a;
+}
+
+/**
+ * Weights in the library's layout (y = x W + b, W row-major D x D, head i in column block i)
+ * and an input x (B x S x D). Weights ~ U(±1/√D) keep activations O(1) at every D, so one
+ * relative tolerance fits all workloads.
+ */
+export function makeData(w, seed = 20261122) {
+  const next = rng(seed + w.seqLen * 7919 + w.dModel * 31 + w.batch);
+  const D = w.dModel;
+  const ws = 1 / Math.sqrt(D);
+  return {
+    wQ: uniform(next, D * D, ws), wK: uniform(next, D * D, ws), wV: uniform(next, D * D, ws), wO: uniform(next, D * D, ws),
+    bQ: uniform(next, D, 0.1), bK: uniform(next, D, 0.1), bV: uniform(next, D, 0.1), bO: uniform(next, D, 0.1),
+    x: uniform(next, w.batch * w.seqLen * D, 1),
+  };
+}
+
+/** Max |a-b| and the reference's max |ref|, for the relative agreement check. */
+export function compareOutputs(ref, out) {
+  if (!out || out.length !== ref.length) return { maxAbsDiff: Infinity, refScale: 0, rel: Infinity, note: `length ${out?.length} != ${ref.length}` };
+  let maxAbsDiff = 0, refScale = 0;
+  for (let i = 0; i < ref.length; i++) {
+    const d = Math.abs(ref[i] - out[i]);
+    if (!(d <= maxAbsDiff)) maxAbsDiff = Number.isNaN(d) ? Infinity : d; // NaN counts as disagreement
+    const r = Math.abs(ref[i]);
+    if (r > refScale) refScale = r;
+  }
+  return { maxAbsDiff, refScale, rel: maxAbsDiff / (refScale || 1) };
+}

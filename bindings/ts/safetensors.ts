@@ -1,0 +1,116 @@
+// Reads the safetensors format (Hugging Face): an 8-byte little-endian header length N, N bytes
+// of JSON {name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__": {...}}, then the raw
+// little-endian tensor bytes, offsets relative to the end of the header. Every field of a
+// possibly hostile file is checked before any byte is read through it.
+import { AttentionError } from './errors.js';
+
+export type SafetensorsDtype = 'F32' | 'F16' | 'BF16';
+const DTYPE_BYTES: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2 };
+
+export interface SafetensorsEntry {
+  dtype: SafetensorsDtype;
+  shape: number[];
+  /** Decodes the tensor to float32 (a new array each call). */
+  toFloat32(): Float32Array;
+}
+
+export interface SafetensorsFile {
+  tensors: Map<string, SafetensorsEntry>;
+  metadata: Record<string, string>;
+}
+
+// The largest header the format's reference implementation accepts (100 MB).
+const MAX_HEADER = 100_000_000;
+
+function fail(message: string): never {
+  throw new AttentionError(`safetensors: ${message}`);
+}
+
+export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFile {
+  const bytes = input instanceof Uint8Array ? input : new Uint8Array(input);
+  if (bytes.length < 8) fail(`file is ${bytes.length} bytes, too short for the 8-byte header length`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const high = view.getUint32(4, true);
+  const headerLength = view.getUint32(0, true);
+  if (high !== 0 || headerLength > MAX_HEADER) fail(`header length ${high ? `${high}*2^32+${headerLength}` : headerLength} is implausibly large`);
+  if (8 + headerLength > bytes.length) fail(`header length ${headerLength} goes beyond the end of the file (${bytes.length} bytes): truncated?`);
+  let header: unknown;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLength)));
+  } catch (e) {
+    fail(`header is not valid UTF-8 JSON (${(e as Error).message})`);
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) fail('header is not a JSON object');
+  const dataStart = 8 + headerLength;
+  const dataLength = bytes.length - dataStart;
+  const tensors = new Map<string, SafetensorsEntry>();
+  let metadata: Record<string, string> = {};
+  for (const [name, info] of Object.entries(header as Record<string, unknown>)) {
+    if (name === '__metadata__') {
+      if (typeof info === 'object' && info !== null) metadata = info as Record<string, string>;
+      continue;
+    }
+    if (typeof info !== 'object' || info === null) fail(`tensor "${name}": entry is not an object`);
+    const { dtype, shape, data_offsets: offsets } = info as Record<string, unknown>;
+    if (typeof dtype !== 'string' || !(dtype in DTYPE_BYTES))
+      fail(`tensor "${name}" has dtype ${JSON.stringify(dtype)}; supported: F32, F16, BF16`);
+    if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0))
+      fail(`tensor "${name}" has an invalid shape ${JSON.stringify(shape)}`);
+    if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0))
+      fail(`tensor "${name}" has invalid data_offsets ${JSON.stringify(offsets)}`);
+    const [begin, end] = offsets as [number, number];
+    if (begin > end || end > dataLength)
+      fail(`tensor "${name}" data_offsets [${begin}, ${end}] are out of range (data section is ${dataLength} bytes)`);
+    const count = (shape as number[]).reduce((a, b) => a * b, 1);
+    const width = DTYPE_BYTES[dtype as SafetensorsDtype];
+    if (count * width !== end - begin)
+      fail(`tensor "${name}" of shape [${(shape as number[]).join(', ')}] and dtype ${dtype} needs ${count * width} bytes but data_offsets span ${end - begin}`);
+    const at = dataStart + begin;
+    tensors.set(name, {
+      dtype: dtype as SafetensorsDtype,
+      shape: shape as number[],
+      toFloat32: () => decode(bytes, at, count, dtype as SafetensorsDtype),
+    });
+  }
+  return { tensors, metadata };
+}
+
+function decode(bytes: Uint8Array, at: number, count: number, dtype: SafetensorsDtype): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + at, count * DTYPE_BYTES[dtype]);
+  const out = new Float32Array(count);
+  if (dtype === 'F32') for (let i = 0; i < count; i++) out[i] = view.getFloat32(i * 4, true);
+  else if (dtype === 'F16') {
+    const table = halfTable();
+    for (let i = 0; i < count; i++) out[i] = table[view.getUint16(i * 2, true)];
+  }
+  else for (let i = 0; i < count; i++) out[i] = bfloat16ToFloat(view.getUint16(i * 2, true));
+  return out;
+}
+
+let HALF_TABLE: Float32Array | null = null;
+/** All 65536 half-precision values, decoded once: a lookup per element beats bit twiddling. */
+function halfTable(): Float32Array {
+  if (!HALF_TABLE) {
+    HALF_TABLE = new Float32Array(65536);
+    for (let h = 0; h < 65536; h++) HALF_TABLE[h] = halfToFloat(h);
+  }
+  return HALF_TABLE;
+}
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** IEEE 754 binary16 -> number, including subnormals, infinities and NaN. */
+export function halfToFloat(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exponent = (h >> 10) & 0x1f;
+  const mantissa = h & 0x3ff;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 31) return mantissa ? NaN : sign * Infinity;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+function bfloat16ToFloat(b: number): number {
+  u32[0] = b << 16;
+  return f32[0];
+}

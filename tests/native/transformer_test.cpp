@@ -1,0 +1,87 @@
+// The GPT-2 forward's contract: loading checks, token checks, and internal consistency.
+// Its numbers are checked against a PyTorch reference in tests/js/transformer.test.cjs.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "reference.h"
+#include "transformer.h"
+
+namespace {
+
+attn::GptConfig tiny() { return {11, 8, 8, 2, 2, 1e-5f}; }
+
+void load_random(attn::Gpt2& m, unsigned seed) {
+  std::mt19937 rng(seed);
+  const auto c = m.config();
+  for (int t = 0; t < int(attn::GptTensor::kCount); ++t) {
+    const auto tensor = attn::GptTensor(t);
+    for (int l = 0; l < (attn::gpt_tensor_per_layer(tensor) ? c.n_layer : 1); ++l) {
+      const auto data = ref::to_float(ref::random_vec(rng, attn::gpt_tensor_size(c, tensor), 0.3));
+      ASSERT_EQ(m.set_tensor(tensor, l, data.data(), data.size()), "");
+    }
+  }
+}
+
+TEST(Gpt2, RejectsBadConfigsTensorsAndTokens) {
+  attn::Gpt2 m;
+  EXPECT_EQ(m.configure({11, 8, 9, 2, 2, 1e-5f}), "n_embd (9) is not divisible by n_head (2)");
+  EXPECT_EQ(m.configure({0, 8, 8, 2, 2, 1e-5f}), "vocab_size must be between 1 and 1048576, got 0");
+  ASSERT_EQ(m.configure(tiny()), "");
+  std::vector<float> small(5, 0.0f);
+  EXPECT_EQ(m.set_tensor(attn::GptTensor::kFcWeight, 1, small.data(), 5), "h.1.mlp.c_fc.weight has 5 elements, expected 256");
+  EXPECT_EQ(m.set_tensor(attn::GptTensor::kLn1Bias, 2, small.data(), 8), "ln_1.bias: layer 2 out of range (n_layer 2)");
+  std::vector<int32_t> tokens = {1, 2, 3};
+  std::vector<float> logits(3 * 11);
+  EXPECT_NE(m.forward(tokens.data(), 3, logits.data(), nullptr, 0, nullptr), "");
+  EXPECT_EQ(m.finalize(), "missing tensor wte.weight");
+  load_random(m, 1);
+  ASSERT_EQ(m.finalize(), "");
+  tokens[1] = 11;
+  EXPECT_EQ(m.forward(tokens.data(), 3, logits.data(), nullptr, 0, nullptr),
+            "token 11 at position 1 is outside the vocabulary of 11");
+  std::vector<int32_t> long_input(9, 1);
+  std::vector<float> long_logits(9 * 11);
+  EXPECT_EQ(m.forward(long_input.data(), 9, long_logits.data(), nullptr, 0, nullptr),
+            "9 tokens exceed the model's context of 8 positions");
+  tokens[1] = 2;
+  EXPECT_EQ(m.forward(tokens.data(), 3, logits.data(), nullptr, 0, nullptr), "");
+}
+
+TEST(Gpt2, CausalPrefixGivesTheSameLogitsAndAttentionRowsSumToOne) {
+  attn::Gpt2 m;
+  ASSERT_EQ(m.configure(tiny()), "");
+  load_random(m, 2);
+  ASSERT_EQ(m.finalize(), "");
+  const std::vector<int32_t> tokens = {3, 1, 4, 1, 5, 9, 2};
+  std::vector<float> full(7 * 11), prefix(4 * 11), attention(2 * 2 * 7 * 7);
+  ASSERT_EQ(m.forward(tokens.data(), 7, full.data(), attention.data(), 1, nullptr), "");
+  ASSERT_EQ(m.forward(tokens.data(), 4, prefix.data(), nullptr, 0, nullptr), "");
+  // A causal model's first 4 positions cannot see the later 3 tokens.
+  for (int i = 0; i < 4 * 11; ++i) EXPECT_NEAR(full[i], prefix[i], 1e-5);
+  for (int row = 0; row < 2 * 2 * 7; ++row) {
+    double sum = 0;
+    for (int j = 0; j < 7; ++j) sum += attention[row * 7 + j];
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    EXPECT_EQ(attention[row * 7 + 6] != 0.0f, row % 7 == 6);  // only the last query sees the last key
+  }
+}
+
+TEST(Gpt2, ScalarAndSimdKernelsAgree) {
+  attn::Gpt2 a(attn::scalar_kernels()), b(attn::simd_kernels());
+  ASSERT_EQ(a.configure(tiny()), "");
+  ASSERT_EQ(b.configure(tiny()), "");
+  load_random(a, 3);
+  load_random(b, 3);
+  ASSERT_EQ(a.finalize(), "");
+  ASSERT_EQ(b.finalize(), "");
+  const std::vector<int32_t> tokens = {0, 10, 5, 5, 7};
+  std::vector<float> la(5 * 11), lb(5 * 11);
+  attn::MhaTrace trace;
+  ASSERT_EQ(a.forward(tokens.data(), 5, la.data(), nullptr, 0, nullptr), "");
+  ASSERT_EQ(b.forward(tokens.data(), 5, lb.data(), nullptr, 1, &trace), "");
+  for (size_t i = 0; i < la.size(); ++i) EXPECT_NEAR(la[i], lb[i], 1e-4);
+  EXPECT_EQ(trace.attention.weights.size(), size_t(2 * 5 * 5));
+}
+
+}  // namespace
