@@ -9,21 +9,87 @@ namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// The additive mask M of one (batch, head), applied to its scaled score matrix in place.
-void apply_masks(const AttentionShape& s, const Masks& m, int b, int h, float* scores) {
+// Applies the additive mask M of one (batch, head) to a block of its scaled scores: rows
+// [i0, i0+rows) and columns [j0, j0+cols), stored with leading dimension ld.
+void apply_masks(const AttentionShape& s, const Masks& m, int b, int h, int i0, int rows, int j0,
+                 int cols, float* scores, int ld) {
   const long plane = static_cast<long>(s.seq_q) * s.seq_k;
   const long mask_offset = m.attn_per_head ? (static_cast<long>(b) * s.heads + h) * plane : 0;
   const std::uint8_t* kp = m.key_padding ? m.key_padding + static_cast<long>(b) * s.seq_k : nullptr;
-  for (int i = 0; i < s.seq_q; ++i) {
-    float* row = scores + static_cast<long>(i) * s.seq_k;
+  for (int r = 0; r < rows; ++r) {
+    const int i = i0 + r;
+    float* row = scores + static_cast<long>(r) * ld;
     const long mrow = mask_offset + static_cast<long>(i) * s.seq_k;
-    for (int j = 0; j < s.seq_k; ++j) {
+    for (int c = 0; c < cols; ++c) {
+      const int j = j0 + c;
       bool masked = (m.causal && j > i) || (kp && kp[j]);
       if (m.attn_kind == MaskKind::Bool)
         masked = masked || static_cast<const std::uint8_t*>(m.attn)[mrow + j];
       else if (m.attn_kind == MaskKind::Float)
-        row[j] += static_cast<const float*>(m.attn)[mrow + j];
-      if (masked) row[j] = kNegInf;
+        row[c] += static_cast<const float*>(m.attn)[mrow + j];
+      if (masked) row[c] = kNegInf;
+    }
+  }
+}
+
+bool any_mask(const Masks& m) { return m.causal || m.key_padding || m.attn_kind != MaskKind::None; }
+
+// K^T of one head (d_k x seq_k), so that Q K^T runs through the GEMM kernel.
+void transpose_keys(const AttentionShape& s, const float* kb, long row_stride, float* kt) {
+  for (int j = 0; j < s.seq_k; ++j)
+    for (int c = 0; c < s.d_k; ++c) kt[static_cast<long>(c) * s.seq_k + j] = kb[j * row_stride + c];
+}
+
+// Block sizes of the tiled path: a 32 x 128 score block (16 KiB) and a 32 x d_v accumulator
+// stay in L1 while keys and values stream past.
+constexpr int kQueryBlock = 32;
+constexpr int kKeyBlock = 128;
+
+// One head without materializing the score matrix: FlashAttention's online softmax. For each
+// query row we keep the running max m, the running sum l and the unnormalized output O; a new
+// block of scores with max m' rescales them by exp(m - m'). Causal blocks above the diagonal
+// are never computed. Memory: one block of scores plus O, whatever seq_k is.
+void attend_head_tiled(const Kernels& kn, const AttentionShape& s, const Masks& m, int b, int h,
+                       float scale, const float* q, long q_stride, const float* kt, const float* v,
+                       long v_stride, float* z, long z_stride, AttentionWorkspace& ws) {
+  float* S = ws.scores.data();
+  float* O = ws.out_block.data();
+  float* row_max = ws.row_stats.data();
+  float* row_sum = row_max + kQueryBlock;
+  const bool masked = any_mask(m);
+  for (int i0 = 0; i0 < s.seq_q; i0 += kQueryBlock) {
+    const int br = s.seq_q - i0 < kQueryBlock ? s.seq_q - i0 : kQueryBlock;
+    for (int r = 0; r < br; ++r) row_max[r] = kNegInf, row_sum[r] = 0.0f;
+    for (long i = 0; i < static_cast<long>(br) * s.d_v; ++i) O[i] = 0.0f;
+    // Causal: the block's last query is i0 + br - 1, so keys from i0 + br on are all masked.
+    const int j_end = m.causal && i0 + br < s.seq_k ? i0 + br : s.seq_k;
+    for (int j0 = 0; j0 < j_end; j0 += kKeyBlock) {
+      const int bc = j_end - j0 < kKeyBlock ? j_end - j0 : kKeyBlock;
+      kn.gemm(br, bc, s.d_k, q + i0 * q_stride, static_cast<int>(q_stride), kt + j0, s.seq_k, S, bc, false);
+      for (long i = 0; i < static_cast<long>(br) * bc; ++i) S[i] *= scale;
+      if (masked) apply_masks(s, m, b, h, i0, br, j0, bc, S, bc);
+      for (int r = 0; r < br; ++r) {
+        float* row = S + static_cast<long>(r) * bc;
+        float block_max = kNegInf;
+        for (int c = 0; c < bc; ++c) block_max = row[c] > block_max ? row[c] : block_max;
+        const float new_max = block_max > row_max[r] ? block_max : row_max[r];
+        if (new_max == kNegInf) {  // nothing visible yet in this row
+          for (int c = 0; c < bc; ++c) row[c] = 0.0f;
+          continue;
+        }
+        const float correction = row_max[r] == kNegInf ? 0.0f : std::exp(row_max[r] - new_max);
+        row_sum[r] = row_sum[r] * correction + kn.exp_shift_sum(row, bc, new_max);
+        row_max[r] = new_max;
+        if (correction != 1.0f)
+          for (int c = 0; c < s.d_v; ++c) O[static_cast<long>(r) * s.d_v + c] *= correction;
+      }
+      kn.gemm(br, s.d_v, bc, S, bc, v + j0 * v_stride, static_cast<int>(v_stride), O, s.d_v, true);
+    }
+    for (int r = 0; r < br; ++r) {
+      // l = 0 means every key was masked: a zero row, as in the materializing path.
+      const float inv = row_sum[r] > 0.0f ? 1.0f / row_sum[r] : 0.0f;
+      float* zr = z + (i0 + r) * z_stride;
+      for (int c = 0; c < s.d_v; ++c) zr[c] = O[static_cast<long>(r) * s.d_v + c] * inv;
     }
   }
 }
@@ -55,29 +121,35 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
                       const Strided& k, const Strided& v, const StridedOut& z, const Masks& m,
                       float scale, float* weights, AttentionTrace* trace,
                       AttentionWorkspace& ws) {
+  // Weights or a trace need every score: materialize. Otherwise the tiled path, linear in memory.
+  const bool materialize = weights || trace;
   bool ok = true;
   const std::size_t plane = product_or_zero({std::size_t(s.seq_q), std::size_t(s.seq_k)}, &ok);
   const std::size_t kt = product_or_zero({std::size_t(s.d_k), std::size_t(s.seq_k)}, &ok);
   const std::size_t all_planes =
       product_or_zero({plane, std::size_t(s.batch), std::size_t(s.heads)}, &ok);
   if (!ok) return "attention is too large: batch*heads*seqQ*seqK overflows";
-  if (!ws.scores.resize(plane)) return out_of_memory("the score matrix", plane);
+  const std::size_t score_floats = materialize ? plane : std::size_t(kQueryBlock) * kKeyBlock;
+  if (!ws.scores.resize(score_floats)) return out_of_memory("the score matrix", score_floats);
   if (!ws.k_t.resize(kt)) return out_of_memory("the transposed keys", kt);
+  if (!materialize && (!ws.out_block.resize(std::size_t(kQueryBlock) * s.d_v) || !ws.row_stats.resize(2 * kQueryBlock)))
+    return out_of_memory("the output block", std::size_t(kQueryBlock) * s.d_v);
   if (trace) {
     for (Buffer* t : {&trace->raw_scores, &trace->scaled_scores, &trace->masked_scores, &trace->weights})
       if (!t->resize(all_planes)) return out_of_memory("the attention trace", all_planes * 4);
   }
-  const bool any_mask = m.causal || m.key_padding || m.attn_kind != MaskKind::None;
   float* S = ws.scores.data();
   float* Kt = ws.k_t.data();
 
   for (int b = 0; b < s.batch; ++b)
     for (int h = 0; h < s.heads; ++h) {
+      transpose_keys(s, k.at(b, h), k.row_stride, Kt);
+      if (!materialize) {
+        attend_head_tiled(kn, s, m, b, h, scale, q.at(b, h), q.row_stride, Kt, v.at(b, h), v.row_stride,
+                          z.at(b, h), z.row_stride, ws);
+        continue;
+      }
       const long at = (static_cast<long>(b) * s.heads + h) * static_cast<long>(plane);
-      // Q K^T: transpose this head's keys once so the product streams through the GEMM kernel.
-      const float* kb = k.at(b, h);
-      for (int j = 0; j < s.seq_k; ++j)
-        for (int c = 0; c < s.d_k; ++c) Kt[static_cast<long>(c) * s.seq_k + j] = kb[j * k.row_stride + c];
       kn.gemm(s.seq_q, s.seq_k, s.d_k, q.at(b, h), static_cast<int>(q.row_stride), Kt, s.seq_k, S,
               s.seq_k, false);
       if (trace) copy_plane(trace->raw_scores.data() + at, S, plane);
@@ -86,7 +158,7 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
       for (std::size_t i = 0; i < plane; ++i) S[i] *= scale;
       if (trace) copy_plane(trace->scaled_scores.data() + at, S, plane);
 
-      if (any_mask) apply_masks(s, m, b, h, S);
+      if (any_mask(m)) apply_masks(s, m, b, h, 0, s.seq_q, 0, s.seq_k, S, s.seq_k);
       if (trace) copy_plane(trace->masked_scores.data() + at, S, plane);
 
       for (int i = 0; i < s.seq_q; ++i) kn.softmax_row(S + static_cast<long>(i) * s.seq_k, s.seq_k);

@@ -52,15 +52,19 @@ struct AttentionTrace {
 
 // Scratch reused across calls so a steady stream of same-shaped calls does not allocate.
 struct AttentionWorkspace {
-  Buffer scores;  // seq_q x seq_k
-  Buffer k_t;     // d_k x seq_k: K transposed so Q K^T is a plain GEMM
+  Buffer scores;     // seq_q x seq_k when materializing, one score block when tiled
+  Buffer k_t;        // d_k x seq_k: K transposed so Q K^T is a plain GEMM
+  Buffer out_block;  // tiled path: the unnormalized output of one query block
+  Buffer row_stats;  // tiled path: running max and sum per query row of the block
 };
 
 // Checks masks' consistency with the shape (float masks: no NaN or +inf). Empty string = ok.
 std::string validate_masks(const AttentionShape& s, const Masks& m);
 
 // Computes Z (batch x heads x seq_q x d_v through `z`). `weights`, when not null, receives the
-// attention weights batch x heads x seq_q x seq_k. A query row whose keys are all masked gets
+// attention weights batch x heads x seq_q x seq_k. Without weights or trace it runs tiled with an
+// online softmax (memory linear in seq_k, causal blocks skipped); with them it materializes the
+// score matrix, which is also the reference the tiled path is tested against. A query row whose keys are all masked gets
 // zero weights and a zero output row (PyTorch gives NaN there). Returns an error message or "".
 std::string attention(const Kernels& kn, const AttentionShape& s, const Strided& q,
                       const Strided& k, const Strided& v, const StridedOut& z, const Masks& m,

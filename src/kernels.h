@@ -14,6 +14,9 @@ struct Kernels {
   // times a tied embedding matrix, without materializing its transpose).
   void (*gemm_bt)(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
                   int ldc);
+  // In place: x[j] <- exp(x[j] - shift) for shift >= max(x); returns the sum. Entries with
+  // x[j] - shift < -87.3 (denormal territory, and -inf from masks) become exact zeros. The exponentials of softmax and of the online (flash) softmax.
+  float (*exp_shift_sum)(float* x, int n, float shift);
   // In place: x <- softmax(x) over n entries. -inf entries become exact zeros; a row that is
   // all -inf becomes all zeros (a query with nothing to attend to attends to nothing).
   void (*softmax_row)(float* x, int n);

@@ -35,6 +35,19 @@ void gemm_bt_scalar(int M, int N, int K, const float* A, int lda, const float* B
     }
 }
 
+float exp_shift_sum_scalar(float* x, int n, float shift) {
+  float sum = 0.0f;
+  for (int j = 0; j < n; ++j) {
+    // Below -87.3 e^x is denormal (slow arithmetic, no visible weight): flush to an exact 0,
+    // as the SIMD twin does. This also covers -inf from masks.
+    const float d = x[j] - shift;
+    const float e = d < -87.3f ? 0.0f : std::exp(d);
+    x[j] = e;
+    sum += e;
+  }
+  return sum;
+}
+
 void softmax_row_scalar(float* x, int n) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   float mx = neg_inf;
@@ -43,13 +56,8 @@ void softmax_row_scalar(float* x, int n) {
     for (int j = 0; j < n; ++j) x[j] = 0.0f;
     return;
   }
-  float sum = 0.0f;
-  for (int j = 0; j < n; ++j) {
-    // Subtracting the row max keeps exp() <= 1, so scores of 1e3 cannot overflow.
-    const float e = x[j] == neg_inf ? 0.0f : std::exp(x[j] - mx);
-    x[j] = e;
-    sum += e;
-  }
+  // Subtracting the row max keeps exp() <= 1, so scores of 1e3 cannot overflow.
+  const float sum = exp_shift_sum_scalar(x, n, mx);
   const float inv = 1.0f / sum;  // sum >= 1: the max entry contributes exp(0)
   for (int j = 0; j < n; ++j) x[j] *= inv;
 }
@@ -57,7 +65,7 @@ void softmax_row_scalar(float* x, int n) {
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, softmax_row_scalar};
+  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, exp_shift_sum_scalar, softmax_row_scalar};
   return k;
 }
 

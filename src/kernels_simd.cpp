@@ -127,6 +127,29 @@ void gemm_bt_simd(int M, int N, int K, const float* A, int lda, const float* B, 
   }
 }
 
+float exp_shift_sum_simd(float* x, int n, float shift) {
+  const f32x4 vshift = splat(shift);
+  f32x4 vsum = splat(0.0f);
+  int j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const f32x4 e = exp_nonpositive(sub(load(x + j), vshift));
+    store(x + j, e);
+    vsum = add(vsum, e);
+  }
+  float sum = hsum(vsum);
+  // The tail goes through the same vector code so every entry gets identical rounding.
+  if (j < n) {
+    alignas(16) float tail[4] = {-87.5f, -87.5f, -87.5f, -87.5f};  // exp() of these is exactly 0
+    for (int t = 0; j + t < n; ++t) tail[t] = x[j + t] - shift;
+    store(tail, exp_nonpositive(load(tail)));
+    for (int t = 0; j + t < n; ++t) {
+      x[j + t] = tail[t];
+      sum += tail[t];
+    }
+  }
+  return sum;
+}
+
 void softmax_row_simd(float* x, int n) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   int j = 0;
@@ -138,14 +161,7 @@ void softmax_row_simd(float* x, int n) {
     for (j = 0; j < n; ++j) x[j] = 0.0f;
     return;
   }
-  // exp stays scalar: WASM has no vector exp, and masked (-inf) entries are written as exact
-  // zeros rather than exponentiated (exp of -inf on emulated paths yields slow denormals).
-  float sum = 0.0f;
-  for (j = 0; j < n; ++j) {
-    const float e = x[j] == neg_inf ? 0.0f : std::exp(x[j] - mx);
-    x[j] = e;
-    sum += e;
-  }
+  const float sum = exp_shift_sum_simd(x, n, mx);
   const f32x4 inv = splat(1.0f / sum);
   for (j = 0; j + 4 <= n; j += 4) store(x + j, mul(load(x + j), inv));
   const float inv_s = 1.0f / sum;
@@ -156,7 +172,7 @@ void softmax_row_simd(float* x, int n) {
 
 bool have_simd_kernels() { return true; }
 const Kernels& simd_kernels() {
-  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, softmax_row_simd};
+  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, exp_shift_sum_simd, softmax_row_simd};
   return k;
 }
 const Kernels& default_kernels() { return simd_kernels(); }

@@ -16,6 +16,14 @@ inline f32x4 sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
 // pmax is one instruction; max() with NaN semantics is a longer sequence. Inputs are validated finite.
 inline f32x4 max(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
+inline f32x4 min(f32x4 a, f32x4 b) { return wasm_f32x4_pmin(a, b); }
+// Lanes where a >= b keep x, the others become +0.0f.
+inline f32x4 keep_if_ge(f32x4 x, f32x4 a, f32x4 b) { return wasm_v128_and(x, wasm_f32x4_ge(a, b)); }
+// Integer view of the lanes, for building powers of two in the exponent field.
+inline f32x4 i32_add(f32x4 a, f32x4 b) { return wasm_i32x4_add(a, b); }
+inline f32x4 i32_sub(f32x4 a, f32x4 b) { return wasm_i32x4_sub(a, b); }
+inline f32x4 i32_shl23(f32x4 a) { return wasm_i32x4_shl(a, 23); }
+inline f32x4 i32_splat(int v) { return wasm_i32x4_splat(v); }
 inline float lane(f32x4 v, int i) {
   switch (i) {
     case 0: return wasm_f32x4_extract_lane(v, 0);
@@ -37,6 +45,12 @@ inline f32x4 add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
 inline f32x4 sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
 inline f32x4 max(f32x4 a, f32x4 b) { return _mm_max_ps(a, b); }
+inline f32x4 min(f32x4 a, f32x4 b) { return _mm_min_ps(a, b); }
+inline f32x4 keep_if_ge(f32x4 x, f32x4 a, f32x4 b) { return _mm_and_ps(x, _mm_cmpge_ps(a, b)); }
+inline f32x4 i32_add(f32x4 a, f32x4 b) { return _mm_castsi128_ps(_mm_add_epi32(_mm_castps_si128(a), _mm_castps_si128(b))); }
+inline f32x4 i32_sub(f32x4 a, f32x4 b) { return _mm_castsi128_ps(_mm_sub_epi32(_mm_castps_si128(a), _mm_castps_si128(b))); }
+inline f32x4 i32_shl23(f32x4 a) { return _mm_castsi128_ps(_mm_slli_epi32(_mm_castps_si128(a), 23)); }
+inline f32x4 i32_splat(int v) { return _mm_castsi128_ps(_mm_set1_epi32(v)); }
 inline float lane(f32x4 v, int i) {
   alignas(16) float tmp[4];
   _mm_store_ps(tmp, v);
@@ -51,6 +65,31 @@ inline float lane(f32x4 v, int i) {
 namespace attn::simd4 {
 // a*b + c. Separate multiply and add: relaxed-SIMD FMA is unusable with this toolchain.
 inline f32x4 madd(f32x4 a, f32x4 b, f32x4 c) { return add(mul(a, b), c); }
+// e^x for x <= 0 (softmax arguments after subtracting the row max), to ~2 ulp. Inputs below
+// -87.3 (including -inf from masks) give exact zeros, never denormals.
+inline f32x4 exp_nonpositive(f32x4 x) {
+  const f32x4 lo = splat(-87.3f);
+  const f32x4 xc = max(x, lo);
+  // n = round(x / ln 2) with the 1.5 * 2^23 trick: the integer lands in the low mantissa bits.
+  const f32x4 magic = splat(12582912.0f);
+  const f32x4 t = madd(xc, splat(1.44269504088896341f), magic);
+  const f32x4 n = sub(t, magic);
+  // r = x - n ln2, split in two constants so r keeps full precision.
+  f32x4 r = sub(xc, mul(n, splat(0.693359375f)));
+  r = sub(r, mul(n, splat(-2.12194440e-4f)));
+  // e^r on [-ln2/2, ln2/2]: degree-6 Taylor/minimax polynomial (Cephes expf coefficients).
+  f32x4 p = splat(1.9875691500e-4f);
+  p = madd(p, r, splat(1.3981999507e-3f));
+  p = madd(p, r, splat(8.3334519073e-3f));
+  p = madd(p, r, splat(4.1665795894e-2f));
+  p = madd(p, r, splat(1.6666665459e-1f));
+  p = madd(p, r, splat(5.0000001201e-1f));
+  p = madd(mul(p, r), r, add(r, splat(1.0f)));
+  // 2^n: n's bits (t - magic as integers) added to the exponent field of 1.0.
+  const f32x4 pow2n = i32_shl23(i32_add(i32_sub(t, magic), i32_splat(127)));
+  return keep_if_ge(mul(p, pow2n), x, lo);
+}
+
 inline float hsum(f32x4 v) { return (lane(v, 0) + lane(v, 2)) + (lane(v, 1) + lane(v, 3)); }
 inline float hmax(f32x4 v) {
   float a = lane(v, 0) > lane(v, 1) ? lane(v, 0) : lane(v, 1);

@@ -75,9 +75,10 @@ export class BpeTokenizer {
     return new TextDecoder().decode(new Uint8Array(bytes));
   }
 
-  /** How each token reads on its own (for display: "Ġthe" -> " the"). */
+  /** How each token reads on its own (for display: "Ġthe" -> " the"). Ids past the vocabulary
+   * (models often pad vocab_size) read as "<|id|>". */
   tokenText(id: number): string {
-    return this.decode([id]);
+    return this.decoder.has(id) ? this.decode([id]) : `<|${id}|>`;
   }
 
   private token(id: number): string {

@@ -62,6 +62,13 @@ void run_case(const attn::Kernels& kn, const Case& c, unsigned seed) {
   const double abs_tol = c.magnitude > 10 ? 2e-3 : 1e-5;
   EXPECT_ALL_CLOSE(w, want_w, abs_tol, 1e-4);
   EXPECT_ALL_CLOSE(out, want_out, abs_tol * 10, 1e-4);
+
+  // Without weights the tiled online-softmax path runs; it must agree with the same reference.
+  std::vector<float> tiled(want_out.size(), -7.0f);
+  ASSERT_EQ(attn::scaled_dot_product_attention(kn, s, qf.data(), kf.data(), vf.data(), m, c.scale, tiled.data(),
+                                               nullptr, nullptr, ws),
+            "");
+  EXPECT_ALL_CLOSE(tiled, want_out, abs_tol * 10, 1e-4);
 }
 
 TEST_P(Attention, MatchesDoubleReference) {
@@ -78,6 +85,12 @@ TEST_P(Attention, MatchesDoubleReference) {
       {1, 2, 5, 5, 8, 8, false, 0, false, false, 30, dflt},  // scores ~1e3-1e4: needs max subtraction
       {2, 2, 3, 5, 4, 4, false, 0, false, false, 1, 0.3f},   // scale override
       {1, 1, 33, 65, 17, 9, true, 2, false, true, 1, dflt},  // SIMD tails everywhere
+      // Several query and key blocks of the tiled path (32 x 128), with every mask kind.
+      {1, 2, 70, 300, 16, 8, true, 0, false, false, 1, dflt},
+      {2, 2, 97, 260, 8, 12, false, 2, true, true, 1, dflt},
+      {1, 1, 300, 300, 8, 8, true, 1, false, true, 1, dflt},
+      {1, 2, 40, 270, 8, 8, false, 0, false, false, 30, dflt},  // huge scores across blocks
+      {1, 1, 260, 100, 4, 4, true, 0, false, false, 1, dflt},   // causal, seq_q > seq_k
   };
   unsigned seed = 10;
   for (const Case& c : cases) run_case(*GetParam(), c, seed++);
@@ -107,14 +120,17 @@ TEST_P(Attention, FullyMaskedRowGivesZerosNotNaN) {
   const std::uint8_t padding[] = {1, 1, 1};
   attn::Masks m;
   m.key_padding = padding;
-  std::vector<float> out(2 * 2, -1.0f), w(2 * 3, -1.0f);
   attn::AttentionWorkspace ws;
-  ASSERT_EQ(attn::scaled_dot_product_attention(*GetParam(), {1, 1, 2, 3, 4, 2}, q.data(), k.data(), v.data(), m,
-                                               std::numeric_limits<float>::quiet_NaN(), out.data(), w.data(),
-                                               nullptr, ws),
-            "");
-  for (float f : w) EXPECT_EQ(f, 0.0f);
-  for (float f : out) EXPECT_EQ(f, 0.0f);
+  for (bool with_weights : {true, false}) {  // both the materializing and the tiled path
+    std::vector<float> out(2 * 2, -1.0f), w(2 * 3, -1.0f);
+    ASSERT_EQ(attn::scaled_dot_product_attention(*GetParam(), {1, 1, 2, 3, 4, 2}, q.data(), k.data(), v.data(), m,
+                                                 std::numeric_limits<float>::quiet_NaN(), out.data(),
+                                                 with_weights ? w.data() : nullptr, nullptr, ws),
+              "");
+    if (with_weights)
+      for (float f : w) EXPECT_EQ(f, 0.0f);
+    for (float f : out) EXPECT_EQ(f, 0.0f);
+  }
 }
 
 TEST_P(Attention, TraceHoldsEveryStep) {

@@ -117,6 +117,29 @@ TEST(Kernels, SoftmaxTwinsAgreeIncludingMaskedAndHugeScores) {
     }
 }
 
+TEST(Kernels, VectorExpIsAccurateOverTheSoftmaxRange) {
+  // x - shift spans [-100, 0]: below -87.3 the result must be exactly 0 (float32 underflow).
+  std::vector<float> x;
+  for (double v = -100.0; v <= 0.0; v += 0.001953125) x.push_back(float(v));
+  x.push_back(-std::numeric_limits<float>::infinity());
+  for (const attn::Kernels* k : {&attn::scalar_kernels(), &attn::simd_kernels()}) {
+    std::vector<float> y = x;
+    const float sum = k->exp_shift_sum(y.data(), int(y.size()), 0.0f);
+    double worst = 0, want_sum = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double want = x[i] < -87.3f ? 0.0 : std::exp(double(x[i]));
+      want_sum += want;
+      if (x[i] < -87.3f) {
+        ASSERT_EQ(y[i], 0.0f) << k->name << " x=" << x[i];
+        continue;
+      }
+      worst = std::max(worst, std::fabs(y[i] - want) / want);
+    }
+    EXPECT_LT(worst, 4e-7) << k->name << ": worst relative error of exp";
+    EXPECT_NEAR(sum, want_sum, 1e-5 * want_sum) << k->name;
+  }
+}
+
 TEST(Kernels, SoftmaxOfAllMaskedRowIsZeroNotNaN) {
   const float inf = std::numeric_limits<float>::infinity();
   for (const attn::Kernels* k : {&attn::scalar_kernels(), &attn::simd_kernels()}) {

@@ -1,0 +1,46 @@
+// Runs one engine in its own process (forked by engine_proxy.mjs). A fresh process per engine
+// gives cold load/first-call numbers, keeps one engine's JIT and heap from another's, and is
+// required for ORT, whose thread count is fixed at its wasm init.
+import { timeCalls } from './timing.mjs';
+
+const [moduleFile, optionsJson] = process.argv.slice(2);
+let engine = null;
+let current = null;  // { wl, inst }
+
+async function handle(msg) {
+  switch (msg.cmd) {
+    case 'load': {
+      const mod = await import(new URL(`./engines/${moduleFile}`, import.meta.url).href);
+      engine = await mod.load(JSON.parse(optionsJson));
+      if (engine.skip) return { skip: engine.skip };
+      return { loadMs: engine.loadMs, info: engine.info };
+    }
+    case 'prepare': {
+      if (current) { await current.inst.dispose(); current = null; }
+      const t0 = performance.now();
+      const inst = await engine.prepare(msg.wl, msg.data);
+      const t1 = performance.now();
+      // The first call after setting the weights: includes any lazy setup and cold JIT tiers.
+      const out = inst.isAsync ? await inst.run() : inst.run();
+      const firstCallMs = performance.now() - t1;
+      current = { wl: msg.wl, inst };
+      return { prepareMs: t1 - t0, sessionMs: inst.sessionMs, firstCallMs, output: Float32Array.from(out) };
+    }
+    case 'time':
+      return timeCalls(current.inst.run, current.inst.isAsync, msg.policy);
+    case 'exit':
+      if (current) await current.inst.dispose();
+      setImmediate(() => process.exit(0));
+      return {};
+    default:
+      throw new Error(`unknown command ${msg.cmd}`);
+  }
+}
+
+process.on('message', async (msg) => {
+  try {
+    process.send({ id: msg.id, ok: true, result: await handle(msg) });
+  } catch (e) {
+    process.send({ id: msg.id, ok: false, error: String(e?.stack ?? e) });
+  }
+});

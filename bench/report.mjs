@@ -1,0 +1,112 @@
+// Turns the raw measurements into ratios, target checks and the printed tables.
+
+const fmt = (x, digits = 2) => (x == null || !Number.isFinite(x) ? '-' : x >= 1000 ? x.toFixed(0) : x >= 100 ? x.toFixed(1) : x.toFixed(digits));
+const fmtBytes = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(2)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
+const pad = (s, n) => String(s).padEnd(n);
+const padl = (s, n) => String(s).padStart(n);
+
+function table(header, rows, rightAlign = []) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (r) => r.map((c, i) => (rightAlign.includes(i) ? padl(c, widths[i]) : pad(c, widths[i]))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const usable = (r) => r.medianMs != null && !r.error && r.agrees !== false;
+
+/**
+ * For every workload: the fastest usable peer at 1 thread and at any thread count, and each of
+ * our engines' median divided by the matching one (ours at 1 thread vs 1-thread peers; ours at 2
+ * threads vs every peer). < 1 means this library is faster.
+ */
+export function computeRatios(rows, engines) {
+  const byId = Object.fromEntries(engines.map((e) => [e.id, e]));
+  const out = [];
+  for (const wl of [...new Set(rows.map((r) => r.workload))]) {
+    const peers = rows.filter((r) => r.workload === wl && byId[r.engine]?.role === 'peer' && usable(r));
+    const fastest = (list) => list.reduce((a, b) => (!a || b.medianMs < a.medianMs ? b : a), null);
+    const best1 = fastest(peers.filter((r) => byId[r.engine].threads === 1));
+    const bestAny = fastest(peers);
+    for (const r of rows.filter((x) => x.workload === wl && byId[x.engine]?.role === 'ours' && usable(x))) {
+      const peer = byId[r.engine].threads === 1 ? best1 : bestAny;
+      if (!peer) continue;
+      out.push({ workload: wl, engine: r.engine, peer: peer.engine, ratio: r.medianMs / peer.medianMs, oursMs: r.medianMs, peerMs: peer.medianMs });
+    }
+  }
+  return out;
+}
+
+/** The issue's targets, checked on this run's numbers. */
+export function checkTargets(rows, ratios, peak) {
+  const t = [];
+  for (const r of ratios) {
+    t.push({ target: `${r.workload}: ${r.engine} faster than the fastest ${r.engine.endsWith('2t') ? '' : '1-thread '}peer`, met: r.ratio < 1, detail: `${fmt(r.oursMs)} ms vs ${r.peer} ${fmt(r.peerMs)} ms (ratio ${r.ratio.toFixed(2)})` });
+  }
+  if (peak?.gflops) {
+    for (const wl of ['bert', 'gpt2']) {
+      const r = rows.find((x) => x.workload === wl && x.engine === 'ours-simd' && usable(x));
+      if (r) t.push({ target: `${wl}: ours-simd >= 75% of the WASM SIMD peak`, met: r.gflops >= 0.75 * peak.gflops, detail: `${fmt(r.gflops)} GFLOP/s = ${(100 * r.gflops / peak.gflops).toFixed(0)}% of ${fmt(peak.gflops)}` });
+    }
+  }
+  const ours = rows.find((x) => x.workload === 'tiny' && x.engine === 'ours-simd' && usable(x));
+  const ort = rows.filter((x) => x.workload === 'tiny' && /^ort-.*-1t$/.test(x.engine) && usable(x)).sort((a, b) => a.medianMs - b.medianMs)[0];
+  if (ours && ort) t.push({ target: 'tiny: ours-simd >= 3x faster than onnxruntime-web (1 thread)', met: ort.medianMs / ours.medianMs >= 3, detail: `${fmt(ours.medianMs, 3)} ms vs ${ort.engine} ${fmt(ort.medianMs, 3)} ms (${(ort.medianMs / ours.medianMs).toFixed(1)}x)` });
+  return t;
+}
+
+export function formatReport(res) {
+  const out = [];
+  const byId = Object.fromEntries(res.engines.map((e) => [e.id, e]));
+  const peakG = res.peak?.gflops;
+
+  out.push('', `== Results (${res.meta.quick ? 'quick' : 'full'} run; medians of ${res.meta.quick ? 'few' : 'many'} reps; ratio = ours / fastest peer, < 1 is faster) ==`);
+  const rows = res.rows.map((r) => {
+    const e = byId[r.engine];
+    const ratio = res.ratios.find((x) => x.workload === r.workload && x.engine === r.engine);
+    const pctPeak = peakG && r.gflops && !e.native ? `${((100 * r.gflops) / (peakG * e.threads)).toFixed(0)}%` : '-';
+    const agree = r.agreement ? `${r.agreement.rel.toExponential(1)}${r.agrees ? '' : ' DISAGREES'}` : (r.isReference ? 'reference' : '-');
+    const status = r.error ? `ERROR: ${r.error.split('\n')[0].slice(0, 60)}` : ratio ? `${ratio.ratio.toFixed(2)} vs ${ratio.peer}` : '';
+    return [r.workload, r.engine, agree, fmt(r.firstCallMs, 3), fmt(r.medianMs, 3), fmt(r.minMs, 3), r.reps ?? '-', fmt(r.gflops), pctPeak, status];
+  });
+  out.push(table(['workload', 'engine', 'agree(rel)', 'first ms', 'median ms', 'min ms', 'reps', 'GFLOP/s', '%peak', 'ratio'], rows, [3, 4, 5, 6, 7, 8]));
+  out.push(`%peak: GFLOP/s / (measured WASM SIMD peak x threads); not given for native. agree(rel): max|out - ours-simd| / max|ours-simd|, tolerance ${res.meta.tolerance}.`);
+
+  const skipped = res.engines.filter((e) => e.status !== 'ok');
+  if (skipped.length) {
+    out.push('', '== Engines not run ==');
+    for (const e of skipped) out.push(`${e.id}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`);
+  }
+
+  out.push('', '== Targets (issue 5) ==');
+  for (const t of res.targets) out.push(`${t.met ? 'met   ' : 'MISSED'}  ${t.target}: ${t.detail}`);
+
+  if (res.peak) {
+    out.push('', '== WASM peak on this machine (one thread) ==');
+    if (res.peak.skip) out.push(`skipped: ${res.peak.skip}`);
+    else out.push(`f32x4 mul+add: ${fmt(res.peak.gflops)} GFLOP/s (best of ${Object.entries(res.peak.variants).filter(([n]) => n.startsWith('simd')).map(([n, g]) => `${n.replace('simd_chains_', '')} chains ${fmt(g)}`).join(', ')}); scalar f32: ${fmt(res.peak.scalarGflops)} GFLOP/s`);
+  }
+
+  out.push('', '== .wasm sizes ==');
+  out.push(table(['package', 'file', 'raw', 'gzip'], res.sizes.map((s) => [s.owner, s.file.split('/').pop(), fmtBytes(s.rawBytes), fmtBytes(s.gzipBytes)]), [2, 3]));
+
+  out.push('', '== Load (fresh process) and first call ==');
+  const loadRows = res.engines.filter((e) => e.status === 'ok').map((e) => {
+    const firsts = res.rows.filter((r) => r.engine === e.id && r.firstCallMs != null && r.medianMs != null)
+      .map((r) => `${r.workload} ${fmt(r.firstCallMs)}/${fmt(r.medianMs)}`);
+    const inst = e.info?.instantiateMs != null ? fmt(e.info.instantiateMs) : '-';
+    return [e.id, e.loadMs != null ? fmt(e.loadMs) : '-', inst, firsts.join(', ')];
+  });
+  out.push(table(['engine', 'load ms', 'instantiate ms', 'first call / warm median ms per workload'], loadRows, [1, 2]));
+  out.push('load = import + instantiate (ORT: first wasm session; tfjs: setBackend); native: build only. The first workload\'s first call is the coldest.');
+
+  if (res.browser) {
+    out.push('', '== Browser (headless Chromium, bert, 1 thread) ==');
+    if (res.browser.error) out.push(`failed: ${res.browser.error}`);
+    else out.push(table(['engine', 'median ms', 'min ms', 'reps', 'agree(rel)'], res.browser.rows.map((r) => [r.engine, fmt(r.medianMs, 3), fmt(r.minMs, 3), r.reps ?? '-', r.error ? `ERROR ${r.error}` : r.rel != null ? r.rel.toExponential(1) : '-']), [1, 2, 3]));
+  }
+
+  const noisy = res.rows.filter((r) => r.cpuPerWall != null && byId[r.engine].threads === 2);
+  if (noisy.length) {
+    out.push('', `2-thread engines, CPU time / wall time while timed (2.0 = both cores busy): ${noisy.map((r) => `${r.engine}/${r.workload} ${r.cpuPerWall.toFixed(2)}`).join(', ')}`);
+  }
+  return out.join('\n');
+}
