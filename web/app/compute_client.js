@@ -1,0 +1,55 @@
+// The main-thread side of worker.js: one Worker per page, shared by the demo and by every
+// <attention-view> element (so the WASM instance and the loaded model exist once), with
+// promise-based requests. A request superseded in its channel resolves to null.
+
+const KEY = Symbol.for('attention-wasm.compute-client');
+
+class ComputeClient {
+  constructor(workerUrl) {
+    this.worker = createWorker(workerUrl);
+    this.nextId = 1;
+    this.waiting = new Map();
+    this.worker.onmessage = (event) => {
+      const { id, ok, stale, result, error } = event.data;
+      const w = this.waiting.get(id);
+      if (!w) return;
+      this.waiting.delete(id);
+      if (stale) w.resolve(null);
+      else if (ok) w.resolve(result);
+      else w.reject(new Error(error));
+    };
+    this.worker.onerror = (event) => {
+      const error = new Error(`the compute worker failed: ${event.message ?? 'could not start'}`);
+      for (const w of this.waiting.values()) w.reject(error);
+      this.waiting.clear();
+      this.failed = error;
+    };
+  }
+
+  /** type: 'model' | 'run' | 'seed' | 'metrics'; channel: requests sharing one keep only the newest. */
+  request(type, payload, channel = null) {
+    if (this.failed) return Promise.reject(this.failed);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, type, payload, channel });
+    });
+  }
+}
+
+/**
+ * A module worker from `url`. Browsers only start workers from the page's own origin, so when this
+ * script was loaded from elsewhere (a tutorial embedding it from another host) the worker is a
+ * same-origin blob that imports the real one (which then needs CORS, like any module script).
+ */
+function createWorker(url) {
+  if (new URL(url).origin === self.location.origin) return new Worker(url, { type: 'module' });
+  const shim = new Blob([`import ${JSON.stringify(String(url))};`], { type: 'text/javascript' });
+  return new Worker(URL.createObjectURL(shim), { type: 'module' });
+}
+
+/** The page's one client (created on first use). */
+export function computeClient(workerUrl) {
+  globalThis[KEY] ??= new ComputeClient(workerUrl);
+  return globalThis[KEY];
+}
