@@ -7,26 +7,23 @@ namespace {
 
 constexpr int kMaxDim = 1 << 16;  // generous; keeps every size product far from overflow
 
-std::string copy_weight(const char* name, const float* src, std::size_t n, Buffer& dst) {
-  if (!src) return std::string(name) + " is missing";
-  std::string err = check_finite(name, src, n);
-  if (!err.empty()) return err;
-  if (!dst.resize(n)) return out_of_memory(name, n);
-  std::memcpy(dst.data(), src, n * sizeof(float));
-  return "";
-}
-
-// Rearranges a batch x seq x (heads*d) projection into batch x heads x seq x d for the trace.
-std::string split_heads(const Buffer& src, int batch, int seq, int heads, int d, Buffer& dst) {
+// Rearranges a batch x seq x (heads*d) projection (rows `row_stride` apart) into
+// batch x heads x seq x d for the trace.
+std::string split_heads(const float* src, long row_stride, int batch, int seq, int heads, int d, Buffer& dst) {
   const std::size_t n = static_cast<std::size_t>(batch) * seq * heads * d;
   if (!dst.resize(n)) return out_of_memory("the trace", n);
   for (int b = 0; b < batch; ++b)
     for (int h = 0; h < heads; ++h)
       for (int i = 0; i < seq; ++i)
         std::memcpy(dst.data() + ((static_cast<long>(b) * heads + h) * seq + i) * d,
-                    src.data() + (static_cast<long>(b) * seq + i) * heads * d + static_cast<long>(h) * d,
+                    src + (static_cast<long>(b) * seq + i) * row_stride + static_cast<long>(h) * d,
                     d * sizeof(float));
   return "";
+}
+
+// Copies a rows x cols block into columns [c0, c0 + cols) of a matrix with leading dim ld.
+void place_columns(const float* src, int rows, int cols, float* dst, int ld, int c0) {
+  for (int r = 0; r < rows; ++r) std::memcpy(dst + static_cast<long>(r) * ld + c0, src + static_cast<long>(r) * cols, cols * sizeof(float));
 }
 
 }  // namespace
@@ -64,32 +61,60 @@ std::string MultiHeadAttention::configure(const MhaConfig& config) {
 std::string MultiHeadAttention::set_weights(const MhaWeightsView& w) {
   if (!configured_) return "not configured";
   const MhaConfig& c = cfg_;
-  const std::size_t hk = std::size_t(c.num_heads) * c.d_k, hv = std::size_t(c.num_heads) * c.d_v;
+  const int hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
   has_weights_ = false;
-  std::string err = copy_weight("wQ", w.w_q, c.d_model * hk, w_q_);
-  if (err.empty()) err = copy_weight("wK", w.w_k, c.kdim * hk, w_k_);
-  if (err.empty()) err = copy_weight("wV", w.w_v, c.vdim * hv, w_v_);
-  if (err.empty()) err = copy_weight("wO", w.w_o, hv * c.d_model, w_o_);
-  if (c.bias) {
-    if (err.empty()) err = copy_weight("bQ", w.b_q, hk, b_q_);
-    if (err.empty()) err = copy_weight("bK", w.b_k, hk, b_k_);
-    if (err.empty()) err = copy_weight("bV", w.b_v, hv, b_v_);
-    if (err.empty()) err = copy_weight("bO", w.b_o, c.d_model, b_o_);
+  // Validate everything before touching the stored weights.
+  const struct { const char* name; const float* p; std::size_t n; bool needed; } inputs[] = {
+      {"wQ", w.w_q, std::size_t(c.d_model) * hk, true}, {"wK", w.w_k, std::size_t(c.kdim) * hk, true},
+      {"wV", w.w_v, std::size_t(c.vdim) * hv, true},    {"wO", w.w_o, std::size_t(hv) * c.d_model, true},
+      {"bQ", w.b_q, std::size_t(hk), c.bias},            {"bK", w.b_k, std::size_t(hk), c.bias},
+      {"bV", w.b_v, std::size_t(hv), c.bias},            {"bO", w.b_o, std::size_t(c.d_model), c.bias}};
+  for (const auto& in : inputs) {
+    if (!in.needed) continue;
+    if (!in.p) return std::string(in.name) + " is missing";
+    std::string err = check_finite(in.name, in.p, in.n);
+    if (!err.empty()) return err;
   }
-  has_weights_ = err.empty();
-  return err;
+  fused_ = c.kdim == c.d_model && c.vdim == c.d_model;
+  const int width = fused_ ? 2 * hk + hv : hk;
+  if (!w_in_.resize(std::size_t(c.d_model) * width) || !b_in_.resize(width) ||
+      !w_o_.resize(std::size_t(hv) * c.d_model) || !b_o_.resize(c.d_model))
+    return out_of_memory("the weights", std::size_t(c.d_model) * (width + hv));
+  place_columns(w.w_q, c.d_model, hk, w_in_.data(), width, 0);
+  std::memcpy(w_o_.data(), w.w_o, std::size_t(hv) * c.d_model * sizeof(float));
+  const auto bias_or_zero = [&](const float* b, float* dst, int n) {
+    for (int i = 0; i < n; ++i) dst[i] = c.bias ? b[i] : 0.0f;
+  };
+  bias_or_zero(w.b_q, b_in_.data(), hk);
+  bias_or_zero(w.b_o, b_o_.data(), c.d_model);
+  proj_q_ = {w_in_.data(), width, b_in_.data()};
+  if (fused_) {
+    place_columns(w.w_k, c.d_model, hk, w_in_.data(), width, hk);
+    place_columns(w.w_v, c.d_model, hv, w_in_.data(), width, 2 * hk);
+    bias_or_zero(w.b_k, b_in_.data() + hk, hk);
+    bias_or_zero(w.b_v, b_in_.data() + 2 * hk, hv);
+    proj_k_ = {w_in_.data() + hk, width, b_in_.data() + hk};
+    proj_v_ = {w_in_.data() + 2 * hk, width, b_in_.data() + 2 * hk};
+  } else {
+    if (!w_k_sep_.resize(std::size_t(c.kdim) * hk) || !b_k_sep_.resize(hk) ||
+        !w_v_sep_.resize(std::size_t(c.vdim) * hv) || !b_v_sep_.resize(hv))
+      return out_of_memory("the weights", std::size_t(c.kdim) * hk + std::size_t(c.vdim) * hv);
+    std::memcpy(w_k_sep_.data(), w.w_k, std::size_t(c.kdim) * hk * sizeof(float));
+    std::memcpy(w_v_sep_.data(), w.w_v, std::size_t(c.vdim) * hv * sizeof(float));
+    bias_or_zero(w.b_k, b_k_sep_.data(), hk);
+    bias_or_zero(w.b_v, b_v_sep_.data(), hv);
+    proj_k_ = {w_k_sep_.data(), hk, b_k_sep_.data()};
+    proj_v_ = {w_v_sep_.data(), hv, b_v_sep_.data()};
+  }
+  has_weights_ = true;
+  return "";
 }
 
-// y (rows x out_dim) = x (rows x in_dim) W + b
-std::string MultiHeadAttention::project(const char* what, const float* x, int rows, const Buffer& w,
-                                        const Buffer& b, int in_dim, int out_dim, Buffer& y) {
-  const std::size_t n = static_cast<std::size_t>(rows) * out_dim;
-  if (!y.resize(n)) return out_of_memory(what, n);
-  const bool bias = cfg_.bias;
-  if (bias)
-    for (int i = 0; i < rows; ++i) std::memcpy(y.data() + static_cast<long>(i) * out_dim, b.data(), out_dim * sizeof(float));
-  kn_->gemm(rows, out_dim, in_dim, x, in_dim, w.data(), out_dim, y.data(), out_dim, bias);
-  return "";
+void MultiHeadAttention::project(const float* x, int rows, int in_dim, const Projection& p, int out_dim,
+                                 float* y, int ldy) const {
+  // Start from the bias (zeros without one), then accumulate x W on top.
+  for (int i = 0; i < rows; ++i) std::memcpy(y + static_cast<long>(i) * ldy, p.b, out_dim * sizeof(float));
+  kn_->gemm(rows, out_dim, in_dim, x, in_dim, p.w, p.ld, y, ldy, true);
 }
 
 std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float* weights,
@@ -122,34 +147,47 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   if (!err.empty()) return err;
 
   const int hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
+  const long sq = in.seq_q, sk = in.seq_k;
   // Step 1 (seed 000): Q = X W^Q, K = X W^K, V = X W^V for all heads at once.
-  err = project("Q", in.query, static_cast<int>(q_rows), w_q_, b_q_, c.d_model, hk, q_);
-  if (err.empty()) err = project("K", in.key, static_cast<int>(k_rows), w_k_, b_k_, c.kdim, hk, k_);
-  if (err.empty()) err = project("V", in.value, static_cast<int>(k_rows), w_v_, b_v_, c.vdim, hv, v_);
-  if (err.empty() && !concat_.resize(q_rows * hv)) err = out_of_memory("the head outputs", q_rows * hv);
-  if (!err.empty()) return err;
+  const float *q, *k, *v;
+  long q_ld, k_ld, v_ld;
+  if (fused_ && in.key == in.query && in.value == in.query) {
+    // Self-attention: one GEMM over X yields [Q | K | V] side by side.
+    const int width = 2 * hk + hv;
+    if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);
+    const Projection all{w_in_.data(), width, b_in_.data()};
+    project(in.query, static_cast<int>(q_rows), c.d_model, all, width, qkv_.data(), width);
+    q = qkv_.data(), k = q + hk, v = q + 2 * hk;
+    q_ld = k_ld = v_ld = width;
+  } else {
+    if (!qkv_.resize(q_rows * hk) || !k_.resize(k_rows * hk) || !v_.resize(k_rows * hv))
+      return out_of_memory("Q, K and V", q_rows * hk + k_rows * (hk + hv));
+    project(in.query, static_cast<int>(q_rows), c.d_model, proj_q_, hk, qkv_.data(), hk);
+    project(in.key, static_cast<int>(k_rows), c.kdim, proj_k_, hk, k_.data(), hk);
+    project(in.value, static_cast<int>(k_rows), c.vdim, proj_v_, hv, v_.data(), hv);
+    q = qkv_.data(), k = k_.data(), v = v_.data();
+    q_ld = k_ld = hk, v_ld = hv;
+  }
+  if (!concat_.resize(q_rows * hv)) return out_of_memory("the head outputs", q_rows * hv);
 
   // Step 2: Z_i = softmax(Q_i K_i^T / sqrt(d_k) + M) V_i, each head in its column block.
-  const long sq = in.seq_q, sk = in.seq_k;
-  const Strided qs{q_.data(), sq * hk, c.d_k, hk};
-  const Strided ks{k_.data(), sk * hk, c.d_k, hk};
-  const Strided vs{v_.data(), sk * hv, c.d_v, hv};
+  const Strided qs{q, sq * q_ld, c.d_k, q_ld};
+  const Strided ks{k, sk * k_ld, c.d_k, k_ld};
+  const Strided vs{v, sk * v_ld, c.d_v, v_ld};
   const StridedOut zs{concat_.data(), sq * hv, c.d_v, hv};
   err = attention(*kn_, s, qs, ks, vs, zs, in.masks, scale, weights,
                   trace ? &trace->attention : nullptr, ws_);
   if (!err.empty()) return err;
 
   // Step 3: Concat(head_1..head_h) is already laid out in concat_; project it by W^O.
-  if (c.bias)
-    for (std::size_t i = 0; i < q_rows; ++i) std::memcpy(output + i * c.d_model, b_o_.data(), c.d_model * sizeof(float));
-  kn_->gemm(static_cast<int>(q_rows), c.d_model, hv, concat_.data(), hv, w_o_.data(), c.d_model,
-            output, c.d_model, c.bias);
+  project(concat_.data(), static_cast<int>(q_rows), hv, {w_o_.data(), c.d_model, b_o_.data()}, c.d_model, output,
+          c.d_model);
 
   if (trace) {
-    err = split_heads(q_, in.batch, in.seq_q, c.num_heads, c.d_k, trace->q);
-    if (err.empty()) err = split_heads(k_, in.batch, in.seq_k, c.num_heads, c.d_k, trace->k);
-    if (err.empty()) err = split_heads(v_, in.batch, in.seq_k, c.num_heads, c.d_v, trace->v);
-    if (err.empty()) err = split_heads(concat_, in.batch, in.seq_q, c.num_heads, c.d_v, trace->z);
+    err = split_heads(q, q_ld, in.batch, in.seq_q, c.num_heads, c.d_k, trace->q);
+    if (err.empty()) err = split_heads(k, k_ld, in.batch, in.seq_k, c.num_heads, c.d_k, trace->k);
+    if (err.empty()) err = split_heads(v, v_ld, in.batch, in.seq_k, c.num_heads, c.d_v, trace->v);
+    if (err.empty()) err = split_heads(concat_.data(), hv, in.batch, in.seq_q, c.num_heads, c.d_v, trace->z);
     if (err.empty() && !trace->concat.resize(concat_.size())) err = out_of_memory("the trace", concat_.size());
     if (err.empty()) std::memcpy(trace->concat.data(), concat_.data(), concat_.size() * sizeof(float));
     const std::size_t n_out = q_rows * c.d_model;

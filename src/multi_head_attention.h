@@ -70,14 +70,25 @@ class MultiHeadAttention {
   std::string forward(const MhaInput& in, float* output, float* weights, MhaTrace* trace);
 
  private:
-  std::string project(const char* what, const float* x, int rows, const Buffer& w,
-                      const Buffer& b, int in_dim, int out_dim, Buffer& y);
+  // One input projection's weights inside the stored matrices: W (in x out, leading dim ld), b.
+  struct Projection {
+    const float* w;
+    int ld;
+    const float* b;
+  };
+  // y (rows x out_dim, leading dim ldy) = x (rows x in_dim) W + b
+  void project(const float* x, int rows, int in_dim, const Projection& p, int out_dim, float* y, int ldy) const;
 
   const Kernels* kn_;
   MhaConfig cfg_;
   bool configured_ = false, has_weights_ = false;
-  Buffer w_q_, w_k_, w_v_, w_o_, b_q_, b_k_, b_v_, b_o_;
-  Buffer q_, k_, v_, concat_;  // per-call scratch, kept to avoid re-allocating
+  // W^Q | W^K | W^V side by side (d_model x (2*h*d_k + h*d_v)) when kdim = vdim = d_model, so
+  // self-attention projects Q, K and V in one pass over X; else three separate matrices.
+  Buffer w_in_, b_in_, w_k_sep_, b_k_sep_, w_v_sep_, b_v_sep_;
+  Buffer w_o_, b_o_;
+  Projection proj_q_{}, proj_k_{}, proj_v_{};
+  bool fused_ = false;
+  Buffer qkv_, k_, v_, concat_;  // per-call scratch, kept to avoid re-allocating
   AttentionWorkspace ws_;
 };
 

@@ -1,0 +1,177 @@
+// The math of one head, step by step, as data: which matrices to show, with what labels, in the
+// seeds' order (X -> Q, K, V -> QK^T -> / sqrt(d_k) -> + M -> softmax -> x V -> concat -> x W^O).
+// steps_view.js draws it as HTML (with editable cells), steps_svg.js as an SVG for export.
+
+/** Per-head slice of a B=1 x H x rows x cols trace tensor. */
+function headSlice(t, h, rows, cols) {
+  return t.subarray(h * rows * cols, (h + 1) * rows * cols);
+}
+
+function transpose(values, rows, cols) {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = values[r * cols + c];
+  return out;
+}
+
+// Wide matrices (the model's 128-wide concat and output) show only the query's row.
+const MAX_FULL_COLS = 48;
+
+/**
+ * input: {
+ *   preset: 'model' | 'seed', queryTokens, keyTokens, cross, head, query, causal,
+ *   config: { nHead, dK, dV, dModel, layer },
+ *   x, y (cross: keys/values input) or null, xNote, weights: { wQ, wK, wV, wO } (seed) or null,
+ *   trace (MultiHeadTrace, batch 1)
+ * }
+ */
+export function buildSteps(input) {
+  const { queryTokens: qt, keyTokens: kt, trace, head: h, query: qi, cross, preset } = input;
+  const { nHead: H, dK, dV, dModel } = input.config;
+  const n = qt.length, m = kt.length;
+  const seed = preset === 'seed';
+  const sub = H > 1 ? `_${h + 1}` : '';
+  const dims = (k) => Array.from({ length: k }, (_, c) => String(c + 1));
+  const mat = (key, name, rows, cols, values, extra = {}) => ({
+    kind: 'matrix', key, name, rows, cols, values, rowLabels: extra.rowLabels ?? dims(rows), colLabels: extra.colLabels ?? dims(cols), ...extra,
+  });
+  const op = (text) => ({ kind: 'op', text });
+  const shapeOnly = (key, name, rows, cols, note) => ({ kind: 'shape', key, name, rows, cols, note });
+
+  const q = headSlice(trace.q, h, n, dK), k = headSlice(trace.k, h, m, dK), v = headSlice(trace.v, h, m, dV);
+  const raw = headSlice(trace.rawScores, h, n, m), scaled = headSlice(trace.scaledScores, h, n, m);
+  const masked = headSlice(trace.maskedScores, h, n, m), weights = headSlice(trace.weights, h, n, m);
+  const z = headSlice(trace.z, h, n, dV);
+  const rowsQ = { rowLabels: qt, highlightRow: qi }, rowsK = { rowLabels: kt };
+  const steps = [];
+
+  // 1. The input.
+  const xName = seed ? 'X' : 'X = LN₁(h)';
+  const inputTerms = [];
+  if (input.x) inputTerms.push(mat('x', xName, n, dModel, input.x, { ...rowsQ, signed: true, editable: seed ? 'x' : null }));
+  else inputTerms.push(shapeOnly('x', xName, n, dModel, input.xNote));
+  if (cross) {
+    if (input.y) inputTerms.push(op(' '), mat('y', 'Y', m, dModel, input.y, { ...rowsK, signed: true, editable: seed ? 'y' : null }));
+    else inputTerms.push(op(' '), shapeOnly('y', 'Y', m, dModel, input.xNote));
+  }
+  steps.push({
+    id: 'input', title: cross ? 'The inputs: X (queries) and Y (keys and values)' : 'The input X',
+    explain: seed
+      ? (cross ? 'Each word of both sentences is two numbers (embedding plus position). The query sentence is X; the second sentence, Y, provides the keys and values.'
+        : 'Each word is represented by two numbers (word embedding plus positional encoding). Real models use hundreds.')
+      : input.xNote,
+    terms: inputTerms,
+  });
+
+  // 2. Q, K, V.
+  const wTerm = (key, name, rows, cols, values) => (seed
+    ? mat(key, name, rows, cols, values, { signed: true, editable: key })
+    : shapeOnly(key, `${name}${sub}`, rows, cols, `columns ${h * cols + 1}–${(h + 1) * cols} of the layer's ${name}; not printed`));
+  const kvSource = cross ? 'Y' : 'X';
+  steps.push({
+    id: 'qkv', title: `Queries, keys and values${H > 1 ? ` for head ${h + 1}` : ''}`,
+    explain: seed ? 'Multiply the inputs by the three weight matrices (edit any cell: everything below recomputes).'
+      : `Each head has its own slice of the projection weights (plus a bias). Q${sub}, K${sub}, V${sub} are the library's trace for this head.`,
+    terms: [],
+    groups: [
+      [input.x ? mat('xq', 'X', n, dModel, input.x, { ...rowsQ, signed: true, compact: true }) : shapeOnly('xq', 'X', n, dModel), op('×'),
+        wTerm('wQ', 'W^Q', dModel, dK, input.weights?.wQ), op(seed ? '=' : '+ b^Q ='), mat('q', `Q${sub}`, n, dK, q, { ...rowsQ, signed: true })],
+      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : rowsQ, mat, shapeOnly, 'k'), op('×'),
+        wTerm('wK', 'W^K', dModel, dK, input.weights?.wK), op(seed ? '=' : '+ b^K ='), mat('k', `K${sub}`, m, dK, k, { ...rowsK, signed: true })],
+      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : rowsQ, mat, shapeOnly, 'v'), op('×'),
+        wTerm('wV', 'W^V', dModel, dV, input.weights?.wV), op(seed ? '=' : '+ b^V ='), mat('v', `V${sub}`, m, dV, v, { ...rowsK, signed: true })],
+    ],
+  });
+
+  // 3. Q K^T.
+  steps.push({
+    id: 'rawScores', title: 'Unscaled similarities QKᵀ',
+    explain: 'Every query against every key: entry (i, j) is the dot product of query i and key j.',
+    terms: [mat('q3', `Q${sub}`, n, dK, q, { ...rowsQ, signed: true }), op('×'),
+      mat('kT', `K${sub}ᵀ`, dK, m, transpose(k, m, dK), { colLabels: kt, signed: true }), op('='),
+      mat('rawScores', `Q${sub}K${sub}ᵀ`, n, m, raw, { ...rowsQ, colLabels: kt, signed: true })],
+    detail: dK <= 4 ? dotDetail(qt, kt, q, k, qi, dK, raw) : null,
+  });
+
+  // 4. Scale.
+  const root = Math.sqrt(dK);
+  steps.push({
+    id: 'scaledScores', title: `Scaled: divide by √d_k = √${dK} = ${root.toFixed(4)}`,
+    explain: 'Keeps the scores from growing with the key size, so the softmax does not saturate.',
+    terms: [mat('raw2', `Q${sub}K${sub}ᵀ`, n, m, raw, { ...rowsQ, colLabels: kt, signed: true, compact: true }), op(`÷ √${dK} =`),
+      mat('scaledScores', 'scaled', n, m, scaled, { ...rowsQ, colLabels: kt, signed: true })],
+  });
+
+  // 5. Mask.
+  const mask = new Float32Array(n * m);
+  for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) mask[i * m + j] = masked[i * m + j] === -Infinity ? -Infinity : 0;
+  steps.push({
+    id: 'maskedScores', title: input.causal ? 'Add the mask M (causal: −∞ above the diagonal)' : 'Add the mask M (none: all zeros)',
+    explain: input.causal ? 'A query may not look at later keys: their scores become −∞, which the softmax turns into 0.'
+      : 'Without a mask every query sees every key (self-attention in an encoder, or cross-attention).',
+    terms: [mat('scaled2', 'scaled', n, m, scaled, { ...rowsQ, colLabels: kt, signed: true, compact: true }), op('+'),
+      mat('mask', 'M', n, m, mask, { ...rowsQ, colLabels: kt }), op('='),
+      mat('maskedScores', 'masked', n, m, masked, { ...rowsQ, colLabels: kt, signed: true })],
+  });
+
+  // 6. Softmax.
+  steps.push({
+    id: 'weights', title: 'Softmax of each row: the attention weights (each row sums to 1)',
+    explain: 'e^(s − max) / Σ e^(s − max) across the row: the share of attention each key gets.',
+    terms: [op('softmax('), mat('masked2', 'masked', n, m, masked, { ...rowsQ, colLabels: kt, signed: true, compact: true }), op(') ='),
+      mat('weights', `A${sub}`, n, m, weights, { ...rowsQ, colLabels: kt, probability: true, rowSums: true })],
+    detail: softmaxDetail(qt, kt, masked, weights, qi, m),
+  });
+
+  // 7. Weighted sum of the values.
+  steps.push({
+    id: 'z', title: 'Weighted sum of the values: A × V',
+    explain: `Each output row mixes the value rows by the attention weights: the head's output Z${sub}.`,
+    terms: [mat('weights2', `A${sub}`, n, m, weights, { ...rowsQ, colLabels: kt, probability: true, compact: true }), op('×'),
+      mat('v2', `V${sub}`, m, dV, v, { ...rowsK, signed: true }), op('='), mat('z', `Z${sub}`, n, dV, z, { ...rowsQ, signed: true })],
+  });
+
+  // 8. Concatenate the heads; 9. output projection.
+  const width = H * dV;
+  const wide = width > MAX_FULL_COLS;
+  const rowOf = (t, cols) => (wide ? t.subarray(qi * cols, (qi + 1) * cols) : t);
+  const rowOpts = (cols) => (wide ? { rowLabels: [qt[qi]], highlightRow: 0, partial: `row “${qt[qi]}” of ${n} × ${cols}` } : rowsQ);
+  steps.push({
+    id: 'concat', title: H > 1 ? `Concatenate the ${H} heads` : 'Concatenate the heads (one head: Z itself)',
+    explain: H > 1 ? `Z_1 … Z_${H} side by side; head ${h + 1}'s block is highlighted.` : 'With a single head the concatenation is just Z.',
+    terms: [mat('concat', `Concat(Z_1…Z_${H})`, wide ? 1 : n, width, rowOf(trace.concat, width), { ...rowOpts(width), signed: true, highlightCols: [h * dV, (h + 1) * dV] })],
+  });
+  const outCols = dModel;
+  steps.push({
+    id: 'output', title: 'Output projection: × W^O',
+    explain: seed ? 'W^O mixes the heads back to d_model numbers. The tutorial uses one head, so W^O = I leaves Z unchanged.'
+      : 'W^O (the layer\'s c_proj, with its bias) mixes all heads back into the residual stream.',
+    terms: [mat('concat2', 'Concat', wide ? 1 : n, width, rowOf(trace.concat, width), { ...rowOpts(width), signed: true, compact: true }), op('×'),
+      seed ? mat('wO', 'W^O', width, outCols, input.weights.wO, { signed: true, editable: 'wO' }) : shapeOnly('wO', 'W^O', width, outCols, 'c_proj weight; not printed'),
+      op(seed ? '=' : '+ b^O ='), mat('output', 'output', wide ? 1 : n, outCols, rowOf(trace.output, outCols), { ...rowOpts(outCols), signed: true })],
+  });
+  return steps;
+}
+
+function shapeOrInput(name, values, rows, cols, labels, mat, shapeOnly, suffix) {
+  return values ? mat(`${name.toLowerCase()}${suffix}`, name, rows, cols, values, { ...labels, signed: true, compact: true }) : shapeOnly(`${name.toLowerCase()}${suffix}`, name, rows, cols);
+}
+
+/** q_i · k_j written out, one line per key (only for small d_k, like the seed's 2). */
+function dotDetail(qt, kt, q, k, qi, dK, raw) {
+  return kt.map((key, j) => {
+    const parts = [];
+    for (let d = 0; d < dK; d++) parts.push({ a: q[qi * dK + d], b: k[j * dK + d] });
+    return { kind: 'dot', query: qt[qi], key, parts, result: raw[qi * kt.length + j] };
+  });
+}
+
+/** The query row's softmax written out: e^(s_j - max) / sum. */
+function softmaxDetail(qt, kt, masked, weights, qi, m) {
+  const row = Array.from(masked.subarray(qi * m, (qi + 1) * m));
+  const finite = row.filter(Number.isFinite);
+  if (!finite.length) return [{ kind: 'note', text: `Every key is masked for “${qt[qi]}”: its weights are all 0.` }];
+  const max = Math.max(...finite);
+  const exps = row.map((s) => (Number.isFinite(s) ? Math.exp(s - max) : 0));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  return [{ kind: 'softmax', query: qt[qi], keys: kt, scores: row, max, exps, sum, weights: Array.from(weights.subarray(qi * m, (qi + 1) * m)) }];
+}
