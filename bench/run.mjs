@@ -53,8 +53,16 @@ function ensureDist() {
   if (r.status !== 0) { console.error('build failed; run `npm run build` and retry'); process.exit(1); }
 }
 
-async function runEngine(e, { workloads, data, refs, policy, timed, res }) {
+async function runEngine(e, ctx) {
   const runner = e.native ? new NativeEngine(e) : new ChildEngine(e);
+  try {
+    await measureEngine(e, runner, ctx);
+  } finally {
+    await runner.close();  // also for skipped engines: a live child keeps the bench from exiting
+  }
+}
+
+async function measureEngine(e, runner, { workloads, data, refs, policy, timed, res }) {
   const entry = { id: e.id, label: e.label, role: e.role, threads: e.threads, native: !!e.native, status: 'ok' };
   if (timed) res.engines.push(entry);
   try {
@@ -69,7 +77,6 @@ async function runEngine(e, { workloads, data, refs, policy, timed, res }) {
   } catch (err) {
     Object.assign(entry, { status: 'failed to load', reason: String(err.message).split('\n')[0] });
     console.log(`${e.id}: failed to load: ${entry.reason}`);
-    await runner.close();
     return;
   }
   for (const wl of workloads) {
@@ -95,7 +102,6 @@ async function runEngine(e, { workloads, data, refs, policy, timed, res }) {
     }
     if (timed) res.rows.push(row);
   }
-  await runner.close();
 }
 
 function runBrowser(quick) {

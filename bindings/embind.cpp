@@ -8,6 +8,7 @@
 
 #include "attention.h"
 #include "multi_head_attention.h"
+#include "parallel.h"
 #include "transformer.h"
 
 namespace {
@@ -152,6 +153,7 @@ std::string kernelsName() { return attn::default_kernels().name; }
 
 EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("kernelsName", &kernelsName);
+  emscripten::function("setNumThreads", &attn::set_num_threads);
   emscripten::class_<MultiHeadAttentionHandle>("MultiHeadAttentionHandle")
       .constructor<>()
       .function("configure", &MultiHeadAttentionHandle::configure)

@@ -45,8 +45,12 @@ await build({
     js: "const __attnModuleUrl = 'file://' + (__filename.startsWith('/') ? '' : '/') + encodeURI(__filename.replace(/\\\\/g, '/')).replace(/#/g, '%23').replace(/\\?/g, '%3F');",
   },
 });
-for (const variant of ['simd', 'scalar'])
+for (const variant of ['simd', 'scalar', 'threads'])
   copyFileSync(join(wasmDir, `attention_${variant}.wasm`), join(dist, `attention_${variant}.wasm`));
+// The pthreads build's glue and worker stay files of their own: workers load them by path.
+// .cjs: the package is "type": "module", and these are CommonJS scripts.
+copyFileSync(join(wasmDir, 'attention_threads.js'), join(dist, 'attention_threads.cjs'));
+copyFileSync(join(wasmDir, 'attention_threads.worker.js'), join(dist, 'attention_threads.worker.cjs'));
 
 // Declarations: tsc writes one .d.ts per source file; ship them under dist/types.
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'bindings/ts/tsconfig.json'), '--outDir', join(dist, 'types')], { stdio: 'inherit' });

@@ -1,5 +1,7 @@
 #include "attention.h"
 
+#include "parallel.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -51,7 +53,7 @@ constexpr int kKeyBlock = 128;
 // are never computed. Memory: one block of scores plus O, whatever seq_k is.
 void attend_head_tiled(const Kernels& kn, const AttentionShape& s, const Masks& m, int b, int h,
                        float scale, const float* q, long q_stride, const float* kt, const float* v,
-                       long v_stride, float* z, long z_stride, AttentionWorkspace& ws) {
+                       long v_stride, float* z, long z_stride, HeadScratch& ws) {
   float* S = ws.scores.data();
   float* O = ws.out_block.data();
   float* row_max = ws.row_stats.data();
@@ -130,26 +132,38 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
       product_or_zero({plane, std::size_t(s.batch), std::size_t(s.heads)}, &ok);
   if (!ok) return "attention is too large: batch*heads*seqQ*seqK overflows";
   const std::size_t score_floats = materialize ? plane : std::size_t(kQueryBlock) * kKeyBlock;
-  if (!ws.scores.resize(score_floats)) return out_of_memory("the score matrix", score_floats);
-  if (!ws.k_t.resize(kt)) return out_of_memory("the transposed keys", kt);
-  if (!materialize && (!ws.out_block.resize(std::size_t(kQueryBlock) * s.d_v) || !ws.row_stats.resize(2 * kQueryBlock)))
-    return out_of_memory("the output block", std::size_t(kQueryBlock) * s.d_v);
+  // Allocate every thread's scratch up front: an allocation failure inside the parallel loop
+  // could not be reported cleanly.
+  const int threads = num_threads();
+  if (static_cast<int>(ws.per_thread.size()) < threads) ws.per_thread.resize(threads);
+  for (int t = 0; t < threads; ++t) {
+    HeadScratch& hs = ws.per_thread[t];
+    if (!hs.scores.resize(score_floats)) return out_of_memory("the score matrix", score_floats * threads);
+    if (!hs.k_t.resize(kt)) return out_of_memory("the transposed keys", kt * threads);
+    if (!materialize && (!hs.out_block.resize(std::size_t(kQueryBlock) * s.d_v) || !hs.row_stats.resize(2 * kQueryBlock)))
+      return out_of_memory("the output block", std::size_t(kQueryBlock) * s.d_v);
+  }
   if (trace) {
     for (Buffer* t : {&trace->raw_scores, &trace->scaled_scores, &trace->masked_scores, &trace->weights})
       if (!t->resize(all_planes)) return out_of_memory("the attention trace", all_planes * 4);
   }
-  float* S = ws.scores.data();
-  float* Kt = ws.k_t.data();
 
-  for (int b = 0; b < s.batch; ++b)
-    for (int h = 0; h < s.heads; ++h) {
+  // Heads are independent: each (batch, head) pair writes only its own slices of z, weights and
+  // trace. Small problems stay on the calling thread: waking workers costs more than they save.
+  const double work = double(s.batch) * s.heads * s.seq_q * s.seq_k * (s.d_k + s.d_v);
+  const ChunkFn heads = [&](int p0, int p1, int worker) {
+    HeadScratch& hs = ws.per_thread[worker];
+    float* S = hs.scores.data();
+    float* Kt = hs.k_t.data();
+    for (int p = p0; p < p1; ++p) {
+      const int b = p / s.heads, h = p % s.heads;
       transpose_keys(s, k.at(b, h), k.row_stride, Kt);
       if (!materialize) {
         attend_head_tiled(kn, s, m, b, h, scale, q.at(b, h), q.row_stride, Kt, v.at(b, h), v.row_stride,
-                          z.at(b, h), z.row_stride, ws);
+                          z.at(b, h), z.row_stride, hs);
         continue;
       }
-      const long at = (static_cast<long>(b) * s.heads + h) * static_cast<long>(plane);
+      const long at = static_cast<long>(p) * static_cast<long>(plane);
       kn.gemm(s.seq_q, s.seq_k, s.d_k, q.at(b, h), static_cast<int>(q.row_stride), Kt, s.seq_k, S,
               s.seq_k, false);
       if (trace) copy_plane(trace->raw_scores.data() + at, S, plane);
@@ -169,6 +183,9 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
       kn.gemm(s.seq_q, s.d_v, s.seq_k, S, s.seq_k, v.at(b, h), static_cast<int>(v.row_stride),
               z.at(b, h), static_cast<int>(z.row_stride), false);
     }
+  };
+  if (work < kParallelMinWork) heads(0, s.batch * s.heads, 0);
+  else parallel_for(s.batch * s.heads, 1, heads);
   return "";
 }
 

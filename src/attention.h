@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "buffer.h"
 #include "kernels.h"
@@ -50,12 +51,18 @@ struct AttentionTrace {
   Buffer raw_scores, scaled_scores, masked_scores, weights;
 };
 
-// Scratch reused across calls so a steady stream of same-shaped calls does not allocate.
-struct AttentionWorkspace {
+// One thread's scratch for one head at a time.
+struct HeadScratch {
   Buffer scores;     // seq_q x seq_k when materializing, one score block when tiled
   Buffer k_t;        // d_k x seq_k: K transposed so Q K^T is a plain GEMM
   Buffer out_block;  // tiled path: the unnormalized output of one query block
   Buffer row_stats;  // tiled path: running max and sum per query row of the block
+};
+
+// Scratch reused across calls so a steady stream of same-shaped calls does not allocate; one
+// HeadScratch per thread, as heads run in parallel in threaded builds.
+struct AttentionWorkspace {
+  std::vector<HeadScratch> per_thread;
 };
 
 // Checks masks' consistency with the shape (float masks: no NaN or +inf). Empty string = ok.

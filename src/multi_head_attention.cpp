@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "parallel_gemm.h"
+
 namespace attn {
 namespace {
 
@@ -114,7 +116,7 @@ void MultiHeadAttention::project(const float* x, int rows, int in_dim, const Pro
                                  float* y, int ldy) const {
   // Start from the bias (zeros without one), then accumulate x W on top.
   for (int i = 0; i < rows; ++i) std::memcpy(y + static_cast<long>(i) * ldy, p.b, out_dim * sizeof(float));
-  kn_->gemm(rows, out_dim, in_dim, x, in_dim, p.w, p.ld, y, ldy, true);
+  gemm_parallel(*kn_, rows, out_dim, in_dim, x, in_dim, p.w, p.ld, y, ldy, true);
 }
 
 std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float* weights,

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "parallel_gemm.h"
+
 namespace attn {
 namespace {
 
@@ -36,7 +38,7 @@ void gelu_tanh(float* x, std::size_t n) {
 // y (rows x out) = x (rows x in) W + b
 void linear(const Kernels& kn, const float* x, int rows, int in, const float* W, const float* b, int out, float* y) {
   for (int r = 0; r < rows; ++r) std::memcpy(y + static_cast<long>(r) * out, b, out * sizeof(float));
-  kn.gemm(rows, out, in, x, in, W, out, y, out, true);
+  gemm_parallel(kn, rows, out, in, x, in, W, out, y, out, true);
 }
 
 // Copies columns [c0, c0 + n) of a rows x cols matrix.
@@ -220,7 +222,7 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
     for (std::size_t i = 0; i < nd; ++i) x[i] += a_.data()[i];
   }
   layer_norm(x, n, D, lnf_w_.data(), lnf_b_.data(), cfg_.layer_norm_eps, h_.data());
-  kn_->gemm_bt(n, cfg_.vocab_size, D, h_.data(), D, wte_.data(), D, logits, cfg_.vocab_size);
+  gemm_bt_parallel(*kn_, n, cfg_.vocab_size, D, h_.data(), D, wte_.data(), D, logits, cfg_.vocab_size);
   return "";
 }
 

@@ -11,7 +11,7 @@ import type { FloatInput } from './validate.js';
 import type { WasmModule } from './wasm_module.js';
 
 export { AttentionError } from './errors.js';
-export { simdSupported } from './loader.js';
+export { simdSupported, MAX_THREADS } from './loader.js';
 export type { LoadOptions, Variant } from './loader.js';
 export { MultiHeadAttention } from './multi_head_attention.js';
 export type { ForwardOptions, ForwardResult, MultiHeadAttentionConfig, MultiHeadAttentionWeights, MultiHeadTrace, ResolvedConfig } from './multi_head_attention.js';
@@ -28,13 +28,16 @@ export type { AttnMask, BoolInput, FloatInput } from './validate.js';
 
 /** One instantiated WebAssembly module. Layers created from it share its memory. */
 export class AttentionModule {
-  /** Which build runs: 'simd' (WebAssembly SIMD128) or 'scalar'. */
+  /** Which build runs: 'simd' (WebAssembly SIMD128), 'scalar', or 'simd-threads'. */
   readonly variant: Variant;
+  /** Threads one call may use (1 except in the threaded build). */
+  readonly threads: number;
   private sdpa: ScaledDotProductAttention | null = null;
 
   /** @internal use loadAttention() */
-  constructor(private readonly mod: WasmModule, variant: Variant) {
+  constructor(private readonly mod: WasmModule, variant: Variant, threads: number) {
     this.variant = variant;
+    this.threads = threads;
   }
 
   /** A multi-head attention layer; set its weights before calling forward(). */
@@ -72,6 +75,6 @@ export class AttentionModule {
  * next to this script, or from `wasmUrl`. Several calls give independent modules.
  */
 export async function loadAttention(options: LoadOptions = {}): Promise<AttentionModule> {
-  const { mod, variant } = await instantiate(options);
-  return new AttentionModule(mod, variant);
+  const { mod, variant, threads } = await instantiate(options);
+  return new AttentionModule(mod, variant, threads);
 }

@@ -5,7 +5,8 @@ import createScalar from 'attention-glue:scalar';
 import { AttentionError } from './errors.js';
 import type { WasmModule } from './wasm_module.js';
 
-export type Variant = 'simd' | 'scalar';
+/** Which WebAssembly build runs. 'simd-threads' is the SIMD build with pthreads (Node). */
+export type Variant = 'simd' | 'scalar' | 'simd-threads';
 
 export interface LoadOptions {
   /** true: require SIMD, false: force the scalar build, 'auto' (default): detect. */
@@ -14,7 +15,16 @@ export interface LoadOptions {
   wasmUrl?: string | URL;
   /** The .wasm bytes themselves: nothing is fetched. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * Threads for one call's work (heads and GEMM column panels run in parallel). 'auto'
+   * (default): in Node, the threaded build with min(4, CPU cores) threads; in browsers, 1.
+   * Threads need Node 18+; the threaded build is not offered to browsers yet.
+   */
+  threads?: number | 'auto';
 }
+
+/** The most threads the threaded build runs (its pre-spawned pool is 3 workers + the caller). */
+export const MAX_THREADS = 4;
 
 // A minimal module whose one function uses i8x16.splat: valid only where SIMD128 is supported.
 const SIMD_PROBE = new Uint8Array([
@@ -60,8 +70,63 @@ export async function readBytes(url: URL | string): Promise<ArrayBuffer | Uint8A
   return response.arrayBuffer();
 }
 
+const nodeProcess = (globalThis as { process?: { versions?: { node?: string } } }).process;
+const isNode = !!nodeProcess?.versions?.node;
+
+async function cpuCount(): Promise<number> {
+  const osName = 'node:os';
+  const os = await import(osName);
+  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+}
+
+async function chooseThreads(options: LoadOptions): Promise<number> {
+  const requested = options.threads ?? 'auto';
+  if (requested === 'auto') {
+    // wasmUrl / wasmBinary name a single-threaded build's bytes: honour them as given.
+    const explicit = options.wasmUrl !== undefined || options.wasmBinary !== undefined;
+    return isNode && !explicit && options.simd !== false && simdSupported() ? Math.min(MAX_THREADS, await cpuCount()) : 1;
+  }
+  if (!Number.isInteger(requested) || requested < 1 || requested > MAX_THREADS)
+    throw new AttentionError(`threads must be 'auto' or an integer from 1 to ${MAX_THREADS}, got ${String(requested)}`);
+  if (requested > 1 && !isNode) throw new AttentionError('threads > 1 needs Node: the threaded build is not offered to browsers yet');
+  if (requested > 1 && options.simd === false) throw new AttentionError('threads > 1 comes with the SIMD build only: drop simd: false');
+  return requested;
+}
+
+// The pthreads build stays a set of files beside dist/ (its workers load the glue by path), so
+// it is required at run time rather than bundled.
+async function instantiateThreaded(threads: number): Promise<WasmModule> {
+  const moduleName = 'node:module', urlName = 'node:url', fsName = 'node:fs/promises';
+  const [{ createRequire }, { fileURLToPath }, { readFile }] = await Promise.all([import(moduleName), import(urlName), import(fsName)]);
+  const file = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
+  const factory = createRequire(import.meta.url)(file('attention_threads.cjs')) as (m: Record<string, unknown>) => Promise<WasmModule>;
+  const bytes: Uint8Array = await readFile(file('attention_threads.wasm'));
+  const mod = await factory({
+    locateFile: (path: string) => file(path.endsWith('.worker.js') ? 'attention_threads.worker.cjs' : path),
+    instantiateWasm(imports: WebAssembly.Imports, done: (i: WebAssembly.Instance, m: WebAssembly.Module) => void) {
+      WebAssembly.instantiate(bytes as BufferSource, imports).then((r) => done(r.instance, r.module));
+      return {};
+    },
+  });
+  const effective = mod.setNumThreads(threads);
+  // The pool's workers must not keep Node alive once the program is done.
+  const pool = (mod as unknown as { PThread?: { unusedWorkers: { unref?(): void }[]; runningWorkers: { unref?(): void }[] } }).PThread;
+  for (const w of [...(pool?.unusedWorkers ?? []), ...(pool?.runningWorkers ?? [])]) w.unref?.();
+  if (effective !== threads) throw new AttentionError(`could not start ${threads} threads (got ${effective})`);
+  return mod;
+}
+
 /** Instantiates one build; resolves when its runtime is ready. */
-export async function instantiate(options: LoadOptions): Promise<{ mod: WasmModule; variant: Variant }> {
+export async function instantiate(options: LoadOptions): Promise<{ mod: WasmModule; variant: Variant; threads: number }> {
+  const threads = await chooseThreads(options);
+  if (threads > 1) {
+    try {
+      return { mod: await instantiateThreaded(threads), variant: 'simd-threads', threads };
+    } catch (e) {
+      if (e instanceof AttentionError) throw e;
+      throw new AttentionError(`could not load the threaded build: ${(e as Error).message}. Pass { threads: 1 } to use one thread`);
+    }
+  }
   const variant = chooseVariant(options.simd ?? 'auto');
   let bytes: ArrayBuffer | Uint8Array;
   try {
@@ -86,5 +151,5 @@ export async function instantiate(options: LoadOptions): Promise<{ mod: WasmModu
     },
   });
   const mod = await Promise.race([ready, failure]);
-  return { mod, variant };
+  return { mod, variant, threads: 1 };
 }

@@ -41,6 +41,7 @@ export interface WasmModule {
   _malloc(bytes: number): number;
   _free(ptr: number): void;
   kernelsName(): string;
+  setNumThreads(n: number): number;
   MultiHeadAttentionHandle: new () => MultiHeadAttentionHandle;
   AttentionHandle: new () => AttentionHandle;
   Gpt2Handle: new () => Gpt2Handle;

@@ -5,11 +5,14 @@ const fs = require('node:fs');
 const root = path.resolve(__dirname, '../..');
 const api = require(path.join(root, 'dist/index.cjs'));
 
-const variants = ['simd', 'scalar'];
+// Every build the package ships: SIMD on one thread, scalar, and SIMD with 2 pthreads.
+const variants = ['simd', 'scalar', 'simd-threads'];
+const OPTIONS = { simd: { threads: 1 }, scalar: { simd: false }, 'simd-threads': { threads: 2 } };
 const modules = {};
 /** One module per variant, loaded once per test file. */
 async function load(variant) {
-  modules[variant] ??= await api.loadAttention({ simd: variant === 'simd' });
+  modules[variant] ??= await api.loadAttention(OPTIONS[variant]);
+  expect(modules[variant].variant).toBe(variant);
   return modules[variant];
 }
 

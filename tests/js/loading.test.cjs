@@ -7,11 +7,23 @@ const { api, root, randomArray } = require('./helpers.cjs');
 
 const dist = path.join(root, 'dist');
 
-test('CommonJS: require() gives the API, SIMD is picked automatically in Node 20', async () => {
+test('CommonJS: require() gives the API; in Node, SIMD with threads is picked automatically', async () => {
   expect(api.simdSupported()).toBe(true);
+  const cores = require('node:os').availableParallelism();
   const attn = await api.loadAttention();
-  expect(attn.variant).toBe('simd');
+  expect(attn.threads).toBe(Math.min(api.MAX_THREADS, cores));
+  expect(attn.variant).toBe(attn.threads > 1 ? 'simd-threads' : 'simd');
+  expect((await api.loadAttention({ threads: 1 })).variant).toBe('simd');
   expect((await api.loadAttention({ simd: false })).variant).toBe('scalar');
+  await expect(api.loadAttention({ threads: 9 })).rejects.toThrow(/threads must be 'auto' or an integer from 1 to 4, got 9/);
+  await expect(api.loadAttention({ threads: 2, simd: false })).rejects.toThrow(/threads > 1 comes with the SIMD build only/);
+});
+
+test('a Node program using the threaded build exits by itself', () => {
+  const script = `const { loadAttention } = require(${JSON.stringify(path.join(dist, 'index.cjs'))});
+    loadAttention({ threads: 2 }).then((a) => console.log(a.variant));`;
+  const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 });
+  expect(out.trim()).toBe('simd-threads');
 });
 
 test('ESM: import() of the package entry works in Node', () => {
@@ -24,7 +36,7 @@ test('ESM: import() of the package entry works in Node', () => {
     const { output } = mha.forward(new Float32Array(12).fill(1));
     let err; try { mha.forward(new Float32Array(5)); } catch (e) { err = e; }
     mha.dispose();
-    console.log(JSON.stringify({ variant: attn.variant, n: output.length, v: output[0], named: err instanceof AttentionError }));
+    console.log(JSON.stringify({ variant: attn.variant.slice(0, 4), n: output.length, v: output[0], named: err instanceof AttentionError }));
   `;
   const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
   // 1*0.1*4 per projection: V rows = 0.4, output = 4 * 0.4 * 0.1 = 0.16
@@ -45,24 +57,27 @@ test('a wrong wasmUrl or corrupt bytes give an AttentionError that says what to 
     .rejects.toThrow(/failed to instantiate/);
 });
 
-test('both builds give the same answer', async () => {
-  const [simd, scalar] = await Promise.all([api.loadAttention({ simd: true }), api.loadAttention({ simd: false })]);
+test('all builds give the same answer', async () => {
+  const [simd, scalar, threaded] = await Promise.all([api.loadAttention({ threads: 1 }), api.loadAttention({ simd: false }), api.loadAttention({ threads: 2 })]);
   const cfg = { dModel: 64, numHeads: 4 };
   const w = { wQ: randomArray(4096, 1), wK: randomArray(4096, 2), wV: randomArray(4096, 3), wO: randomArray(4096, 4),
     bQ: randomArray(64, 5), bK: randomArray(64, 6), bV: randomArray(64, 7), bO: randomArray(64, 8) };
   const x = randomArray(3 * 37 * 64, 9);
   const run = (m) => { const l = m.createMultiHeadAttention(cfg); l.setWeights(w); const r = l.forward(x, { batch: 3, causal: true }); l.dispose(); return r.output; };
-  const a = run(simd), b = run(scalar);
+  const a = run(simd), b = run(scalar), c = run(threaded);
   for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-5 + 1e-4 * Math.abs(b[i]));
+  for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - c[i])).toBeLessThan(1e-5 + 1e-4 * Math.abs(a[i]));
 });
 
-test('the SIMD .wasm contains f32x4 arithmetic and the scalar one none', () => {
+test('the SIMD .wasm files contain f32x4 arithmetic and the scalar one none', () => {
   const count = (file) => {
     const text = execFileSync('wasm-objdump', ['-d', path.join(dist, file)], { encoding: 'utf8', maxBuffer: 1 << 28 });
     return { mul: (text.match(/f32x4\.mul/g) || []).length, add: (text.match(/f32x4\.add/g) || []).length, v128: (text.match(/v128\./g) || []).length };
   };
-  const simd = count('attention_simd.wasm');
-  expect(simd.mul).toBeGreaterThan(10);
-  expect(simd.add).toBeGreaterThan(10);
+  for (const file of ['attention_simd.wasm', 'attention_threads.wasm']) {
+    const simd = count(file);
+    expect(simd.mul).toBeGreaterThan(10);
+    expect(simd.add).toBeGreaterThan(10);
+  }
   expect(count('attention_scalar.wasm')).toEqual({ mul: 0, add: 0, v128: 0 });
 });

@@ -21,7 +21,7 @@ export function renderHeadView(container, data, sel, on = {}) {
   const heads = sel.head === 'all' ? Array.from({ length: data.nHead }, (_, h) => h) : [sel.head];
 
   const labelW = Math.min(160, Math.max(48, ...[...queries, ...keys].map((t) => textWidth(tokenLabel(t), FONT) + 14)));
-  const gap = Math.max(60, Math.min(260, width - 2 * labelW - 16));
+  const gap = Math.max(60, Math.min(380, width - 2 * labelW - 16));
   const xL = 8 + labelW, xR = xL + gap;
   const top = 52;
   const height = top + Math.max(n, m) * ROW + 12;

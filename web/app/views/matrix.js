@@ -4,13 +4,16 @@
 import { el, fmt, numList, tokenLabel } from './dom.js';
 import { signedColor, weightColor, textOn, MASKED_FILL } from './colors.js';
 
-/** The name with ^X / _X written as superscript / subscript (text nodes only). */
+/**
+ * Text with ^Q, ^K, ^V, ^O, ^T as superscripts and _1, _k, _h as subscripts (text nodes only; the
+ * short lists keep words like c_proj and d_model as they are).
+ */
 export function mathName(name) {
   const out = el('span', { class: 'mx-name' });
-  const re = /([\^_])(\d+|[A-Za-z])/g;
+  const re = /\^([QKVOT])|_(\d+|k|h)(?![A-Za-z])/g;
   let at = 0, m;
   while ((m = re.exec(name))) {
-    out.append(name.slice(at, m.index), el(m[1] === '^' ? 'sup' : 'sub', { text: m[2] }));
+    out.append(name.slice(at, m.index), m[1] ? el('sup', { text: m[1] }) : el('sub', { text: m[2] }));
     at = m.index + m[0].length;
   }
   out.append(name.slice(at));
@@ -93,7 +96,7 @@ export class MatrixView {
           input.setAttribute('aria-invalid', Number.isFinite(Number(input.value.replace('−', '-'))) && input.value.trim() !== '' ? 'false' : 'true');
           continue;
         }
-        cell.textContent = fmt(v, decimals);
+        cell.textContent = fmt(v, term.integer ? 0 : decimals);
         cell.title = Number.isFinite(v) ? String(v) : (v < 0 ? '−∞ (masked)' : String(v));
         let bg = '', fg = '';
         if (v === -Infinity) { bg = MASKED_FILL; fg = '#57606a'; } else if (term.probability) { bg = weightColor(v); fg = textOn(v); } else if (term.signed) bg = signedColor(v, maxAbs);
@@ -114,6 +117,6 @@ export class MatrixView {
 export function shapeBox(term) {
   return el('figure', { class: 'mx mx-shape-only', 'data-step': term.key, 'data-shape': `${term.rows}x${term.cols}` },
     el('figcaption', {}, mathName(term.name), ' ', el('span', { class: 'mx-shape', text: `${term.rows} × ${term.cols}` })),
-    el('div', { class: 'mx-placeholder', style: `aspect-ratio: ${Math.max(0.25, Math.min(4, term.cols / term.rows))}` },
-      el('span', { text: term.note ?? 'not printed' })));
+    el('div', { class: 'mx-placeholder', style: `aspect-ratio: ${Math.max(1, Math.min(2.2, term.cols / term.rows)).toFixed(2)}` },
+      el('span', {}, mathName(term.note ?? 'not printed'))));
 }

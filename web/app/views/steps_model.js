@@ -73,11 +73,11 @@ export function buildSteps(input) {
       : `Each head has its own slice of the projection weights (plus a bias). Q${sub}, K${sub}, V${sub} are the library's trace for this head.`,
     terms: [],
     groups: [
-      [input.x ? mat('xq', 'X', n, dModel, input.x, { ...rowsQ, signed: true, compact: true }) : shapeOnly('xq', 'X', n, dModel), op('×'),
+      [input.x && seed ? mat('xq', 'X', n, dModel, input.x, { ...rowsQ, signed: true, compact: true }) : shapeOnly('xq', 'X', n, dModel, input.x ? 'as in step 1' : 'not exposed'), op('×'),
         wTerm('wQ', 'W^Q', dModel, dK, input.weights?.wQ), op(seed ? '=' : '+ b^Q ='), mat('q', `Q${sub}`, n, dK, q, { ...rowsQ, signed: true })],
-      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : rowsQ, mat, shapeOnly, 'k'), op('×'),
+      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : rowsQ, mat, shapeOnly, 'k', seed), op('×'),
         wTerm('wK', 'W^K', dModel, dK, input.weights?.wK), op(seed ? '=' : '+ b^K ='), mat('k', `K${sub}`, m, dK, k, { ...rowsK, signed: true })],
-      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : rowsQ, mat, shapeOnly, 'v'), op('×'),
+      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : rowsQ, mat, shapeOnly, 'v', seed), op('×'),
         wTerm('wV', 'W^V', dModel, dV, input.weights?.wV), op(seed ? '=' : '+ b^V ='), mat('v', `V${sub}`, m, dV, v, { ...rowsK, signed: true })],
     ],
   });
@@ -109,7 +109,7 @@ export function buildSteps(input) {
     explain: input.causal ? 'A query may not look at later keys: their scores become −∞, which the softmax turns into 0.'
       : 'Without a mask every query sees every key (self-attention in an encoder, or cross-attention).',
     terms: [mat('scaled2', 'scaled', n, m, scaled, { ...rowsQ, colLabels: kt, signed: true, compact: true }), op('+'),
-      mat('mask', 'M', n, m, mask, { ...rowsQ, colLabels: kt }), op('='),
+      mat('mask', 'M', n, m, mask, { ...rowsQ, colLabels: kt, integer: true }), op('='),
       mat('maskedScores', 'masked', n, m, masked, { ...rowsQ, colLabels: kt, signed: true })],
   });
 
@@ -138,7 +138,7 @@ export function buildSteps(input) {
   steps.push({
     id: 'concat', title: H > 1 ? `Concatenate the ${H} heads` : 'Concatenate the heads (one head: Z itself)',
     explain: H > 1 ? `Z_1 … Z_${H} side by side; head ${h + 1}'s block is highlighted.` : 'With a single head the concatenation is just Z.',
-    terms: [mat('concat', `Concat(Z_1…Z_${H})`, wide ? 1 : n, width, rowOf(trace.concat, width), { ...rowOpts(width), signed: true, highlightCols: [h * dV, (h + 1) * dV] })],
+    terms: [mat('concat', H > 1 ? `Concat(Z_1…Z_${H})` : 'Concat(Z)', wide ? 1 : n, width, rowOf(trace.concat, width), { ...rowOpts(width), signed: true, highlightCols: H > 1 ? [h * dV, (h + 1) * dV] : undefined })],
   });
   const outCols = dModel;
   steps.push({
@@ -152,7 +152,8 @@ export function buildSteps(input) {
   return steps;
 }
 
-function shapeOrInput(name, values, rows, cols, labels, mat, shapeOnly, suffix) {
+function shapeOrInput(name, values, rows, cols, labels, mat, shapeOnly, suffix, seed) {
+  if (!seed) return shapeOnly(`${name.toLowerCase()}${suffix}`, name, rows, cols, values ? 'as in step 1' : 'not exposed');
   return values ? mat(`${name.toLowerCase()}${suffix}`, name, rows, cols, values, { ...labels, signed: true, compact: true }) : shapeOnly(`${name.toLowerCase()}${suffix}`, name, rows, cols);
 }
 

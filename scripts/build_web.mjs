@@ -1,0 +1,82 @@
+// Builds the demo site into build/web/: the page, the embeddable widget and the worker bundled by
+// esbuild (the library from dist/ included), the .wasm files and the model. Self-contained: no CDN,
+// no server logic; any static file server can host it.
+//
+// Usage: node scripts/build_web.mjs            (after scripts/build.sh has produced dist/)
+// Env:   DEMO_MODEL=<folder>  serve another model folder instead of web/models/brown-gpt2
+//                             (e.g. a random one from scripts/make_dev_model.mjs, for development)
+//        OUT=<dir>            output folder (default build/web)
+import { build } from 'esbuild';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const web = join(root, 'web');
+const out = resolve(root, process.env.OUT ?? 'build/web');
+const modelDir = resolve(root, process.env.DEMO_MODEL ?? 'web/models/brown-gpt2');
+const modelName = basename(modelDir);
+
+function fail(message) {
+  console.error(`build_web: ${message}`);
+  process.exit(1);
+}
+
+for (const f of ['index.js', 'attention_simd.wasm', 'attention_scalar.wasm'])
+  if (!existsSync(join(root, 'dist', f))) fail(`dist/${f} is missing: run "SKIP_BOOTSTRAP=1 bash scripts/build.sh" first`);
+const MODEL_FILES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'];
+const missing = MODEL_FILES.filter((f) => !existsSync(join(modelDir, f)));
+if (missing.length)
+  fail(`the model folder ${relative(root, modelDir) || modelDir} lacks ${missing.join(', ')}.`
+    + (process.env.DEMO_MODEL ? '' : ' The trained model is produced by tools/train/run_all.sh; to develop without it,'
+      + ' run "node scripts/make_dev_model.mjs /tmp/devmodel" and build with DEMO_MODEL=/tmp/devmodel.'));
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+await build({
+  entryPoints: { main: join(web, 'app/main.js'), 'attention-view': join(web, 'app/attention_view.js'), worker: join(web, 'app/worker.js') },
+  outdir: out,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2020', 'chrome91', 'firefox114', 'safari15'],
+  minify: true,
+  sourcemap: 'linked',
+  legalComments: 'none',
+  logLevel: 'warning',
+  // The scripts find the model relative to themselves.
+  define: { DEMO_MODEL_PATH: JSON.stringify(`./models/${modelName}/`) },
+});
+
+for (const f of ['index.html', 'embed-example.html', 'page.css']) copyFileSync(join(web, f), join(out, f));
+for (const f of ['attention_simd.wasm', 'attention_scalar.wasm']) copyFileSync(join(root, 'dist', f), join(out, f));
+const modelOut = join(out, 'models', modelName);
+mkdirSync(modelOut, { recursive: true });
+// heads.json (the head analysis) and MODEL_CARD.md are optional extras the page links or reads.
+for (const f of [...MODEL_FILES, 'heads.json', 'MODEL_CARD.md'])
+  if (existsSync(join(modelDir, f))) copyFileSync(join(modelDir, f), join(modelOut, f));
+
+// What a first visit downloads, raw and gzipped (the page itself, JS, WASM, model).
+const firstVisit = ['index.html', 'page.css', 'main.js', 'worker.js', 'attention_simd.wasm',
+  ...MODEL_FILES.map((f) => `models/${modelName}/${f}`), ...(existsSync(join(modelOut, 'heads.json')) ? [`models/${modelName}/heads.json`] : [])];
+const sizes = firstVisit.map((f) => {
+  const bytes = readFileSync(join(out, f));
+  return { file: f, bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+});
+const total = sizes.reduce((a, s) => ({ bytes: a.bytes + s.bytes, gzip: a.gzip + s.gzip }), { bytes: 0, gzip: 0 });
+const group = (test) => sizes.filter((s) => test(s.file)).reduce((a, s) => a + s.bytes, 0);
+const info = {
+  model: modelName, files: sizes, total,
+  js: group((f) => f.endsWith('.js')), wasm: group((f) => f.endsWith('.wasm')), modelBytes: group((f) => f.startsWith('models/')),
+  widget: statSync(join(out, 'attention-view.js')).size,
+};
+writeFileSync(join(out, 'build-info.json'), JSON.stringify(info, null, 1));
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+console.log(`build_web: ${relative(root, out)}/ (model: ${modelName})`);
+for (const s of sizes) console.log(`  ${s.file.padEnd(36)} ${kb(s.bytes).padStart(11)}  gzip ${kb(s.gzip).padStart(11)}`);
+console.log(`  ${'first visit total'.padEnd(36)} ${kb(total.bytes).padStart(11)}  gzip ${kb(total.gzip).padStart(11)}`);
+console.log(`  (JS ${kb(info.js)}, WASM ${kb(info.wasm)}, model ${kb(info.modelBytes)}; widget script ${kb(info.widget)})`);
+if (readdirSync(out).length === 0) fail('nothing was written');

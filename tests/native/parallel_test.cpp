@@ -1,0 +1,67 @@
+// The thread pool covers every index exactly once, and threaded layers match single-threaded ones.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <vector>
+
+#include "multi_head_attention.h"
+#include "parallel.h"
+#include "reference.h"
+
+namespace {
+
+class Threads : public ::testing::Test {
+ protected:
+  void TearDown() override { attn::set_num_threads(1); }
+};
+
+TEST_F(Threads, ParallelForCoversEveryIndexOnceWithAlignedChunks) {
+  ASSERT_EQ(attn::set_num_threads(2), 2);
+  for (int n : {1, 7, 8, 9, 64, 1000})
+    for (int grain : {1, 8}) {
+      std::vector<std::atomic<int>> hits(n);
+      std::atomic<int> max_worker{0};
+      attn::parallel_for(n, grain, [&](int b, int e, int w) {
+        if (b % grain != 0) ADD_FAILURE() << "chunk start " << b << " not aligned to " << grain;
+        for (int i = b; i < e; ++i) hits[i]++;
+        int m = max_worker.load();
+        while (w > m && !max_worker.compare_exchange_weak(m, w)) {}
+      });
+      for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "n " << n << " index " << i;
+      EXPECT_LT(max_worker.load(), 2);
+    }
+  // Many jobs in a row: no lost wake-ups.
+  std::atomic<long> total{0};
+  for (int round = 0; round < 2000; ++round)
+    attn::parallel_for(16, 1, [&](int b, int e, int) { total += e - b; });
+  EXPECT_EQ(total.load(), 2000L * 16);
+}
+
+TEST_F(Threads, TwoThreadsGiveTheSameLayerOutput) {
+  std::mt19937 rng(11);
+  const int D = 96, H = 6, B = 2, S = 70;
+  const auto w = ref::to_float(ref::random_vec(rng, 4 * D * D + 4 * D, 0.1));
+  attn::MultiHeadAttention mha;
+  ASSERT_EQ(mha.configure({D, H, 0, 0, 0, 0, true}), "");
+  const float* p = w.data();
+  ASSERT_EQ(mha.set_weights({p, p + D * D, p + 2 * D * D, p + 3 * D * D, p + 4 * D * D, p + 4 * D * D + D,
+                             p + 4 * D * D + 2 * D, p + 4 * D * D + 3 * D}),
+            "");
+  const auto x = ref::to_float(ref::random_vec(rng, size_t(B) * S * D));
+  attn::MhaInput in;
+  in.query = in.key = in.value = x.data();
+  in.batch = B, in.seq_q = in.seq_k = S;
+  in.masks.causal = true;
+  std::vector<float> one(B * S * D), two(B * S * D), w1(B * H * S * S), w2(B * H * S * S);
+  attn::set_num_threads(1);
+  ASSERT_EQ(mha.forward(in, one.data(), w1.data(), nullptr), "");
+  ASSERT_EQ(attn::set_num_threads(2), 2);
+  ASSERT_EQ(mha.forward(in, two.data(), w2.data(), nullptr), "");
+  for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i], two[i]) << i;  // same arithmetic, same order
+  for (size_t i = 0; i < w1.size(); ++i) ASSERT_EQ(w1[i], w2[i]) << i;
+  ASSERT_EQ(mha.forward(in, two.data(), nullptr, nullptr), "");  // the tiled path, threaded
+  for (size_t i = 0; i < one.size(); ++i) ASSERT_NEAR(one[i], two[i], 1e-5) << i;
+}
+
+}  // namespace

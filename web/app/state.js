@@ -1,0 +1,67 @@
+// What the page shows, and its round trip through the URL, so that a link reproduces the view.
+// Layers, heads and tokens are 1-based in the URL (as labelled on the page) and 0-based inside.
+import { SEED_DEFAULTS, CROSS_DEFAULT_Y } from './seed_preset.js';
+
+export const DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired";
+export const DEFAULT_SECOND = 'The street was wide and the animal was slow';
+export const VIEWS = ['heads', 'model', 'heatmap', 'steps'];
+const SEED_KEYS = ['x', 'y', 'wQ', 'wK', 'wV', 'wO'];
+
+export function defaultState() {
+  return {
+    preset: 'model', sentence: DEFAULT_SENTENCE, layer: 0, head: 0, view: 'heads', query: null,
+    causal: false, cross: false, second: DEFAULT_SECOND, decimals: 4, // causal: the seed preset's toggle (GPT-2 is always causal)
+    seed: { ...structuredClone(SEED_DEFAULTS), y: CROSS_DEFAULT_Y.slice() },
+  };
+}
+
+const int = (text, min, fallback) => {
+  const v = Number.parseInt(text, 10);
+  return Number.isInteger(v) && v >= min ? v : fallback;
+};
+
+/** URL query string -> state (unknown or malformed values fall back to the defaults). */
+export function parseState(search) {
+  const p = new URLSearchParams(search);
+  const s = defaultState();
+  if (p.get('preset') === 'seed') s.preset = 'seed';
+  if (p.has('s')) s.sentence = p.get('s');
+  s.layer = int(p.get('layer'), 1, 1) - 1;
+  s.head = p.get('head') === 'all' ? 'all' : int(p.get('head'), 1, 1) - 1;
+  if (VIEWS.includes(p.get('view'))) s.view = p.get('view');
+  s.query = p.has('q') ? int(p.get('q'), 1, 1) - 1 : null;
+  s.causal = p.get('causal') === '1';
+  s.cross = p.get('cross') === '1';
+  if (p.has('s2')) s.second = p.get('s2');
+  s.decimals = Math.min(6, Math.max(1, int(p.get('d'), 1, 4)));
+  // Edited seed matrices: "wQ:0.54,-0.17,0.59,0.65;x:..." (only those that differ from the seed).
+  for (const part of (p.get('w') ?? '').split(';')) {
+    const [key, list] = part.split(':');
+    if (!SEED_KEYS.includes(key) || !list) continue;
+    const values = list.split(',').map(Number);
+    if (values.length === s.seed[key].length && values.every(Number.isFinite)) s.seed[key] = values;
+  }
+  return s;
+}
+
+/** state -> URL query string; parameters at their default are left out. */
+export function serializeState(s) {
+  const p = new URLSearchParams();
+  const d = defaultState();
+  if (s.preset === 'seed') p.set('preset', 'seed');
+  if (s.preset !== 'seed' && s.sentence !== d.sentence) p.set('s', s.sentence);
+  if (s.layer !== 0) p.set('layer', String(s.layer + 1));
+  if (s.head !== 0) p.set('head', s.head === 'all' ? 'all' : String(s.head + 1));
+  if (s.view !== 'heads') p.set('view', s.view);
+  if (s.query !== null && s.query !== undefined) p.set('q', String(s.query + 1));
+  if (s.causal) p.set('causal', '1');
+  if (s.cross) p.set('cross', '1');
+  if (s.cross && s.preset !== 'seed' && s.second !== d.second) p.set('s2', s.second);
+  if (s.decimals !== 4) p.set('d', String(s.decimals));
+  if (s.preset === 'seed') {
+    const edited = SEED_KEYS.filter((k) => s.seed[k].some((v, i) => v !== d.seed[k][i]));
+    if (edited.length) p.set('w', edited.map((k) => `${k}:${s.seed[k].join(',')}`).join(';'));
+  }
+  const text = p.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,58 @@
+// CSS for the views, as a string: the page puts it in a <style>, each <attention-view> in its
+// shadow root (where the page's own styles cannot reach).
+export const VIEW_CSS = `
+.attn-svg { display: block; max-width: 100%; height: auto; }
+.attn-svg .tok { cursor: pointer; }
+.attn-svg .tok:focus { outline: none; }
+.attn-svg .tok:focus-visible { text-decoration: underline; text-decoration-thickness: 2px; }
+.attn-svg .thumb { cursor: pointer; }
+.attn-svg .thumb:focus { outline: none; }
+.attn-svg:focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
+.heat-wrap { position: relative; overflow-x: auto; }
+.heat-tip { position: absolute; pointer-events: none; background: #1b1f24; color: #fff; font: 12px/1.3 system-ui, sans-serif;
+  padding: 3px 6px; border-radius: 4px; white-space: nowrap; z-index: 2; }
+.heat-readout { font: 13px/1.4 system-ui, sans-serif; color: #1b1f24; margin: 6px 0 0; min-height: 1.4em; }
+
+.step { border-top: 1px solid #d0d7de; padding: 10px 0 14px; }
+.step h3 { font: 600 15px/1.3 system-ui, sans-serif; margin: 0 0 4px; color: #1b1f24; }
+.step-num { display: inline-block; min-width: 1.5em; height: 1.5em; line-height: 1.5em; text-align: center; border-radius: 50%;
+  background: #0969da; color: #fff; font-size: 12px; margin-right: 4px; }
+.step-explain { font: 13px/1.45 system-ui, sans-serif; color: #424a53; margin: 0 0 8px; max-width: 62em; }
+.eq { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 10px; margin: 6px 0; }
+.eq .op { font: 18px/1 system-ui, sans-serif; color: #1b1f24; white-space: nowrap; }
+.mx { margin: 0; max-width: 100%; }
+.mx figcaption { font: 600 13px/1.3 system-ui, sans-serif; color: #1b1f24; margin-bottom: 2px; }
+.mx .mx-shape { font-weight: 400; color: #57606a; font-size: 12px; }
+.mx-scroll { overflow-x: auto; max-width: 100%; }
+.mx-grid { display: grid; position: relative; font: 12.5px/1 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; align-items: center; }
+.mx-col { font: 11px/1.2 system-ui, sans-serif; color: #57606a; text-align: center; padding: 0 3px 3px; white-space: nowrap; }
+.mx-row { font: 12px/1 system-ui, sans-serif; color: #1b1f24; text-align: right; padding-right: 8px; white-space: nowrap; }
+.mx-row-pick { cursor: pointer; }
+.mx-row-pick:hover { text-decoration: underline; }
+.mx-row.mx-hl { font-weight: 700; }
+.mx-c { padding: 4px 6px; text-align: right; white-space: nowrap; z-index: 1; border-radius: 2px; }
+.mx-c.mx-hl { box-shadow: inset 0 0 0 2px #bf8700; }
+.mx-c.mx-hc:not(.mx-hl) { box-shadow: inset 0 -3px 0 #bf8700; }
+.mx-sum { color: #57606a; padding-left: 12px; }
+.mx-bracket { position: absolute; inset: -2px -3px; pointer-events: none; } /* absolute: spans its grid area without taking cells from auto-placement */
+.mx-bracket::before, .mx-bracket::after { content: ''; position: absolute; top: 0; bottom: 0; width: 5px; border: 1.5px solid #1b1f24; }
+.mx-bracket::before { left: 0; border-right: none; }
+.mx-bracket::after { right: 0; border-left: none; }
+.mx-compact .mx-grid { font-size: 11px; }
+.mx-compact .mx-c { padding: 2px 4px; }
+.mx-in { width: 5.2em; font: 12.5px/1.2 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; text-align: right; padding: 2px 4px;
+  border: 1px solid #8c959f; border-radius: 3px; background: #fffbe6; color: #1b1f24; }
+.mx-in:focus { outline: 2px solid #0969da; outline-offset: 0; }
+.mx-in[aria-invalid="true"] { border-color: #cf222e; background: #ffebe9; }
+.mx-shape-only .mx-placeholder { width: 96px; min-height: 44px; max-height: 96px; display: flex; align-items: center; justify-content: center;
+  border: 1px dashed #8c959f; background: repeating-linear-gradient(45deg, #f6f8fa, #f6f8fa 6px, #eaeef2 6px, #eaeef2 12px);
+  font: 11px/1.3 system-ui, sans-serif; color: #57606a; text-align: center; padding: 4px; }
+.step-detail { font: 13px/1.5 system-ui, sans-serif; color: #1b1f24; }
+.step-detail p { margin: 4px 0; }
+.dot-line { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
+.dot-lhs { color: #57606a; }
+.softmax-table { border-collapse: collapse; font: 12.5px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.softmax-table th, .softmax-table td { padding: 2px 10px; text-align: right; border-bottom: 1px solid #eaeef2; }
+.softmax-table thead th { font: 600 11.5px/1.3 system-ui, sans-serif; color: #57606a; }
+.steps-note { font: 13px/1.45 system-ui, sans-serif; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 8px 10px; }
+`;
