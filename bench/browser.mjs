@@ -32,7 +32,6 @@ async function main() {
     await page.goto(`${url}/bench/browser/index.html`);
     await page.waitForFunction(() => typeof window.runBench === 'function', null, { timeout: 30000 });
     const result = await page.evaluate((o) => window.runBench(o), { workload: values.workload, quick: values.quick });
-    result.version = context.browser()?.version();
     if (errors.length) result.pageErrors = errors;
     if (values.json) {
       console.log(JSON.stringify(result));

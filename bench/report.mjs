@@ -59,17 +59,24 @@ export function formatReport(res) {
   const byId = Object.fromEntries(res.engines.map((e) => [e.id, e]));
   const peakG = res.peak?.gflops;
 
+  const m = res.meta;
+  out.push('', `Machine: ${m.cpu}, ${m.cores} cores, load average ${m.loadavg.map((x) => x.toFixed(2)).join(' ')} at start; Node ${m.node}.`);
   out.push('', `== Results (${res.meta.quick ? 'quick' : 'full'} run; medians of ${res.meta.quick ? 'few' : 'many'} reps; ratio = ours / fastest peer, < 1 is faster) ==`);
-  const rows = res.rows.map((r) => {
+  // Grouped by workload (in the workloads' order), engines in the registry's order.
+  const wlOrder = res.meta.workloads.map((w) => w.name);
+  const engOrder = res.engines.map((e) => e.id);
+  const sorted = [...res.rows].sort((a, b) => wlOrder.indexOf(a.workload) - wlOrder.indexOf(b.workload) || engOrder.indexOf(a.engine) - engOrder.indexOf(b.engine));
+  const rows = sorted.map((r) => {
     const e = byId[r.engine];
     const ratio = res.ratios.find((x) => x.workload === r.workload && x.engine === r.engine);
     const pctPeak = peakG && r.gflops && !e.native ? `${((100 * r.gflops) / (peakG * e.threads)).toFixed(0)}%` : '-';
     const agree = r.agreement ? `${r.agreement.rel.toExponential(1)}${r.agrees ? '' : ' DISAGREES'}` : (r.isReference ? 'reference' : '-');
     const status = r.error ? `ERROR: ${r.error.split('\n')[0].slice(0, 60)}` : ratio ? `${ratio.ratio.toFixed(2)} vs ${ratio.peer}` : '';
-    return [r.workload, r.engine, agree, fmt(r.firstCallMs, 3), fmt(r.medianMs, 3), fmt(r.minMs, 3), r.reps ?? '-', fmt(r.gflops), pctPeak, status];
+    return [r.workload, r.engine, agree, fmt(r.firstCallMs, 3), fmt(r.medianMs, 3), fmt(r.minMs, 3), r.reps ?? '-', fmt(r.gflops), pctPeak, r.cpuPerWall != null ? r.cpuPerWall.toFixed(2) : '-', status];
   });
-  out.push(table(['workload', 'engine', 'agree(rel)', 'first ms', 'median ms', 'min ms', 'reps', 'GFLOP/s', '%peak', 'ratio'], rows, [3, 4, 5, 6, 7, 8]));
+  out.push(table(['workload', 'engine', 'agree(rel)', 'first ms', 'median ms', 'min ms', 'reps', 'GFLOP/s', '%peak', 'cpu/wall', 'ratio'], rows, [3, 4, 5, 6, 7, 8, 9]));
   out.push(`%peak: GFLOP/s / (measured WASM SIMD peak x threads); not given for native. agree(rel): max|out - ours-simd| / max|ours-simd|, tolerance ${res.meta.tolerance}.`);
+  out.push('cpu/wall: CPU time over wall time while timed; below 1 (1 thread) or 2 (2 threads) the engine was waiting for a core, so its numbers are inflated by other load.');
 
   const skipped = res.engines.filter((e) => e.status !== 'ok');
   if (skipped.length) {
@@ -83,7 +90,7 @@ export function formatReport(res) {
   if (res.peak) {
     out.push('', '== WASM peak on this machine (one thread) ==');
     if (res.peak.skip) out.push(`skipped: ${res.peak.skip}`);
-    else out.push(`f32x4 mul+add: ${fmt(res.peak.gflops)} GFLOP/s (best of ${Object.entries(res.peak.variants).filter(([n]) => n.startsWith('simd')).map(([n, g]) => `${n.replace('simd_chains_', '')} chains ${fmt(g)}`).join(', ')}); scalar f32: ${fmt(res.peak.scalarGflops)} GFLOP/s`);
+    else out.push(`f32x4 mul+add: ${fmt(res.peak.gflops)} GFLOP/s (best of ${Object.entries(res.peak.variants).filter(([n]) => n.startsWith('simd')).map(([n, g]) => `${n.replace('simd_chains_', '')} chains ${fmt(g)}`).join(', ')}); scalar f32: ${fmt(res.peak.scalarGflops)} GFLOP/s${res.peak.runs ? `; best of two runs (before/after the engines: ${res.peak.runs.map((g) => fmt(g)).join(' / ')})` : ''}`);
   }
 
   out.push('', '== .wasm sizes ==');
@@ -102,12 +109,13 @@ export function formatReport(res) {
   if (res.browser) {
     out.push('', '== Browser (headless Chromium, bert, 1 thread) ==');
     if (res.browser.error) out.push(`failed: ${res.browser.error}`);
-    else out.push(table(['engine', 'median ms', 'min ms', 'reps', 'agree(rel)'], res.browser.rows.map((r) => [r.engine, fmt(r.medianMs, 3), fmt(r.minMs, 3), r.reps ?? '-', r.error ? `ERROR ${r.error}` : r.rel != null ? r.rel.toExponential(1) : '-']), [1, 2, 3]));
+    else {
+      out.push(`${(res.browser.userAgent ?? '').match(/HeadlessChrome\/[\d.]+/)?.[0] ?? 'Chromium'}, crossOriginIsolated ${res.browser.crossOriginIsolated}`);
+      out.push(table(['engine', 'first ms', 'median ms', 'min ms', 'reps', 'GFLOP/s', 'agree(rel)'], res.browser.rows.map((r) => (r.error
+        ? [r.engine, '-', '-', '-', '-', '-', `ERROR ${r.error}`]
+        : [r.engine, fmt(r.firstCallMs, 3), fmt(r.medianMs, 3), fmt(r.minMs, 3), r.reps, fmt(r.gflops), r.rel != null ? r.rel.toExponential(1) : 'reference'])), [1, 2, 3, 4, 5]));
+    }
   }
 
-  const noisy = res.rows.filter((r) => r.cpuPerWall != null && byId[r.engine].threads === 2);
-  if (noisy.length) {
-    out.push('', `2-thread engines, CPU time / wall time while timed (2.0 = both cores busy): ${noisy.map((r) => `${r.engine}/${r.workload} ${r.cpuPerWall.toFixed(2)}`).join(', ')}`);
-  }
   return out.join('\n');
 }

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ChildEngine } from './engine_proxy.mjs';
 import { ENGINES, REFERENCE_ID, selectEngines } from './engines/index.mjs';
 import { NativeEngine } from './engines/native.mjs';
-import { measurePeak } from './peak.mjs';
+import { measurePeak, mergePeaks } from './peak.mjs';
 import { checkTargets, computeRatios, formatReport } from './report.mjs';
 import { wasmSizes } from './sizes.mjs';
 import { POLICY } from './timing.mjs';
@@ -112,11 +112,17 @@ function runBrowser(quick) {
 }
 
 async function main() {
-  const opt = options();
+  let opt;
+  try {
+    opt = options();
+  } catch (e) {
+    console.error(`bench: ${e.message}\n${HELP}`);
+    process.exit(2);
+  }
   ensureDist();
   const policy = opt.quick ? POLICY.quick : POLICY.full;
   const res = {
-    meta: { date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.cpus().length, quick: opt.quick, policy, tolerance: TOLERANCE, workloads: opt.workloads },
+    meta: { date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.cpus().length, loadavg: os.loadavg(), quick: opt.quick, policy, tolerance: TOLERANCE, workloads: opt.workloads },
     engines: [], rows: [],
   };
   console.log(`attention-wasm bench: ${opt.workloads.map((w) => w.name).join(', ')} on ${opt.engines.map((e) => e.id).join(', ')}${opt.quick ? ' (quick)' : ''}`);
@@ -134,6 +140,7 @@ async function main() {
     await runEngine(e, { workloads: opt.workloads, data, refs, policy, timed: opt.engines.includes(e), res });
   }
 
+  if (!res.peak.skip) res.peak = mergePeaks(res.peak, await measurePeak({ quick: opt.quick }));
   if (opt.browser) res.browser = runBrowser(opt.quick);
   res.ratios = computeRatios(res.rows, res.engines);
   res.targets = checkTargets(res.rows, res.ratios, res.peak);

@@ -10,7 +10,7 @@ const ORT_DIR = '/node_modules/onnxruntime-web/dist/';
 
 async function ours(wl, d) {
   const t = performance.now();
-  const attn = await loadAttention({ simd: true });
+  const attn = await loadAttention({ simd: true, threads: 1 });
   const loadMs = performance.now() - t;
   const mha = attn.createMultiHeadAttention({ dModel: wl.dModel, numHeads: wl.numHeads, bias: true });
   mha.setWeights(d);

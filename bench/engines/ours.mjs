@@ -2,16 +2,24 @@
 // dist/ has one. Each engine runs in its own fresh process, so loadMs is a cold instantiate.
 const DIST = new URL('../../dist/index.js', import.meta.url);
 
-export async function load({ simd, threads }) {
+export async function load({ simd, threads = 1 }) {
   const t0 = performance.now();
   const lib = await import(DIST.href);
   const t1 = performance.now();
-  const attn = await lib.loadAttention(threads ? { simd, threads } : { simd });
+  // threads is always explicit: in Node the library's default is its threaded build, and the
+  // 1-thread engines must stay on one thread.
+  let attn;
+  try {
+    attn = await lib.loadAttention({ simd, threads });
+  } catch (e) {
+    if (threads > 1) return { skip: `not built (loadAttention({ threads: ${threads} }) failed: ${e.message})` };
+    throw e;
+  }
   const t2 = performance.now();
-  // A later change adds loadAttention({ threads }); until dist/ has it, the option is ignored
-  // and the module reports no `threads`, which is how "not built" is detected.
-  if (threads && attn.threads !== threads) {
-    return { skip: `not built (dist/ has no ${threads}-thread variant: loadAttention({ threads: ${threads} }) returned threads=${attn.threads})` };
+  // A dist/ without a threaded build ignores the option and reports no `threads`: "not built".
+  if ((attn.threads ?? 1) !== threads) {
+    const why = threads > 1 ? 'not built (dist/ has no threaded variant' : 'could not force one thread (';
+    return { skip: `${why}: loadAttention({ threads: ${threads} }) returned threads=${attn.threads})` };
   }
   return {
     loadMs: t2 - t0,

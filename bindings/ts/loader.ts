@@ -17,8 +17,8 @@ export interface LoadOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /**
    * Threads for one call's work (heads and GEMM column panels run in parallel). 'auto'
-   * (default): in Node, the threaded build with min(4, CPU cores) threads; in browsers, 1.
-   * Threads need Node 18+; the threaded build is not offered to browsers yet.
+   * (default): the threaded build with min(4, CPU cores) threads in Node, and in browsers when
+   * the page is cross-origin isolated (COOP/COEP headers); else 1 thread.
    */
   threads?: number | 'auto';
 }
@@ -70,10 +70,16 @@ export async function readBytes(url: URL | string): Promise<ArrayBuffer | Uint8A
   return response.arrayBuffer();
 }
 
-const nodeProcess = (globalThis as { process?: { versions?: { node?: string } } }).process;
-const isNode = !!nodeProcess?.versions?.node;
+const env = globalThis as { process?: { versions?: { node?: string } }; crossOriginIsolated?: boolean; navigator?: { hardwareConcurrency?: number } };
+const isNode = !!env.process?.versions?.node;
+
+/** Whether this environment can run the threaded build (shared memory + workers). */
+function threadsAvailable(): boolean {
+  return isNode || (env.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function');
+}
 
 async function cpuCount(): Promise<number> {
+  if (!isNode) return env.navigator?.hardwareConcurrency ?? 1;
   const osName = 'node:os';
   const os = await import(osName);
   return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
@@ -84,25 +90,42 @@ async function chooseThreads(options: LoadOptions): Promise<number> {
   if (requested === 'auto') {
     // wasmUrl / wasmBinary name a single-threaded build's bytes: honour them as given.
     const explicit = options.wasmUrl !== undefined || options.wasmBinary !== undefined;
-    return isNode && !explicit && options.simd !== false && simdSupported() ? Math.min(MAX_THREADS, await cpuCount()) : 1;
+    return threadsAvailable() && !explicit && options.simd !== false && simdSupported() ? Math.min(MAX_THREADS, await cpuCount()) : 1;
   }
   if (!Number.isInteger(requested) || requested < 1 || requested > MAX_THREADS)
     throw new AttentionError(`threads must be 'auto' or an integer from 1 to ${MAX_THREADS}, got ${String(requested)}`);
-  if (requested > 1 && !isNode) throw new AttentionError('threads > 1 needs Node: the threaded build is not offered to browsers yet');
+  if (requested > 1 && !threadsAvailable())
+    throw new AttentionError('threads > 1 needs shared memory: in browsers, serve the page cross-origin isolated (Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy: require-corp)');
   if (requested > 1 && options.simd === false) throw new AttentionError('threads > 1 comes with the SIMD build only: drop simd: false');
   return requested;
 }
 
-// The pthreads build stays a set of files beside dist/ (its workers load the glue by path), so
-// it is required at run time rather than bundled.
+type ThreadsFactory = (m: Record<string, unknown>) => Promise<WasmModule>;
+
+// The pthreads build's glue and worker stay files beside dist/index.js rather than being
+// bundled: its workers load the glue again by URL. Node requires them by path; browsers fetch
+// them and hand the workers blob: URLs, so no server needs to know the .cjs extension.
+async function threadedFiles(): Promise<{ factory: ThreadsFactory; bytes: ArrayBuffer | Uint8Array; locate: Record<string, string> }> {
+  const url = (name: string) => new URL(`./${name}`, import.meta.url);
+  if (isNode) {
+    const moduleName = 'node:module', urlName = 'node:url';
+    const [{ createRequire }, { fileURLToPath }] = await Promise.all([import(moduleName), import(urlName)]);
+    const factory = createRequire(import.meta.url)(fileURLToPath(url('attention_threads.cjs'))) as ThreadsFactory;
+    return { factory, bytes: await readBytes(url('attention_threads.wasm')), locate: { worker: fileURLToPath(url('attention_threads.worker.cjs')) } };
+  }
+  const text = async (name: string) => new TextDecoder().decode(await readBytes(url(name)));
+  const [glue, worker, bytes] = await Promise.all([text('attention_threads.cjs'), text('attention_threads.worker.cjs'), readBytes(url('attention_threads.wasm'))]);
+  const blob = (code: string) => URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
+  // The glue is a classic script that defines createAttentionModule; run it to get the factory.
+  const factory = new Function(`${glue}\nreturn createAttentionModule;`)() as ThreadsFactory;
+  return { factory, bytes, locate: { worker: blob(worker), main: blob(glue) } };
+}
+
 async function instantiateThreaded(threads: number): Promise<WasmModule> {
-  const moduleName = 'node:module', urlName = 'node:url', fsName = 'node:fs/promises';
-  const [{ createRequire }, { fileURLToPath }, { readFile }] = await Promise.all([import(moduleName), import(urlName), import(fsName)]);
-  const file = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
-  const factory = createRequire(import.meta.url)(file('attention_threads.cjs')) as (m: Record<string, unknown>) => Promise<WasmModule>;
-  const bytes: Uint8Array = await readFile(file('attention_threads.wasm'));
+  const { factory, bytes, locate } = await threadedFiles();
   const mod = await factory({
-    locateFile: (path: string) => file(path.endsWith('.worker.js') ? 'attention_threads.worker.cjs' : path),
+    locateFile: (path: string) => (path.endsWith('.worker.js') ? locate.worker : path),
+    ...(locate.main ? { mainScriptUrlOrBlob: locate.main } : {}),
     instantiateWasm(imports: WebAssembly.Imports, done: (i: WebAssembly.Instance, m: WebAssembly.Module) => void) {
       WebAssembly.instantiate(bytes as BufferSource, imports).then((r) => done(r.instance, r.module));
       return {};
@@ -123,8 +146,11 @@ export async function instantiate(options: LoadOptions): Promise<{ mod: WasmModu
     try {
       return { mod: await instantiateThreaded(threads), variant: 'simd-threads', threads };
     } catch (e) {
-      if (e instanceof AttentionError) throw e;
-      throw new AttentionError(`could not load the threaded build: ${(e as Error).message}. Pass { threads: 1 } to use one thread`);
+      // 'auto' falls back to one thread (e.g. a bundler did not copy the threaded files).
+      if ((options.threads ?? 'auto') !== 'auto') {
+        if (e instanceof AttentionError) throw e;
+        throw new AttentionError(`could not load the threaded build: ${(e as Error).message}. Pass { threads: 1 } to use one thread`);
+      }
     }
   }
   const variant = chooseVariant(options.simd ?? 'auto');

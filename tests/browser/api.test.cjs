@@ -26,11 +26,11 @@ async function resultOf(url) {
   return { result, errors };
 }
 
-test('the ES module loads in Chromium, picks SIMD, computes the seed example and throws typed errors', async () => {
+test('the ES module loads in Chromium, picks SIMD (threaded: the test server is cross-origin isolated), computes the seed example and throws typed errors', async () => {
   const { result, errors } = await resultOf(`${base}/tests/browser/pages/api.html`);
   expect(result.failed).toBeUndefined();
   expect(errors).toEqual([]);
-  expect(result.variant).toBe('simd');
+  expect(result.variant).toBe('simd-threads');
   const want = [0.35639, 0.3979, 0.24571, 0.34136, 0.60328, 0.05536, 0.06909, 0.02997, 0.90093];
   result.attention.forEach((a, i) => expect(Math.abs(a - want[i])).toBeLessThan(6e-5));
   const causal = [1, 0, 0, 0.36136, 0.63864, 0, 0.06909, 0.02997, 0.90093];
@@ -54,4 +54,14 @@ test('an esbuild bundle of a page importing "attention-wasm" runs with wasmUrl',
   expect(result.variant).toBe('simd');
   expect(result.output).toHaveLength(12);
   result.output.forEach((v) => expect(v).toBeCloseTo(0.16, 6));
+});
+
+test('a cross-origin isolated page gets the threaded build, with the same numbers', async () => {
+  const { result, errors } = await resultOf(`${base}/tests/browser/pages/threads.html`);
+  expect(result.failed).toBeUndefined();
+  expect(errors).toEqual([]);
+  expect(result.isolated).toBe(true);
+  expect(result.variant).toBe('simd-threads');
+  expect(result.threads).toBeGreaterThan(1);
+  expect(result.maxDiff).toBeLessThan(1e-5);
 });

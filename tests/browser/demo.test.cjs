@@ -78,7 +78,7 @@ test('typing a sentence shows its tokens, and every drawn attention row sums to 
   console.log(`longest main-thread task while typing: ${longest.toFixed(0)} ms`);
   expect(longest).toBeLessThan(250);
   expect(await page.$eval('#sentence', (t) => t.value)).toBe(sentence);
-  expect(new URL(page.url()).searchParams.get('s')).toBe(sentence);
+  expect(new URL(await page.evaluate(() => location.href)).searchParams.get('s')).toBe(sentence);
 
   const nTokens = await page.$$eval('#tokens .token', (b) => b.length);
   const nHeads = await page.$$eval('#head option', (o) => o.filter((x) => x.value !== 'all').length);
@@ -140,7 +140,7 @@ test('the step view reproduces the seed example: softmax, causal mask, output, l
   // Causal: -inf above the diagonal, and the tutorial's masked softmax.
   await page.check('#causal');
   await settled(page);
-  expect(new URL(page.url()).searchParams.get('causal')).toBe('1');
+  expect(new URL(await page.evaluate(() => location.href)).searchParams.get('causal')).toBe('1');
   expect(await stepRow(page, 'maskedScores', 0)).toEqual([expect.closeTo(-0.06637, 4), -Infinity, -Infinity]);
   expectClose(await stepRow(page, 'weights', 1), [0.36136, 0.63864, 0], tol, 'causal softmax "a"');
   expectClose(await stepRow(page, 'output', 1), [-0.00928, 0.60147], tol, 'causal output "a"');
@@ -155,7 +155,7 @@ test('the step view reproduces the seed example: softmax, causal mask, output, l
     return row && Math.abs(Number(row.dataset.values.split(',')[0]) - 3.0821) < 1e-4;
   }, null, { timeout: 10000 });
   expect(await page.evaluate(() => document.activeElement?.dataset.edit)).toBe('wQ');
-  expect(new URL(page.url()).searchParams.get('w')).toBe('wQ:2.54,-0.17,0.59,0.65');
+  expect(new URL(await page.evaluate(() => location.href)).searchParams.get('w')).toBe('wQ:2.54,-0.17,0.59,0.65');
   // An invalid entry is flagged and computes nothing.
   await cell.fill('abc');
   expect(await cell.getAttribute('aria-invalid')).toBe('true');
@@ -197,7 +197,7 @@ test('the model step view: real numbers for one head and query, X for layer 1, c
   // Layer 1's X is computed from the embeddings and checked against the library's Q.
   expect(await page.$eval('#steps-body [data-step="x"]', (f) => f.dataset.shape)).toMatch(/^\d+x\d+$/);
   const check = await page.$eval('[data-step-id="input"] .step-explain', (p) => p.textContent);
-  expect(Number(check.match(/Q to ([0-9.e+-]+)/)[1])).toBeLessThan(1e-3);
+  expect(Number(check.match(/Q to ([0-9.]+(e[+-]?\d+)?)/)[1])).toBeLessThan(1e-3);
   await shot(page, 'model-steps');
   await page.click('#tab-heatmap');
   await settled(page);
@@ -241,7 +241,7 @@ test('the URL holds sentence, layer, head, view and query, and reproduces the vi
   // Change the head: the URL follows; loading that URL gives the same view and numbers.
   await page.selectOption('#head', '3');
   await settled(page);
-  const url = page.url();
+  const url = await page.evaluate(() => location.href);
   expect(new URL(url).searchParams.get('head')).toBe('4');
   const after = await rowsOf(page);
   expect(after).not.toEqual(before);
@@ -249,7 +249,7 @@ test('the URL holds sentence, layer, head, view and query, and reproduces the vi
   await settled(page);
   expect(await page.$eval('.heatmap-view', (s) => [s.dataset.layer, s.dataset.head])).toEqual(['1', '3']);
   expect(await rowsOf(page)).toEqual(after);
-  expect(page.url()).toBe(url);
+  expect(await page.evaluate(() => location.href)).toBe(url);
   expect(errors).toEqual([]);
   await page.close();
 });

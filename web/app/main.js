@@ -206,7 +206,7 @@ function renderInfo() {
   const items = [
     ['Model', info.name], ['Shape', `${c.n_layer} layers × ${c.n_head} heads, d_model ${c.n_embd}, context ${c.n_positions}`],
     ['Vocabulary', `${c.vocab_size} tokens (byte-level BPE)`], ['Weights', `${(info.modelBytes / 1e6).toFixed(1)} MB`],
-    ['Engine', `WebAssembly ${info.variant === 'simd' ? 'SIMD' : 'scalar'} in a worker`],
+    ['Engine', `WebAssembly (${info.variant}) in a worker`],
   ];
   if (run?.loss) items.push(['This sentence', `${run.loss.loss.toFixed(2)} nats/token (perplexity ${run.loss.perplexity.toFixed(1)})`]);
   const link = el('a', { href: new URL('MODEL_CARD.md', MODEL_URL).href, text: 'model card' });

@@ -20,6 +20,12 @@ export function mathName(name) {
   return out;
 }
 
+/** What an editable cell accepts: a finite number (a typographic minus is fine). */
+export function validNumber(text) {
+  const t = String(text).trim().replace(/\u2212/g, '-');
+  return t !== '' && Number.isFinite(Number(t));
+}
+
 export class MatrixView {
   /** term: see steps_model.js; ctx: { decimals, onEdit(key, index, text), onRow(i) } */
   constructor(term, ctx) {
@@ -49,7 +55,10 @@ export class MatrixView {
           cell = el('span', { class: 'mx-c mx-edit' }, el('input', {
             class: 'mx-in', type: 'text', inputmode: 'decimal', spellcheck: 'false', autocomplete: 'off', size: 6,
             'aria-label': `${term.name} row ${r + 1}, column ${c + 1}`, 'data-edit': term.editable, 'data-index': i,
-            oninput: (e) => ctx.onEdit?.(term.editable, i, e.target.value),
+            oninput: (e) => {
+              e.target.setAttribute('aria-invalid', validNumber(e.target.value) ? 'false' : 'true');
+              ctx.onEdit?.(term.editable, i, e.target.value);
+            },
           }));
         } else cell = el('span', { class: 'mx-c' });
         this.cells.push(cell);
@@ -93,7 +102,7 @@ export class MatrixView {
           const input = cell.firstChild;
           // Never rewrite what the user is typing; otherwise show the current value.
           if (input !== input.getRootNode().activeElement && Number(input.value) !== v) input.value = String(v);
-          input.setAttribute('aria-invalid', Number.isFinite(Number(input.value.replace('−', '-'))) && input.value.trim() !== '' ? 'false' : 'true');
+          input.setAttribute('aria-invalid', validNumber(input.value) ? 'false' : 'true');
           continue;
         }
         cell.textContent = fmt(v, term.integer ? 0 : decimals);
