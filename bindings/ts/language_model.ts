@@ -3,13 +3,13 @@
 import { BpeTokenizer } from './bpe_tokenizer.js';
 import type { TokenizerFiles } from './bpe_tokenizer.js';
 import { AttentionError, throwIfError } from './errors.js';
-import { Staging } from './heap.js';
 import { readBytes } from './loader.js';
 import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
 import { parseSafetensors } from './safetensors.js';
 import type { SafetensorsFile } from './safetensors.js';
 import type { Gpt2Handle, WasmModule } from './wasm_module.js';
+import { WasmObject } from './wasm_object.js';
 
 /** The fields of a Hugging Face GPT-2 config.json that the forward pass needs. */
 export interface Gpt2Config {
@@ -89,26 +89,21 @@ function tensorLookup(file: SafetensorsFile) {
   return (name: string) => file.tensors.get(name) ?? file.tensors.get('transformer.' + name);
 }
 
-const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry<{ handle: Gpt2Handle; staging: Staging }>((held) => { held.staging.dispose(); held.handle.delete(); })
-  : null;
-
-export class LanguageModel {
+export class LanguageModel extends WasmObject<Gpt2Handle> {
   readonly config: Required<Omit<Gpt2Config, 'n_ctx' | 'activation_function'>>;
   readonly tokenizer: BpeTokenizer;
-  private handle: Gpt2Handle | null;
-  private readonly staging: Staging;
 
   /** @internal use AttentionModule.loadModel */
-  constructor(private readonly mod: WasmModule, files: ModelFiles) {
+  constructor(mod: WasmModule, files: ModelFiles) {
     const config = checkConfig(files.config);
-    this.config = { ...config, layer_norm_epsilon: config.layer_norm_epsilon ?? 1e-5 };
-    this.tokenizer = files.tokenizer instanceof BpeTokenizer ? files.tokenizer : new BpeTokenizer(files.tokenizer);
-    if (this.tokenizer.vocabSize > config.vocab_size)
-      throw new AttentionError(`tokenizer has ${this.tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);
+    const tokenizer = files.tokenizer instanceof BpeTokenizer ? files.tokenizer : new BpeTokenizer(files.tokenizer);
+    if (tokenizer.vocabSize > config.vocab_size)
+      throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);
     const file = parseSafetensors(files.weights);
-    const handle = new mod.Gpt2Handle();
-    this.staging = new Staging(mod);
+    super(mod, new mod.Gpt2Handle(), 'LanguageModel');
+    this.config = { ...config, layer_norm_epsilon: config.layer_norm_epsilon ?? 1e-5 };
+    this.tokenizer = tokenizer;
+    const handle = this.live();
     try {
       throwIfError(handle.configure(config.vocab_size, config.n_positions, config.n_embd, config.n_layer, config.n_head, this.config.layer_norm_epsilon), 'loadModel');
       const lookup = tensorLookup(file);
@@ -133,12 +128,9 @@ export class LanguageModel {
         LAYER_TENSORS.forEach((name, i) => load(GLOBAL_TENSORS.length + i, l, name, `h.${l}.${name}`));
       throwIfError(handle.finalize(), 'loadModel');
     } catch (e) {
-      this.staging.dispose();
-      handle.delete();
+      this.dispose();
       throw e;
     }
-    this.handle = handle;
-    finalizer?.register(this, { handle, staging: this.staging }, this);
   }
 
   /** Runs the model on text (tokenized here) or on token ids. */
@@ -198,23 +190,6 @@ export class LanguageModel {
     }
     const loss = total / Math.max(1, result.tokens.length - 1);
     return { loss, perplexity: Math.exp(loss) };
-  }
-
-  dispose(): void {
-    if (!this.handle) return;
-    finalizer?.unregister(this);
-    this.staging.dispose();
-    this.handle.delete();
-    this.handle = null;
-  }
-
-  get disposed(): boolean {
-    return this.handle === null;
-  }
-
-  private live(): Gpt2Handle {
-    if (!this.handle) throw new AttentionError('this LanguageModel has been disposed');
-    return this.handle;
   }
 }
 

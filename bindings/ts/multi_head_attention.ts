@@ -1,11 +1,12 @@
 // The public multi-head attention object: validates at the boundary, stages data into the heap,
 // calls the core once, and hands back owned Float32Array copies.
 import { AttentionError, throwIfError } from './errors.js';
-import { Staging, copyOut } from './heap.js';
+import { copyOut } from './heap.js';
 import { attnMask, boolArray, floatArray, positiveInt, toBytes } from './validate.js';
 import type { AttnMask, BoolInput, FloatInput } from './validate.js';
 import { Slot } from './wasm_module.js';
 import type { MultiHeadAttentionHandle, WasmModule } from './wasm_module.js';
+import { WasmObject } from './wasm_object.js';
 
 /** Sizes of a multi-head attention layer. */
 export interface MultiHeadAttentionConfig {
@@ -45,7 +46,21 @@ export interface MultiHeadAttentionWeights {
   bO?: FloatInput;
 }
 
-export interface ForwardOptions {
+/** Masking and scaling, shared by multi-head and scaled dot-product attention. */
+export interface MaskOptions {
+  /** Query i may not attend to key j > i (top-left aligned when S_q != S_k). */
+  causal?: boolean;
+  /** B x S_k, true/1 = ignore that key (PyTorch's key_padding_mask convention). */
+  keyPaddingMask?: BoolInput;
+  /** S_q x S_k or B x H x S_q x S_k; boolean (true = masked) or Float32Array (added to scores). */
+  attnMask?: AttnMask;
+  /** Score scale; default 1/sqrt(dK). */
+  scale?: number;
+  /** Also return per-head attention weights B x H x S_q x S_k. */
+  returnAttention?: boolean;
+}
+
+export interface ForwardOptions extends MaskOptions {
   /** Batch size B; default 1. Inputs are batch-first: B x S x features, row-major. */
   batch?: number;
   /** Query sequence length; default inferred from the query's length. */
@@ -56,16 +71,6 @@ export interface ForwardOptions {
   value?: FloatInput;
   /** Key/value sequence length; default inferred from the key's length. */
   seqLenKV?: number;
-  /** Query i may not attend to key j > i. */
-  causal?: boolean;
-  /** B x S_k, true/1 = ignore that key (PyTorch's key_padding_mask convention). */
-  keyPaddingMask?: BoolInput;
-  /** S_q x S_k or B x H x S_q x S_k; boolean (true = masked) or Float32Array (added to scores). */
-  attnMask?: AttnMask;
-  /** Score scale; default 1/sqrt(dK). */
-  scale?: number;
-  /** Also return per-head attention weights B x H x S_q x S_k. */
-  returnAttention?: boolean;
   /** Also return every intermediate of the computation (see {@link MultiHeadTrace}). */
   trace?: boolean;
 }
@@ -108,23 +113,13 @@ export interface ForwardResult {
 
 export type ResolvedConfig = Required<MultiHeadAttentionConfig>;
 
-// Frees the WASM-side object if the user forgets dispose(); dispose() stays the documented way.
-const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry<{ handle: MultiHeadAttentionHandle; staging: Staging }>((held) => {
-    held.staging.dispose();
-    held.handle.delete();
-  })
-  : null;
-
-export class MultiHeadAttention {
+export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
   /** The configuration with every default filled in. */
   readonly config: ResolvedConfig;
-  private handle: MultiHeadAttentionHandle | null;
-  private readonly staging: Staging;
   private hasWeights = false;
 
   /** @internal use AttentionModule.createMultiHeadAttention */
-  constructor(private readonly mod: WasmModule, config: MultiHeadAttentionConfig) {
+  constructor(mod: WasmModule, config: MultiHeadAttentionConfig) {
     if (typeof config !== 'object' || config === null)
       throw new AttentionError('createMultiHeadAttention needs a config object like { dModel: 512, numHeads: 8 }');
     const dModel = positiveInt('dModel', config.dModel);
@@ -137,13 +132,11 @@ export class MultiHeadAttention {
       handle.delete();
       throwIfError(status, 'createMultiHeadAttention');
     }
-    this.handle = handle;
+    super(mod, handle, 'MultiHeadAttention');
     this.config = Object.freeze({
       dModel, numHeads, dK: handle.dK(), dV: handle.dV(), kdim: handle.kdim(), vdim: handle.vdim(),
       bias: config.bias ?? true,
     });
-    this.staging = new Staging(mod);
-    finalizer?.register(this, { handle, staging: this.staging }, this);
   }
 
   /** Copies the weights into WASM memory (layout: see {@link MultiHeadAttentionWeights}). */
@@ -234,25 +227,6 @@ export class MultiHeadAttention {
       st.release();
     }
   }
-
-  /** Frees the WASM memory of this layer. Any later call throws. Safe to call twice. */
-  dispose(): void {
-    if (!this.handle) return;
-    finalizer?.unregister(this);
-    this.staging.dispose();
-    this.handle.delete();
-    this.handle = null;
-  }
-
-  get disposed(): boolean {
-    return this.handle === null;
-  }
-
-  private live(): MultiHeadAttentionHandle {
-    if (!this.handle) throw new AttentionError('this MultiHeadAttention has been disposed');
-    return this.handle;
-  }
-
 }
 
 /** Owned copies of the core's trace buffers, named and shaped. */

@@ -2,26 +2,19 @@
 import { throwIfError } from './errors.js';
 import { Staging, copyOut } from './heap.js';
 import { inferLength, scaleOption } from './multi_head_attention.js';
+import type { MaskOptions } from './multi_head_attention.js';
 import { attnMask, boolArray, floatArray, positiveInt, toBytes } from './validate.js';
-import type { AttnMask, BoolInput, FloatInput } from './validate.js';
+import type { FloatInput } from './validate.js';
 import { Slot } from './wasm_module.js';
 import type { AttentionHandle, WasmModule } from './wasm_module.js';
 
-export interface ScaledDotProductAttentionOptions {
+export interface ScaledDotProductAttentionOptions extends MaskOptions {
   /** Size of each query/key vector. Required: the other sizes are inferred from lengths. */
   dK: number;
   /** Batch B; default 1. */
   batch?: number;
   /** Heads H; default 1. Tensors are B x H x S x d, row-major. */
   heads?: number;
-  causal?: boolean;
-  /** B x S_k, true = ignore that key. */
-  keyPaddingMask?: BoolInput;
-  /** S_q x S_k or B x H x S_q x S_k; boolean (true = masked) or additive Float32Array. */
-  attnMask?: AttnMask;
-  /** Default 1/sqrt(dK). */
-  scale?: number;
-  returnAttention?: boolean;
   /** Also return raw, scaled and masked scores and the weights. */
   trace?: boolean;
 }

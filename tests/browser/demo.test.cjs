@@ -100,8 +100,8 @@ test('typing a sentence shows its tokens, and every drawn attention row sums to 
   // Heatmap of every layer's last head.
   await page.click('#tab-heatmap');
   for (let layer = 0; layer < nLayers; layer++) {
-    await page.selectOption('#layer', String(layer));
-    await page.selectOption('#head', String(nHeads - 1));
+    await page.selectOption('#layer', { value: String(layer) });
+    await page.selectOption('#head', { value: String(nHeads - 1) });
     await settled(page);
     rows = await rowsOf(page);
     expect(rows.length).toBe(nTokens);
@@ -205,12 +205,12 @@ test('the model step view: real numbers for one head and query, X for layer 1, c
 
   // Deeper layers: X is not exposed by the library, shown as such.
   await page.click('#tab-steps');
-  await page.selectOption('#layer', '1');
+  await page.selectOption('#layer', { value: '1' });
   await settled(page);
   expect(await page.$eval('#steps-body [data-step="x"]', (f) => f.classList.contains('mx-shape-only'))).toBe(true);
 
   // Cross-attention with layer 1's weights: keys from the second sentence.
-  await page.selectOption('#layer', '0');
+  await page.selectOption('#layer', { value: '0' });
   await page.check('#cross');
   await page.fill('#second', 'A dog ran');
   await settled(page);
@@ -239,7 +239,7 @@ test('the URL holds sentence, layer, head, view and query, and reproduces the vi
   const before = await rowsOf(page);
 
   // Change the head: the URL follows; loading that URL gives the same view and numbers.
-  await page.selectOption('#head', '3');
+  await page.selectOption('#head', { value: '3' });
   await settled(page);
   const url = await page.evaluate(() => location.href);
   expect(new URL(url).searchParams.get('head')).toBe('4');
@@ -387,34 +387,48 @@ test('narrow screen: one column, nothing wider than the viewport', async () => {
 });
 
 test('first view interactive time and transfer size', async () => {
+  // Bytes as the server sends them (the worker's own fetches included: the page cannot see those).
+  const sent = new Map();
+  const count = (req, res) => {
+    const end = res.end;
+    res.end = function (data, ...rest) {
+      if (data) sent.set(req.url.split('?')[0], data.length ?? 0);
+      return end.call(this, data, ...rest);
+    };
+  };
+  server.on('request', count);
   const runs = [];
-  let transfer = null;
-  for (let k = 0; k < 3; k++) {
-    // A fresh context each time: nothing cached.
-    const b = await launch();
-    const { page } = await open(b.context, 'about:blank');
-    const sizes = new Map();
-    page.on('requestfinished', async (req) => {
-      const s = await req.sizes().catch(() => null);
-      if (s) sizes.set(req.url(), s.responseBodySize + s.responseHeadersSize);
-    });
-    await page.goto(`${base}/index.html`);
-    await page.waitForSelector('html[data-first-view-ms]', { timeout: 30000 });
-    runs.push(Number(await page.$eval('html', (h) => h.dataset.firstViewMs)));
-    await page.waitForTimeout(300);
-    transfer = [...sizes].map(([url, bytes]) => ({ file: new URL(url).pathname, bytes }));
-    await b.close();
+  let transfer = [];
+  try {
+    for (let k = 0; k < 3; k++) {
+      // A fresh browser profile each time: nothing cached.
+      sent.clear();
+      const b = await launch();
+      const { page } = await open(b.context, 'about:blank');
+      await page.goto(`${base}/index.html`);
+      await page.waitForSelector('html[data-first-view-ms]', { timeout: 30000 });
+      runs.push(Number(await page.$eval('html', (h) => h.dataset.firstViewMs)));
+      await page.waitForFunction(() => document.getElementById('app').dataset.busy === '0');
+      transfer = [...sent].map(([file, bytes]) => ({ file, bytes }));
+      await b.close();
+    }
+  } finally {
+    server.off('request', count);
   }
   runs.sort((a, b) => a - b);
   const total = transfer.reduce((a, f) => a + f.bytes, 0);
+  const kind = (f) => (f.endsWith('.js') ? 'js' : f.endsWith('.wasm') ? 'wasm' : f.includes('/models/') ? 'model' : 'page');
+  const by = {};
+  for (const f of transfer) by[kind(f.file)] = (by[kind(f.file)] ?? 0) + f.bytes;
+  const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
   const info = JSON.parse(fs.readFileSync(path.join(site, 'build-info.json'), 'utf8'));
   console.log(`first view interactive (ms after navigation start, 3 cold loads): ${runs.join(', ')}; median ${runs[1]}\n`
-    + `transferred: ${(total / 1024).toFixed(1)} KiB in ${transfer.length} requests\n`
-    + transfer.map((f) => `  ${f.file} ${(f.bytes / 1024).toFixed(1)} KiB`).join('\n')
-    + `\nbuild-info: JS ${(info.js / 1024).toFixed(1)} KiB, WASM ${(info.wasm / 1024).toFixed(1)} KiB, model ${(info.modelBytes / 1024).toFixed(1)} KiB; gzip total ${(info.total.gzip / 1024).toFixed(1)} KiB`);
-  // The worker's fetches (model, wasm) are part of the page's traffic.
+    + `transferred (uncompressed): ${kib(total)} in ${transfer.length} files: JS ${kib(by.js)}, WASM ${kib(by.wasm)}, model ${kib(by.model)}, HTML+CSS ${kib(by.page)}\n`
+    + transfer.map((f) => `  ${f.file} ${kib(f.bytes)}`).join('\n')
+    + `\nwith gzip (build-info.json): ${kib(info.total.gzip)}`);
   expect(transfer.some((f) => f.file.endsWith('.wasm'))).toBe(true);
   expect(transfer.some((f) => f.file.endsWith('model.safetensors'))).toBe(true);
+  expect(transfer.some((f) => f.file.endsWith('worker.js'))).toBe(true);
   // Target: 1 s on this machine. The bound here leaves room for a loaded CI box.
   expect(runs[1]).toBeLessThan(2000);
 });
