@@ -32,7 +32,7 @@ attn::Masks make_masks(bool causal, std::uintptr_t key_padding, int mask_kind, s
 }
 
 // Trace tensors in the order the seeds walk through them; the wrapper names them.
-enum TraceSlot { kQ, kK, kV, kRaw, kScaled, kMasked, kWeights, kZ, kConcat, kOutput, kSlots };
+enum TraceSlot { kQ, kK, kV, kRaw, kScaled, kMasked, kWeights, kZ, kConcat, kOutput, kInput, kSlots };
 
 const attn::Buffer* attention_slot(const attn::AttentionTrace& t, int slot) {
   switch (slot) {
@@ -52,6 +52,7 @@ const attn::Buffer* mha_slot(const attn::MhaTrace& t, int slot) {
     case kZ: return &t.z;
     case kConcat: return &t.concat;
     case kOutput: return &t.output;
+    case kInput: return &t.x;
     default: return attention_slot(t.attention, slot);
   }
 }

@@ -193,8 +193,9 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
     if (err.empty() && !trace->concat.resize(concat_.size())) err = out_of_memory("the trace", concat_.size());
     if (err.empty()) std::memcpy(trace->concat.data(), concat_.data(), concat_.size() * sizeof(float));
     const std::size_t n_out = q_rows * c.d_model;
-    if (err.empty() && !trace->output.resize(n_out)) err = out_of_memory("the trace", n_out);
+    if (err.empty() && (!trace->output.resize(n_out) || !trace->x.resize(n_out))) err = out_of_memory("the trace", 2 * n_out);
     if (err.empty()) std::memcpy(trace->output.data(), output, n_out * sizeof(float));
+    if (err.empty()) std::memcpy(trace->x.data(), in.query, n_out * sizeof(float));
   }
   return err;
 }

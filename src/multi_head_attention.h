@@ -47,6 +47,7 @@ struct MhaInput {
 
 // The seeds' step-by-step walk for one call. Per-head tensors are batch x heads x rows x cols.
 struct MhaTrace {
+  Buffer x;         // batch x seq_q x d_model: the query input X the walk starts from
   Buffer q, k, v;   // batch x heads x seq x d_k (d_v for v)
   AttentionTrace attention;
   Buffer z;         // batch x heads x seq_q x d_v

@@ -77,6 +77,8 @@ export interface ForwardOptions extends MaskOptions {
 
 /** Every step of the seeds' walk, each an owned copy, row-major with the shape in `shapes`. */
 export interface MultiHeadTrace {
+  /** The query input X the walk starts from (in a language model: LayerNorm of the residual): B x S_q x dModel. */
+  x: Float32Array;
   /** Per-head projections Q_h = X W_h^Q + b: B x H x S_q x dK. */
   q: Float32Array;
   /** B x H x S_k x dK */
@@ -97,7 +99,7 @@ export interface MultiHeadTrace {
   concat: Float32Array;
   /** Concat W^O + b^O: B x S_q x dModel */
   output: Float32Array;
-  shapes: Record<'q' | 'k' | 'v' | 'rawScores' | 'scaledScores' | 'maskedScores' | 'weights' | 'z' | 'concat' | 'output', number[]>;
+  shapes: Record<'x' | 'q' | 'k' | 'v' | 'rawScores' | 'scaledScores' | 'maskedScores' | 'weights' | 'z' | 'concat' | 'output', number[]>;
 }
 
 export interface ForwardResult {
@@ -236,12 +238,12 @@ export function readMhaTrace(mod: WasmModule, handle: { traceData(slot: number):
   const read = (slot: Slot) => copyOut(mod, handle.traceData(slot), handle.traceSize(slot));
   const plane = [B, H, Sq, Sk];
   return {
-    q: read(Slot.Q), k: read(Slot.K), v: read(Slot.V),
+    x: read(Slot.Input), q: read(Slot.Q), k: read(Slot.K), v: read(Slot.V),
     rawScores: read(Slot.RawScores), scaledScores: read(Slot.ScaledScores),
     maskedScores: read(Slot.MaskedScores), weights: read(Slot.Weights),
     z: read(Slot.Z), concat: read(Slot.Concat), output: read(Slot.Output),
     shapes: {
-      q: [B, H, Sq, dK], k: [B, H, Sk, dK], v: [B, H, Sk, dV], rawScores: plane,
+      x: [B, Sq, dModel], q: [B, H, Sq, dK], k: [B, H, Sk, dK], v: [B, H, Sk, dV], rawScores: plane,
       scaledScores: plane, maskedScores: plane, weights: plane, z: [B, H, Sq, dV],
       concat: [B, Sq, H * dV], output: [B, Sq, dModel],
     },

@@ -48,6 +48,6 @@ export interface WasmModule {
 }
 
 /** Trace slots, in the order of bindings/embind.cpp's TraceSlot. */
-export const enum Slot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output }
+export const enum Slot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output, Input }
 
 export type GlueFactory = (moduleArg: Record<string, unknown>) => Promise<WasmModule>;

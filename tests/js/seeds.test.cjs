@@ -53,6 +53,7 @@ describe.each(variants)('%s build', (variant) => {
   test('seed 002 "write a poem": every step of self-attention', async () => {
     const { output, trace } = await poem(false);
     const tol = { abs: 6e-5, rel: 0 }; // the truth above is rounded to 4-5 decimals
+    expectClose(trace.x, X, { abs: 1e-6, rel: 0 }, 'X');
     for (const step of ['q', 'k', 'v', 'rawScores', 'scaledScores', 'weights']) expectClose(trace[step], TRUTH[step], tol, step);
     expectClose(output, TRUTH.output, tol, 'output');
     expectClose(trace.z, TRUTH.output, tol, 'z'); // W^O = I: the head output is the output

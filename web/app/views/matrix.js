@@ -101,7 +101,7 @@ export class MatrixView {
         if (term.editable) {
           const input = cell.firstChild;
           // Never rewrite what the user is typing; otherwise show the current value.
-          if (input !== input.getRootNode().activeElement && Number(input.value) !== v) input.value = String(v);
+          if (input !== input.getRootNode().activeElement && (!validNumber(input.value) || Number(input.value) !== v)) input.value = String(v);
           input.setAttribute('aria-invalid', validNumber(input.value) ? 'false' : 'true');
           continue;
         }
