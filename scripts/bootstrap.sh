@@ -8,7 +8,8 @@ need_apt=()
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
-for pkg in emscripten googletest libgtest-dev cmake wabt chromium; do
+# fonts-dejavu-core: Chromium renders the demo's text in screenshots with it.
+for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 # PyTorch is only needed to regenerate reference fixtures and to train (tools/), not for tests.
