@@ -22,18 +22,22 @@ export async function timeCalls(call, isAsync, policy) {
   const now = () => performance.now();
   let warmCalls = 0;
   const warmStart = now();
-  let lastMs = 0;
+  const warm = [];
   for (;;) {
     const t = now();
     if (isAsync) await call(); else call();
-    lastMs = now() - t;
+    const ms = now() - t;
+    warm.push(ms);
     warmCalls++;
     const spent = now() - warmStart;
     if (warmCalls >= policy.warmupMinCalls && spent >= policy.warmupMinMs) break;
-    if (spent + lastMs > policy.warmupMaxMs) break;
+    if (spent + ms > policy.warmupMaxMs) break;
   }
   const warmupMs = now() - warmStart;
-  const reps = Math.max(policy.minReps, Math.min(policy.maxReps, Math.floor(policy.budgetMs / Math.max(lastMs, 1e-3))));
+  // Size the reps from the warm-up's median call, not its last one: one GC pause or preemption
+  // in the last warm-up call would otherwise cut the reps tenfold.
+  const perCall = median(warm.length > 1 ? warm.slice(1) : warm);
+  const reps = Math.max(policy.minReps, Math.min(policy.maxReps, Math.floor(policy.budgetMs / Math.max(perCall, 1e-3))));
   const samples = new Array(reps);
   const cpu0 = typeof process !== 'undefined' && process.cpuUsage ? process.cpuUsage() : null;
   const wall0 = now();

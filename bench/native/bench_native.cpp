@@ -114,18 +114,21 @@ int main(int argc, char** argv) {
   // Warm-up: caches, page faults of the scratch buffers, CPU clocks.
   int warm_calls = 0;
   auto warm_start = Clock::now();
-  double last_ms = 0;
+  std::vector<double> warm;
   for (;;) {
     auto t = Clock::now();
     call();
-    last_ms = ms_since(t);
+    double ms = ms_since(t);
+    warm.push_back(ms);
     warm_calls++;
     double spent = ms_since(warm_start);
     if (warm_calls >= policy[0] && spent >= policy[1]) break;
-    if (spent + last_ms > policy[2]) break;
+    if (spent + ms > policy[2]) break;
   }
   double warmup_ms = ms_since(warm_start);
-  int reps = int(std::max(policy[4], std::min(policy[5], std::floor(policy[3] / std::max(last_ms, 1e-3)))));
+  // Reps from the median warm-up call (the first one excluded: it is the cold one).
+  double per_call = median(warm.size() > 1 ? std::vector<double>(warm.begin() + 1, warm.end()) : warm);
+  int reps = int(std::max(policy[4], std::min(policy[5], std::floor(policy[3] / std::max(per_call, 1e-3)))));
   std::vector<double> samples(reps);
   volatile float sink = 0;  // reading the output keeps the calls observable
   for (int r = 0; r < reps; r++) {

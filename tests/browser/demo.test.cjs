@@ -187,38 +187,39 @@ test('the step view reproduces the seed example: softmax, causal mask, output, l
   await page.close();
 });
 
-test('the model step view: real numbers for one head and query, X for layer 1, cross-attention', async () => {
+test('the model step view: real numbers for one head and query, X, cross-attention', async () => {
   const { page, errors } = await demo('?view=steps&head=2');
   const n = await page.$$eval('#tokens .token', (b) => b.length);
   const query = n - 1;
   // Every softmax row sums to 1, and the step view's weights are the heatmap's weights.
   for (let i = 0; i < n; i++) expect(Math.abs(sum(await stepRow(page, 'weights', i)) - 1)).toBeLessThan(1e-5);
   const fromSteps = await stepRow(page, 'weights', query);
-  // Layer 1's X is computed from the embeddings and checked against the library's Q.
-  expect(await page.$eval('#steps-body [data-step="x"]', (f) => f.dataset.shape)).toMatch(/^\d+x\d+$/);
-  const check = await page.$eval('[data-step-id="input"] .step-explain', (p) => p.textContent);
-  expect(Number(check.match(/Q to ([0-9.]+(e[+-]?\d+)?)/)[1])).toBeLessThan(1e-3);
+  // X (the trace's) times the layer's W^Q from model.safetensors gives the trace's Q.
+  const xCheck = async () => Number((await page.$eval('[data-step-id="input"] .step-explain', (p) => p.textContent)).match(/Q to ([0-9.]+(e[+-]?\d+)?)/)[1]);
+  expect(await page.$eval('#steps-body [data-step="x"]', (f) => f.dataset.shape)).toBe(`${n}x${await page.$$eval('#steps-body [data-step="x"] .mx-col', (c) => c.length)}`);
+  expect(await xCheck()).toBeLessThan(1e-3);
   await shot(page, 'model-steps');
   await page.click('#tab-heatmap');
   await settled(page);
   expectClose((await rowsOf(page))[query], fromSteps, 1e-6, 'heatmap row = step row');
 
-  // Deeper layers: X is not exposed by the library, shown as such.
+  // A deeper layer: its own X.
   await page.click('#tab-steps');
   await page.selectOption('#layer', { value: '1' });
   await settled(page);
-  expect(await page.$eval('#steps-body [data-step="x"]', (f) => f.classList.contains('mx-shape-only'))).toBe(true);
+  expect(await page.$eval('#steps-body [data-step="x"]', (f) => f.classList.contains('mx-shape-only'))).toBe(false);
+  expect(await xCheck()).toBeLessThan(1e-3);
 
-  // Cross-attention with layer 1's weights: keys from the second sentence.
-  await page.selectOption('#layer', { value: '0' });
+  // Cross-attention with layer 2's weights: keys and values from the second sentence.
   await page.check('#cross');
   await page.fill('#second', 'A dog ran');
   await settled(page);
   const keys = await page.$$eval('#steps-body [data-step="k"] .mx-row', (r) => r.map((e) => e.textContent));
-  expect(keys).toEqual(['<|endoftext|>', 'A', '␣dog', '␣ran']);
+  expect(keys[0]).toBe('<|endoftext|>');
+  expect(keys.slice(1).join('').replace(/␣/g, ' ')).toBe('A dog ran');
   for (let i = 0; i < n; i++) {
     const r = await stepRow(page, 'weights', i);
-    expect(r.length).toBe(4);
+    expect(r.length).toBe(keys.length);
     expect(Math.abs(sum(r) - 1)).toBeLessThan(1e-5);
   }
   await shot(page, 'model-steps-cross');
@@ -371,6 +372,19 @@ test('keyboard: tabs, tokens and heatmap cells are reachable', async () => {
   await page.click('#tab-heads');
   await settled(page);
   expect(await page.$$eval('.head-view .tok', (t) => t.every((e) => e.getAttribute('tabindex') === '0'))).toBe(true);
+  // Focusing (like hovering) a token isolates its lines: a query its row, a key its column.
+  const visible = () => page.$$eval('.head-view line', (ls) => ls.filter((l) => l.getAttribute('visibility') !== 'hidden')
+    .map((l) => [l.parentNode.dataset.query, l.dataset.key]));
+  await page.focus('.head-view .tok-q[data-index="2"]');
+  let lines = await visible();
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.every(([q]) => q === '2')).toBe(true);
+  await page.keyboard.press('ArrowRight'); // to the key column
+  lines = await visible();
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.every(([, k]) => k === '2')).toBe(true);
+  await page.evaluate(() => document.activeElement.blur()); // leaving restores every line
+  expect((await visible()).length).toBe(await page.$$eval('.head-view line', (ls) => ls.length));
   expect(errors).toEqual([]);
   await page.close();
 });

@@ -60,6 +60,7 @@ class AttentionViewElement extends HTMLElement {
   }
 
   connectedCallback() {
+    this.connected = true;
     this.resizeObserver = new ResizeObserver(([entry]) => {
       const w = Math.round(entry.contentRect.width);
       if (Math.abs(w - this.width) > 8) { this.width = w; this.draw(); }
@@ -69,11 +70,13 @@ class AttentionViewElement extends HTMLElement {
   }
 
   disconnectedCallback() {
+    this.connected = false;
     this.resizeObserver?.disconnect();
   }
 
   attributeChangedCallback() {
-    if (!this.isConnected) return;
+    // The initial attributes arrive before connectedCallback, which computes once for all of them.
+    if (!this.connected) return;
     this.local = {};
     clearTimeout(this.timer);
     // Attributes often change together (a script setting sentence then layer): compute once.
@@ -137,7 +140,9 @@ class AttentionViewElement extends HTMLElement {
       },
     };
     const headText = sel.head === 'all' ? 'all heads' : `head ${sel.head + 1}`;
-    this.titleEl.textContent = isSeed ? 'The tutorial’s example: write a poem' : `Layer ${sel.layer + 1} · ${headText}`;
+    this.titleEl.textContent = isSeed ? 'The tutorial’s example: write a poem'
+      : s.view === 'model' ? `${data.nLayer} layers × ${data.nHead} heads: click one to open it`
+        : s.view === 'next' ? 'The model’s next-token predictions' : `Layer ${sel.layer + 1} · ${headText}`;
     this.backButton.hidden = Object.keys(this.local).length === 0;
     this.link.href = DEMO_PAGE + serializeState({ ...s, view: s.view === 'next' ? 'heads' : s.view, layer: sel.layer, head: sel.head });
 

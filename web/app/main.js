@@ -120,7 +120,8 @@ function update(change, { debounce = false } = {}) {
     if (debounce) recomputeSoon(); else recompute();
   }
   syncControls();
-  render();
+  // While typing, nothing visible changes until the worker answers (render() then runs).
+  if (!debounce) render();
 }
 
 function onSeedEdit(key, index, text) {
@@ -234,7 +235,7 @@ function render() {
   renderTokens(data.tokens, sel.query);
   syncPickers(data, sel);
   renderInfo();
-  ui.help.textContent = HELP[state.view];
+  ui.help.textContent = HELP[state.view] + (isSeed && state.cross ? ' Cross-attention is on (switch it in the step view): the keys and values come from “escribe un poema”.' : '');
 
   const handlers = { select: (change) => update(change) };
   ui.graphic.hidden = state.view === 'steps';
@@ -262,12 +263,11 @@ function renderSteps(isSeed, sel) {
     lastSteps = seedSteps(seed, state, sel);
   } else {
     if (run.layer !== sel.layer) return; // the trace for this layer is on its way
-    if (state.cross && !run.cross) {
+    if (state.cross) {
       ui.crossNote.hidden = false;
-      ui.crossNote.textContent = `Cross-attention needs this layer's input X for both sentences; the library exposes it only for layer 1 (there it is the embeddings). Showing self-attention; choose layer 1 for cross-attention.`;
-    } else if (state.cross) {
-      ui.crossNote.hidden = false;
-      ui.crossNote.textContent = 'Layer 1\'s own weights, with queries from the sentence and keys and values from the second sentence. GPT-2 never learned cross-attention (it has none), so the pattern is not meaningful; the arithmetic is the one an encoder-decoder uses.';
+      ui.crossNote.textContent = run.cross
+        ? `Layer ${sel.layer + 1}'s own weights: queries from X of the sentence, keys and values from X of the second sentence (each through layers 1–${sel.layer + 1} on its own). GPT-2 has no cross-attention and never learned any, so the pattern means little; the arithmetic is exactly an encoder-decoder's.`
+        : 'Cross-attention needs the layer input X of both sentences, which this build of the library does not trace. Showing self-attention.';
     }
     lastSteps = modelSteps(run, info, state, sel);
   }

@@ -37,8 +37,8 @@ export function modelSteps(run, info, state, sel) {
   const useCross = state.cross && run.cross;
   const trace = useCross ? run.cross.trace : run.trace;
   const xNote = run.x
-    ? `X is the LayerNorm of the layer's input. For layer 1 that input is the token embedding plus the position embedding, computed here from model.safetensors; X W^Q + b^Q reproduces the library's Q to ${run.xCheck.toExponential(1)}.`
-    : 'X = LN₁(h), the LayerNorm of the residual stream entering this layer. The library\'s trace starts at Q, K, V and does not expose X for layers after the first.';
+    ? `X = LN₁(h): the LayerNorm of the residual stream h entering layer ${sel.layer + 1} (token plus position embedding for layer 1), from the library's trace. With the layer's weights read from model.safetensors, X W^Q + b^Q reproduces the trace's Q to ${run.xCheck.toExponential(1)}.`
+    : 'X = LN₁(h), the LayerNorm of the residual stream entering this layer: this build of the library does not trace it.';
   return buildSteps({
     preset: 'model', queryTokens: run.tokenTexts, keyTokens: useCross ? run.cross.keyTokens : run.tokenTexts,
     cross: !!useCross, head, query: sel.query, causal: !useCross,

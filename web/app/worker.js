@@ -5,7 +5,7 @@
 // Requests are { id, channel, type, payload }. Within one channel only the newest pending request
 // runs: while a sentence is being computed, the keystrokes that arrive meanwhile collapse into one.
 import { loadAttention, parseSafetensors, simdSupported } from '../../dist/index.js';
-import { CheckpointTensors, firstLayerInput, layerAttentionWeights, checkAgainstQ } from './layer_input.js';
+import { CheckpointTensors, layerAttentionWeights, checkAgainstQ } from './layer_weights.js';
 
 let attnPromise = null;
 const models = new Map(); // folder URL -> Promise<entry>
@@ -63,13 +63,6 @@ function encode(entry, text) {
   return { ids: ids.slice(0, max), truncated: ids.length > max };
 }
 
-/** The layer's input X if we can know it exactly (see layer_input.js), else null. */
-function layerInput(entry, ids, layer, trace) {
-  if (trace?.x) return trace.x;
-  if (layer === 0) return firstLayerInput(entry.tensors, entry.config, ids);
-  return null;
-}
-
 function layerLayer(entry, layer) {
   // A MultiHeadAttention holding this GPT-2 layer's weights, for cross-attention.
   if (!entry.layers.has(layer)) {
@@ -101,7 +94,8 @@ const handlers = {
     const predictions = entry.lm.predictNext(r, topK);
     const tokenTexts = r.tokenTexts.slice();
     if (Number.isInteger(entry.eot) && ids[0] === entry.eot) tokenTexts[0] = '<|endoftext|>';
-    const x = layerInput(entry, ids, traceLayer, r.trace);
+    // X = LN_1(h), the layer's input; older library builds did not trace it (the views then say so).
+    const x = r.trace.x ?? null;
     const result = {
       ids, tokenTexts, truncated, layer: traceLayer, attention: r.attention, trace: r.trace, x,
       xCheck: x ? checkAgainstQ(x, layerAttentionWeights(entry.tensors, entry.config, traceLayer), r.trace.q, ids.length, C, H) : null,
@@ -112,7 +106,7 @@ const handlers = {
       // from the second sentence's layer input. GPT-2 was never trained to do this; it shows the
       // mechanics (Q from one sequence, K and V from another) on real weights.
       const other = encode(entry, crossText);
-      const y = layerInput(entry, other.ids, traceLayer, traceLayer === 0 ? null : entry.lm.run(other.ids, { traceLayer }).trace);
+      const y = entry.lm.run(other.ids, { traceLayer }).trace.x;
       if (y) {
         const { mha } = layerLayer(entry, traceLayer);
         const out = mha.forward(x, { key: y, value: y, trace: true, returnAttention: true });

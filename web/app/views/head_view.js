@@ -47,7 +47,7 @@ export function renderHeadView(container, data, sel, on = {}) {
     lx += textWidth(text, FONT) + 30;
   }
   root.append(svg('text', { x: xL, y: top - 12, 'text-anchor': 'end', fill: '#57606a', 'font-size': 11, text: 'queries' }));
-  root.append(svg('text', { x: xR, y: top - 12, fill: '#57606a', 'font-size': 11, text: 'keys' }));
+  root.append(svg('text', { x: xR, y: top - 12, fill: '#57606a', 'font-size': 11, text: data.keyTokens ? 'keys (second sentence: cross-attention)' : 'keys' }));
 
   // Lines first so the tokens stay on top.
   const lines = [];

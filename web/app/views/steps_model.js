@@ -1,6 +1,7 @@
 // The math of one head, step by step, as data: which matrices to show, with what labels, in the
 // seeds' order (X -> Q, K, V -> QK^T -> / sqrt(d_k) -> + M -> softmax -> x V -> concat -> x W^O).
 // steps_view.js draws it as HTML (with editable cells), steps_svg.js as an SVG for export.
+import { tokenLabel } from './dom.js';
 
 /** Per-head slice of a B=1 x H x rows x cols trace tensor. */
 function headSlice(t, h, rows, cols) {
@@ -69,15 +70,15 @@ export function buildSteps(input) {
   const kvSource = cross ? 'Y' : 'X';
   steps.push({
     id: 'qkv', title: `Queries, keys and values${H > 1 ? ` for head ${h + 1}` : ''}`,
-    explain: seed ? 'Multiply the inputs by the three weight matrices (edit any cell: everything below recomputes).'
+    explain: seed ? 'Multiply the inputs by the three weight matrices (edit any cell: everything below recomputes). The tutorial labels them “weightsᵀ”: the same numbers, used as X × W.'
       : `Each head has its own slice of the projection weights (plus a bias). Q${sub}, K${sub}, V${sub} are the library's trace for this head.`,
     terms: [],
     groups: [
       [input.x && seed ? mat('xq', 'X', n, dModel, input.x, { ...rowsQ, signed: true, compact: true }) : shapeOnly('xq', 'X', n, dModel, input.x ? 'as in step 1' : 'not exposed'), op('×'),
         wTerm('wQ', 'W^Q', dModel, dK, input.weights?.wQ), op(seed ? '=' : '+ b^Q ='), mat('q', `Q${sub}`, n, dK, q, { ...rowsQ, signed: true })],
-      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : rowsQ, mat, shapeOnly, 'k', seed), op('×'),
+      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : { rowLabels: qt }, mat, shapeOnly, 'k', seed), op('×'),
         wTerm('wK', 'W^K', dModel, dK, input.weights?.wK), op(seed ? '=' : '+ b^K ='), mat('k', `K${sub}`, m, dK, k, { ...rowsK, signed: true })],
-      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : rowsQ, mat, shapeOnly, 'v', seed), op('×'),
+      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : { rowLabels: qt }, mat, shapeOnly, 'v', seed), op('×'),
         wTerm('wV', 'W^V', dModel, dV, input.weights?.wV), op(seed ? '=' : '+ b^V ='), mat('v', `V${sub}`, m, dV, v, { ...rowsK, signed: true })],
     ],
   });
@@ -134,7 +135,7 @@ export function buildSteps(input) {
   const width = H * dV;
   const wide = width > MAX_FULL_COLS;
   const rowOf = (t, cols) => (wide ? t.subarray(qi * cols, (qi + 1) * cols) : t);
-  const rowOpts = (cols) => (wide ? { rowLabels: [qt[qi]], highlightRow: 0, partial: `row “${qt[qi]}” of ${n} × ${cols}` } : rowsQ);
+  const rowOpts = (cols) => (wide ? { rowLabels: [qt[qi]], partial: `1 × ${cols}: the row of “${tokenLabel(qt[qi])}” (all ${n} rows: ${n} × ${cols})` } : rowsQ);
   steps.push({
     id: 'concat', title: H > 1 ? `Concatenate the ${H} heads` : 'Concatenate the heads (one head: Z itself)',
     explain: H > 1 ? `Z_1 … Z_${H} side by side; head ${h + 1}'s block is highlighted.` : 'With a single head the concatenation is just Z.',

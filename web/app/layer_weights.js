@@ -1,10 +1,6 @@
-// The input X of a GPT-2 attention layer, and that layer's weights in the library's layout, read
-// straight from model.safetensors (worker side).
-//
-// The library's trace starts at Q, K, V: it does not expose X = LN_1(h), the LayerNorm'd residual
-// stream entering the layer. For the first layer h is just token + position embedding, so X can be
-// computed exactly from the file; deeper layers would need the hidden state, which the API does
-// not return (if a future version adds trace.x, it is used instead).
+// A GPT-2 attention layer's weights in the library's layout, read straight from model.safetensors
+// (worker side): for cross-attention with a layer's own weights, and to check that the X the
+// trace reports is the X the layer projected.
 
 /** The tensors of one GPT-2 checkpoint as float32, decoded on first use. */
 export class CheckpointTensors {
@@ -23,25 +19,6 @@ export class CheckpointTensors {
     }
     return t;
   }
-}
-
-/** X = LN_1(wte[token] + wpe[position]) for layer 0: n x C, computed in float64. */
-export function firstLayerInput(tensors, config, ids) {
-  const C = config.n_embd, eps = config.layer_norm_epsilon ?? 1e-5;
-  const wte = tensors.get('wte.weight').data, wpe = tensors.get('wpe.weight').data;
-  const gamma = tensors.get('h.0.ln_1.weight').data, beta = tensors.get('h.0.ln_1.bias').data;
-  const x = new Float32Array(ids.length * C);
-  const h = new Float64Array(C);
-  ids.forEach((id, p) => {
-    let mean = 0;
-    for (let c = 0; c < C; c++) mean += (h[c] = wte[id * C + c] + wpe[p * C + c]);
-    mean /= C;
-    let variance = 0;
-    for (let c = 0; c < C; c++) variance += (h[c] - mean) ** 2;
-    const inv = 1 / Math.sqrt(variance / C + eps);
-    for (let c = 0; c < C; c++) x[p * C + c] = (h[c] - mean) * inv * gamma[c] + beta[c];
-  });
-  return x;
 }
 
 /**
