@@ -33,6 +33,8 @@ export class BpeTokenizer {
   private readonly byteEncoder = byteToUnicode();
   private readonly byteDecoder = new Map<string, number>();
   private readonly cache = new Map<string, number[]>();
+  // Special tokens such as <|endoftext|>: matched in text as a whole, never split into bytes.
+  private readonly special: RegExp | null;
   readonly vocabSize: number;
 
   constructor(files: TokenizerFiles) {
@@ -51,6 +53,8 @@ export class BpeTokenizer {
       this.ranks.set(a + ' ' + b, rank);
     });
     this.byteEncoder.forEach((ch, b) => this.byteDecoder.set(ch, b));
+    const specials = [...this.encoder.keys()].filter((t) => /^<\|[^|]+\|>$/.test(t));
+    this.special = specials.length ? new RegExp(`(${specials.map((t) => t.replace(/[|]/g, '\\|')).join('|')})`) : null;
   }
 
   /** From a Hugging Face tokenizer.json with a BPE model. */
@@ -61,11 +65,20 @@ export class BpeTokenizer {
     return new BpeTokenizer({ vocab: model.vocab, merges: model.merges });
   }
 
-  /** Text -> token ids. */
+  /** Text -> token ids. Special tokens of the vocabulary (e.g. "<|endoftext|>") map to their id. */
   encode(text: string): number[] {
     const ids: number[] = [];
-    for (const word of text.match(PRETOKENIZE) ?? []) ids.push(...this.encodeWord(word));
+    const pieces = this.special ? text.split(this.special) : [text];
+    pieces.forEach((piece, i) => {
+      if (i % 2 === 1) ids.push(this.encoder.get(piece)!);  // split() puts the matches at odd indices
+      else for (const word of piece.match(PRETOKENIZE) ?? []) ids.push(...this.encodeWord(word));
+    });
     return ids;
+  }
+
+  /** The id of a token string, if the vocabulary has it. */
+  tokenId(token: string): number | undefined {
+    return this.encoder.get(token);
   }
 
   /** Token ids -> text (invalid UTF-8 sequences become U+FFFD). */
@@ -78,7 +91,9 @@ export class BpeTokenizer {
   /** How each token reads on its own (for display: "Ġthe" -> " the"). Ids past the vocabulary
    * (models often pad vocab_size) read as "<|id|>". */
   tokenText(id: number): string {
-    return this.decoder.has(id) ? this.decode([id]) : `<|${id}|>`;
+    const token = this.decoder.get(id);
+    if (token === undefined) return `<|${id}|>`;
+    return this.special?.test(token) ? token : this.decode([id]);
   }
 
   private token(id: number): string {

@@ -21,6 +21,7 @@ export interface Gpt2Config {
   layer_norm_epsilon?: number;
   activation_function?: string;
   n_ctx?: number;
+  bos_token_id?: number;
 }
 
 /** Everything in memory: parsed config, safetensors bytes, tokenizer files. */
@@ -31,6 +32,9 @@ export interface ModelFiles {
 }
 
 export interface RunOptions {
+  /** Put the model's bos_token_id (GPT-2: <|endoftext|>) before the input, as models trained on
+   * sentences that each start with it expect (the shipped brown-gpt2 does). */
+  prependBos?: boolean;
   /** Return per-layer, per-head attention weights: n_layer x n_head x n x n. */
   attention?: boolean;
   /** Return every intermediate of this layer's attention (see MultiHeadTrace). */
@@ -90,8 +94,10 @@ function tensorLookup(file: SafetensorsFile) {
 }
 
 export class LanguageModel extends WasmObject<Gpt2Handle> {
-  readonly config: Required<Omit<Gpt2Config, 'n_ctx' | 'activation_function'>>;
+  readonly config: Required<Omit<Gpt2Config, 'n_ctx' | 'activation_function' | 'bos_token_id'>>;
   readonly tokenizer: BpeTokenizer;
+  /** config.json's bos_token_id, if any. */
+  readonly bosTokenId: number | undefined;
 
   /** @internal use AttentionModule.loadModel */
   constructor(mod: WasmModule, files: ModelFiles) {
@@ -103,6 +109,8 @@ export class LanguageModel extends WasmObject<Gpt2Handle> {
     super(mod, new mod.Gpt2Handle(), 'LanguageModel');
     this.config = { ...config, layer_norm_epsilon: config.layer_norm_epsilon ?? 1e-5 };
     this.tokenizer = tokenizer;
+    const bos = (files.config as Gpt2Config).bos_token_id;
+    this.bosTokenId = Number.isInteger(bos) && bos! >= 0 && bos! < config.vocab_size ? bos : undefined;
     const handle = this.live();
     try {
       throwIfError(handle.configure(config.vocab_size, config.n_positions, config.n_embd, config.n_layer, config.n_head, this.config.layer_norm_epsilon), 'loadModel');
@@ -137,6 +145,10 @@ export class LanguageModel extends WasmObject<Gpt2Handle> {
   run(input: string | number[], options: RunOptions = {}): RunResult {
     const handle = this.live();
     const tokens = typeof input === 'string' ? this.tokenizer.encode(input) : Array.from(input);
+    if (options.prependBos) {
+      if (this.bosTokenId === undefined) throw new AttentionError('run: prependBos needs bos_token_id in config.json');
+      tokens.unshift(this.bosTokenId);
+    }
     const { vocab_size: V, n_layer: L, n_head: H, n_positions } = this.config;
     const n = tokens.length;
     if (n === 0) throw new AttentionError('run: the input has no tokens');

@@ -50,15 +50,16 @@ const steps = new StepsView(ui.stepsBody, {
   selectQuery: (i) => update({ query: i }),
 });
 
-// data-busy="1" on <main> while the worker has requests of ours (tests wait for "0").
+// data-busy="1" on <main> while a request of ours is in the worker or a debounced one is waiting
+// (tests wait for "0").
+function busy(delta) {
+  pending += delta;
+  document.getElementById('app').dataset.busy = pending > 0 ? '1' : '0';
+}
+
 function track(promise) {
-  const app = document.getElementById('app');
-  pending++;
-  app.dataset.busy = '1';
-  const done = () => {
-    pending--;
-    if (pending === 0) app.dataset.busy = '0';
-  };
+  busy(+1);
+  const done = () => busy(-1);
   promise.then(done, done);
   return promise;
 }
@@ -103,8 +104,12 @@ function recompute() {
 
 let typingTimer = 0;
 function recomputeSoon(delay = TYPING_DEBOUNCE_MS) {
-  clearTimeout(typingTimer);
-  typingTimer = setTimeout(recompute, delay);
+  if (typingTimer) clearTimeout(typingTimer); else busy(+1);
+  typingTimer = setTimeout(() => {
+    typingTimer = 0;
+    recompute(); // tracks its own request before the count drops
+    busy(-1);
+  }, delay);
 }
 
 // ---- state changes ---------------------------------------------------------------------------
@@ -219,7 +224,7 @@ const SEED_HELP = 'The tutorial’s three words, each given as two numbers; edit
 
 const HELP = {
   heads: 'Lines join each query token (left) to the keys it attends to (right); darker means more attention. Hover or focus a token to isolate its lines. Pick “all heads” to overlay them.',
-  model: 'Every layer × every head. Each square is a heatmap (rows: queries, columns: keys). Click one, or focus it and press Enter, to open it.',
+  model: 'Every layer × every head. Each square is a heatmap (rows: queries, columns: keys). Click one, or focus it and press Enter, to open it. Labels: the model card’s measurements (heads.json): the pattern, and the largest average share of attention (previous token, first token, self, punctuation).',
   heatmap: 'Rows are queries, columns are keys; each row sums to 1. Hover a cell for its exact weight, or focus the map and use the arrow keys.',
   steps: 'The computation of the chosen head for the chosen query token (highlighted row), with the real numbers, in the order the tutorial teaches it.',
 };

@@ -47,12 +47,20 @@ function model(folder) {
   return models.get(url);
 }
 
+// heads.json measures, per head, the average share of attention on the previous token, the first
+// token, the token itself and punctuation. The label names the pattern; its largest share says
+// more when the label is only "broad".
+const SHARES = { prev: 'previous', first: 'first', self: 'self', punct: 'punctuation' };
+
 function headLabels(entry) {
   const { n_layer: L, n_head: H } = entry.lm.config;
   if (!Array.isArray(entry.heads?.heads)) return null;
   const labels = Array.from({ length: L }, () => new Array(H).fill(null));
-  for (const h of entry.heads.heads)
-    if (h.layer < L && h.head < H && typeof h.label === 'string') labels[h.layer][h.head] = h.label;
+  for (const h of entry.heads.heads) {
+    if (!(h.layer < L && h.head < H && typeof h.label === 'string')) continue;
+    const [key, share] = Object.keys(SHARES).map((k) => [k, Number(h[k])]).filter(([, v]) => Number.isFinite(v)).sort((a, b) => b[1] - a[1])[0] ?? [];
+    labels[h.layer][h.head] = h.label === 'broad' && key ? `broad · ${SHARES[key]} ${Math.round(share * 100)}%` : h.label;
+  }
   return labels;
 }
 
