@@ -10,9 +10,10 @@ export function svgText(svgElement) {
   return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(clone);
 }
 
-/** Rasterizes an SVG element at `scale` x its size. */
-export async function svgToPng(svgElement, scale = 2) {
+/** Rasterizes an SVG element at `scale` x its size (less for huge ones: canvases have a size limit). */
+export async function svgToPng(svgElement, wanted = 2) {
   const width = Number(svgElement.getAttribute('width')), height = Number(svgElement.getAttribute('height'));
+  const scale = Math.min(wanted, 16384 / width, 16384 / height, Math.sqrt(60e6 / (width * height)));
   const image = new Image();
   image.decoding = 'sync';
   image.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svgText(svgElement));

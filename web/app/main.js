@@ -224,7 +224,7 @@ const SEED_HELP = 'The tutorial’s three words, each given as two numbers; edit
 
 const HELP = {
   heads: 'Lines join each query token (left) to the keys it attends to (right); darker means more attention. Hover or focus a token to isolate its lines. Pick “all heads” to overlay them.',
-  model: 'Every layer × every head. Each square is a heatmap (rows: queries, columns: keys). Click one, or focus it and press Enter, to open it. Labels: the model card’s measurements (heads.json): the pattern, and the largest average share of attention (previous token, first token, self, punctuation).',
+  model: 'Every layer × every head. Each square is a heatmap (rows: queries, columns: keys). Click one, or focus it and press Enter, to open it.',
   heatmap: 'Rows are queries, columns are keys; each row sums to 1. Hover a cell for its exact weight, or focus the map and use the arrow keys.',
   steps: 'The computation of the chosen head for the chosen query token (highlighted row), with the real numbers, in the order the tutorial teaches it.',
 };
@@ -240,7 +240,7 @@ function render() {
   renderTokens(data.tokens, sel.query);
   syncPickers(data, sel);
   renderInfo();
-  ui.help.textContent = HELP[state.view] + (isSeed && state.cross ? ' Cross-attention is on (switch it in the step view): the keys and values come from “escribe un poema”.' : '');
+  ui.help.textContent = HELP[state.view] + (!isSeed && state.view === 'model' && info?.headLabels ? ' Labels: the model card’s measurements (heads.json): each head’s pattern, or its largest average share of attention (previous token, first token, self, punctuation).' : '') + (isSeed && state.cross ? ' Cross-attention is on (switch it in the step view): the keys and values come from “escribe un poema”.' : '');
 
   const handlers = { select: (change) => update(change) };
   ui.graphic.hidden = state.view === 'steps';

@@ -17,8 +17,10 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   const head = sel.head === 'all' ? 0 : sel.head;
   const width = widthOf(container);
   const labelW = Math.min(150, Math.max(40, ...queries.map((t) => textWidth(tokenLabel(t), FONT) + 12)));
-  const colLabelH = Math.min(110, Math.max(30, ...keys.map((t) => textWidth(tokenLabel(t), FONT) * 0.72 + 16)));
   const cell = Math.max(12, Math.min(56, Math.floor((width - labelW - 24) / m)));
+  // Narrow columns get vertical labels (diagonal ones would overlap their neighbours).
+  const angle = cell < 20 ? -90 : -45;
+  const colLabelH = Math.min(120, Math.max(30, ...keys.map((t) => textWidth(tokenLabel(t), FONT) * (angle === -90 ? 1 : 0.72) + 16)));
   const showValues = cell >= 40;
   const top = 30 + colLabelH, left = labelW + 4;
   const legendY = top + n * cell + 22;
@@ -39,8 +41,8 @@ export function renderHeatmapView(container, data, sel, on = {}) {
 
   // Column labels, rotated so long tokens fit; row labels right-aligned.
   keys.forEach((t, j) => {
-    const x = left + j * cell + cell / 2, y = top - 6;
-    root.append(svg('text', { x, y, transform: `rotate(-45 ${x} ${y})`, fill: '#1b1f24', text: tokenLabel(t) }));
+    const x = left + j * cell + cell / 2 + (angle === -90 ? 4 : 0), y = top - 6;
+    root.append(svg('text', { x, y, transform: `rotate(${angle} ${x} ${y})`, fill: '#1b1f24', text: tokenLabel(t) }));
   });
   queries.forEach((t, i) => {
     root.append(svg('text', {
