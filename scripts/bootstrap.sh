@@ -25,11 +25,9 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
 fi
 
-# npm ci installs exactly what package-lock.json pins; later edits of package.json get npm install.
-if [ ! -d node_modules ]; then
-  echo "bootstrap: npm ci"
-  npm ci --no-audit --no-fund
-elif [ package.json -nt node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# npm install follows package-lock.json's versions. (npm ci would be stricter, but npm 11 rejects
+# its own lockfiles over other platforms' optional packages.)
+if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "bootstrap: npm install"
   npm install --no-audit --no-fund
 fi
