@@ -13,11 +13,13 @@ using namespace simd4;
 
 constexpr int kPanelCols = 8;    // two f32x4 columns per micro-tile
 constexpr int kDepthBlock = 256; // rows of B packed at once: 256 x 8 floats = 8 KiB, stays in L1
+constexpr int kPackMinRows = 16; // with at most this many rows of A, B is read in place
 
-// C[MR x 8] (+)= A[MR x kc] * P[kc x 8], P a packed panel of B. MR accumulators x 2 vectors
-// live in registers for the whole depth loop; that reuse is where the speed comes from.
+// C[MR x 8] (+)= A[MR x kc] * P[kc x 8], P a panel of B with rows ldp apart (packed: 8). MR
+// accumulators x 2 vectors live in registers for the whole depth loop; that reuse is where the
+// speed comes from.
 template <int MR>
-inline void tile_8(int kc, const float* A, int lda, const float* P, float* C, int ldc,
+inline void tile_8(int kc, const float* A, int lda, const float* P, int ldp, float* C, int ldc,
                    bool accumulate) {
   f32x4 c0[MR], c1[MR];
   for (int r = 0; r < MR; ++r) {
@@ -25,8 +27,8 @@ inline void tile_8(int kc, const float* A, int lda, const float* P, float* C, in
     c1[r] = accumulate ? load(C + r * ldc + 4) : splat(0.0f);
   }
   for (int k = 0; k < kc; ++k) {
-    const f32x4 b0 = load(P + k * kPanelCols);
-    const f32x4 b1 = load(P + k * kPanelCols + 4);
+    const f32x4 b0 = load(P + k * ldp);
+    const f32x4 b1 = load(P + k * ldp + 4);
     for (int r = 0; r < MR; ++r) {
       const f32x4 a = splat(A[r * lda + k]);
       c0[r] = madd(a, b0, c0[r]);
@@ -66,19 +68,26 @@ void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int
     const float* Ak = A + k0;
     const float* Bk = B + static_cast<long>(k0) * ldb;
     for (int j = 0; j < n_panels; j += kPanelCols) {
-      // Pack B[k0:k0+kc, j:j+8] contiguously: one stream for the micro-kernel, reused by all rows.
-      for (int k = 0; k < kc; ++k) {
-        const float* b = Bk + static_cast<long>(k) * ldb + j;
-        store(panel + k * kPanelCols, load(b));
-        store(panel + k * kPanelCols + 4, load(b + 4));
+      // Pack B[k0:k0+kc, j:j+8] contiguously: one stream for the micro-kernel, reused by all row
+      // tiles. With few rows there is little reuse, and the copy would cost more than it saves.
+      const float* P = Bk + j;
+      int ldp = ldb;
+      if (M > kPackMinRows) {
+        for (int k = 0; k < kc; ++k) {
+          const float* b = Bk + static_cast<long>(k) * ldb + j;
+          store(panel + k * kPanelCols, load(b));
+          store(panel + k * kPanelCols + 4, load(b + 4));
+        }
+        P = panel;
+        ldp = kPanelCols;
       }
       int i = 0;
       for (; i + 4 <= M; i += 4)
-        tile_8<4>(kc, Ak + static_cast<long>(i) * lda, lda, panel, C + static_cast<long>(i) * ldc + j, ldc, acc);
+        tile_8<4>(kc, Ak + static_cast<long>(i) * lda, lda, P, ldp, C + static_cast<long>(i) * ldc + j, ldc, acc);
       switch (M - i) {
-        case 3: tile_8<3>(kc, Ak + static_cast<long>(i) * lda, lda, panel, C + static_cast<long>(i) * ldc + j, ldc, acc); break;
-        case 2: tile_8<2>(kc, Ak + static_cast<long>(i) * lda, lda, panel, C + static_cast<long>(i) * ldc + j, ldc, acc); break;
-        case 1: tile_8<1>(kc, Ak + static_cast<long>(i) * lda, lda, panel, C + static_cast<long>(i) * ldc + j, ldc, acc); break;
+        case 3: tile_8<3>(kc, Ak + static_cast<long>(i) * lda, lda, P, ldp, C + static_cast<long>(i) * ldc + j, ldc, acc); break;
+        case 2: tile_8<2>(kc, Ak + static_cast<long>(i) * lda, lda, P, ldp, C + static_cast<long>(i) * ldc + j, ldc, acc); break;
+        case 1: tile_8<1>(kc, Ak + static_cast<long>(i) * lda, lda, P, ldp, C + static_cast<long>(i) * ldc + j, ldc, acc); break;
         default: break;
       }
     }
