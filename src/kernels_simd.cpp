@@ -30,7 +30,7 @@ inline void tile_8(int kc, const float* A, int lda, const float* P, int ldp, flo
     const f32x4 b0 = load(P + k * ldp);
     const f32x4 b1 = load(P + k * ldp + 4);
     for (int r = 0; r < MR; ++r) {
-      const f32x4 a = splat(A[r * lda + k]);
+      const f32x4 a = load_splat(A + r * lda + k);
       c0[r] = madd(a, b0, c0[r]);
       c1[r] = madd(a, b1, c1[r]);
     }

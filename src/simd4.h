@@ -11,6 +11,8 @@ using f32x4 = v128_t;
 inline f32x4 load(const float* p) { return wasm_v128_load(p); }
 inline void store(float* p, f32x4 v) { wasm_v128_store(p, v); }
 inline f32x4 splat(float x) { return wasm_f32x4_splat(x); }
+// One v128.load32_splat: V8 emits a single broadcast-load for it.
+inline f32x4 load_splat(const float* p) { return wasm_v128_load32_splat(p); }
 inline f32x4 add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
 inline f32x4 sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
@@ -41,6 +43,7 @@ using f32x4 = __m128;
 inline f32x4 load(const float* p) { return _mm_loadu_ps(p); }
 inline void store(float* p, f32x4 v) { _mm_storeu_ps(p, v); }
 inline f32x4 splat(float x) { return _mm_set1_ps(x); }
+inline f32x4 load_splat(const float* p) { return _mm_load1_ps(p); }
 inline f32x4 add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
 inline f32x4 sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
