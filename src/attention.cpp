@@ -2,6 +2,7 @@
 
 #include "parallel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -126,15 +127,19 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
   // Weights or a trace need every score: materialize. Otherwise the tiled path, linear in memory.
   const bool materialize = weights || trace;
   bool ok = true;
-  const std::size_t plane = product_or_zero({std::size_t(s.seq_q), std::size_t(s.seq_k)}, &ok);
   const std::size_t kt = product_or_zero({std::size_t(s.d_k), std::size_t(s.seq_k)}, &ok);
+  const std::size_t plane = materialize ? product_or_zero({std::size_t(s.seq_q), std::size_t(s.seq_k)}, &ok) : 0;
   const std::size_t all_planes =
-      product_or_zero({plane, std::size_t(s.batch), std::size_t(s.heads)}, &ok);
-  if (!ok) return "attention is too large: batch*heads*seqQ*seqK overflows";
+      materialize ? product_or_zero({plane, std::size_t(s.batch), std::size_t(s.heads)}, &ok) : 0;
+  if (!ok) return "attention is too large: batch*heads*seqQ*seqK exceeds the memory limit (request no weights or trace: the tiled path needs no score matrix)";
   const std::size_t score_floats = materialize ? plane : std::size_t(kQueryBlock) * kKeyBlock;
-  // Allocate every thread's scratch up front: an allocation failure inside the parallel loop
-  // could not be reported cleanly.
-  const int threads = num_threads();
+  // Heads are independent: each (batch, head) pair writes only its own slices of z, weights and
+  // trace. Small problems stay on the calling thread: waking workers costs more than they save.
+  const double work = double(s.batch) * s.heads * s.seq_q * s.seq_k * (s.d_k + s.d_v);
+  const bool serial = work < kParallelMinWork || num_threads() == 1 || s.batch * s.heads == 1;
+  // Allocate the scratch of every thread that will run up front: an allocation failure inside
+  // the parallel loop could not be reported cleanly.
+  const int threads = serial ? 1 : std::min(num_threads(), s.batch * s.heads);
   if (static_cast<int>(ws.per_thread.size()) < threads) ws.per_thread.resize(threads);
   for (int t = 0; t < threads; ++t) {
     HeadScratch& hs = ws.per_thread[t];
@@ -148,9 +153,6 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
       if (!t->resize(all_planes)) return out_of_memory("the attention trace", all_planes * 4);
   }
 
-  // Heads are independent: each (batch, head) pair writes only its own slices of z, weights and
-  // trace. Small problems stay on the calling thread: waking workers costs more than they save.
-  const double work = double(s.batch) * s.heads * s.seq_q * s.seq_k * (s.d_k + s.d_v);
   const ChunkFn heads = [&](int p0, int p1, int worker) {
     HeadScratch& hs = ws.per_thread[worker];
     float* S = hs.scores.data();
@@ -184,7 +186,7 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
               z.at(b, h), static_cast<int>(z.row_stride), false);
     }
   };
-  if (work < kParallelMinWork) heads(0, s.batch * s.heads, 0);
+  if (serial) heads(0, s.batch * s.heads, 0);
   else parallel_for(s.batch * s.heads, 1, heads);
   return "";
 }
@@ -206,11 +208,11 @@ std::string validate_shape(const AttentionShape& s) {
       {"seqK", s.seq_k},  {"dK", s.d_k},      {"dV", s.d_v}};
   for (const auto& d : dims)
     if (d.value < 1) return std::string(d.name) + " must be >= 1, got " + std::to_string(d.value);
+  // The score matrix is checked where it is needed: only the materializing path holds it.
   bool ok = true;
-  product_or_zero({std::size_t(s.batch), std::size_t(s.heads), std::size_t(s.seq_q), std::size_t(s.seq_k)}, &ok);
   product_or_zero({std::size_t(s.batch), std::size_t(s.heads), std::size_t(s.seq_k), std::size_t(s.d_k > s.d_v ? s.d_k : s.d_v)}, &ok);
   product_or_zero({std::size_t(s.batch), std::size_t(s.heads), std::size_t(s.seq_q), std::size_t(s.d_k > s.d_v ? s.d_k : s.d_v)}, &ok);
-  if (!ok) return "shape is too large: the tensors would exceed 2^31 elements";
+  if (!ok) return "shape is too large: the tensors would exceed the memory limit";
   return "";
 }
 

@@ -10,13 +10,16 @@
 
 namespace attn {
 
-// Multiplies sizes, reporting overflow instead of wrapping. Limit: 2^31 floats (8 GiB) is far
-// past any WASM heap, so anything above it is "too large" on every target.
+// The most floats one tensor may hold: 2^29 (2 GiB, the whole heap) on 32-bit targets such as
+// wasm32, where a larger byte count would wrap size_t; 2^31 on 64-bit ones. Keeping every size
+// below it also keeps every element index inside a 32-bit long.
+constexpr std::size_t kMaxFloats = sizeof(std::size_t) >= 8 ? std::size_t{1} << 31 : std::size_t{1} << 29;
+
+// Multiplies sizes, reporting a product above kMaxFloats instead of wrapping.
 inline bool checked_mul(std::size_t a, std::size_t b, std::size_t* out) {
-  constexpr std::size_t kLimit = std::size_t{1} << 31;
-  if (a != 0 && b > kLimit / a) return false;
+  if (a != 0 && b > kMaxFloats / a) return false;
   *out = a * b;
-  return *out <= kLimit;
+  return *out <= kMaxFloats;
 }
 
 inline std::size_t product_or_zero(std::initializer_list<std::size_t> dims, bool* ok) {
@@ -54,6 +57,7 @@ class Buffer {
   // Makes the buffer hold n floats (contents unspecified); keeps the old block when it is big
   // enough, so repeated calls of the same shape do not allocate. False if memory ran out.
   bool resize(std::size_t n) {
+    if (n > kMaxFloats) return false;  // n * sizeof(float) would not fit the address space
     if (n > capacity_) {
       void* p = std::malloc((n ? n : 1) * sizeof(float));
       if (!p) return false;
@@ -64,12 +68,6 @@ class Buffer {
     size_ = n;
     return true;
   }
-  void release() {
-    std::free(data_);
-    data_ = nullptr;
-    size_ = capacity_ = 0;
-  }
-
   float* data() { return data_; }
   const float* data() const { return data_; }
   std::size_t size() const { return size_; }

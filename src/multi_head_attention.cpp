@@ -1,5 +1,6 @@
 #include "multi_head_attention.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "parallel_gemm.h"
@@ -50,10 +51,12 @@ std::string MultiHeadAttention::configure(const MhaConfig& config) {
     if (d.value < 1 || d.value > kMaxDim)
       return std::string(d.name) + " must be between 1 and " + std::to_string(kMaxDim) + ", got " +
              std::to_string(d.value);
+  // Every weight matrix, including [W^Q | W^K | W^V] side by side, fits: at most
+  // max(dModel, kdim, vdim) x 3 x numHeads x max(dK, dV) floats (this also keeps widths in int).
   bool ok = true;
-  product_or_zero({std::size_t(c.d_model > c.kdim ? c.d_model : c.kdim), std::size_t(c.num_heads),
-                   std::size_t(c.d_k > c.d_v ? c.d_k : c.d_v)}, &ok);
-  if (!ok) return "weights too large: dModel * numHeads * dK exceeds 2^31 elements";
+  const int widest_in = std::max({c.d_model, c.kdim, c.vdim});
+  product_or_zero({std::size_t(widest_in), 3, std::size_t(c.num_heads), std::size_t(std::max(c.d_k, c.d_v))}, &ok);
+  if (!ok) return "weights too large: max(dModel, kdim, vdim) * 3 * numHeads * max(dK, dV) exceeds the memory limit";
   cfg_ = c;
   configured_ = true;
   has_weights_ = false;
@@ -137,10 +140,10 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   bool ok = true;
   const std::size_t q_rows = product_or_zero({std::size_t(in.batch), std::size_t(in.seq_q)}, &ok);
   const std::size_t k_rows = product_or_zero({std::size_t(in.batch), std::size_t(in.seq_k)}, &ok);
-  product_or_zero({q_rows, std::size_t(c.num_heads), std::size_t(c.d_k > c.d_v ? c.d_k : c.d_v)}, &ok);
-  product_or_zero({k_rows, std::size_t(c.num_heads), std::size_t(c.d_k > c.d_v ? c.d_k : c.d_v)}, &ok);
-  product_or_zero({q_rows, std::size_t(c.d_model > c.kdim ? (c.d_model > c.vdim ? c.d_model : c.vdim) : (c.kdim > c.vdim ? c.kdim : c.vdim))}, &ok);
-  if (err.empty() && !ok) err = "input too large: batch * seqLen * features exceeds 2^31 elements";
+  // Every per-call buffer fits: Q|K|V side by side (3 * heads * max(dK, dV) per row), inputs, output.
+  const std::size_t per_row = 3 * std::size_t(c.num_heads) * std::size_t(std::max(c.d_k, c.d_v));
+  product_or_zero({std::max(q_rows, k_rows), std::max(per_row, std::size_t(std::max({c.d_model, c.kdim, c.vdim})))}, &ok);
+  if (err.empty() && !ok) err = "input too large: batch * seqLen * features exceeds the memory limit";
   if (err.empty()) err = validate_masks(s, in.masks);
   if (err.empty()) err = check_finite("query", in.query, q_rows * c.d_model);
   if (err.empty() && in.key != in.query) err = check_finite("key", in.key, k_rows * c.kdim);
@@ -153,7 +156,7 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   // Step 1 (seed 000): Q = X W^Q, K = X W^K, V = X W^V for all heads at once.
   const float *q, *k, *v;
   long q_ld, k_ld, v_ld;
-  if (fused_ && in.key == in.query && in.value == in.query) {
+  if (fused_ && in.key == in.query && in.value == in.query && in.seq_k == in.seq_q) {
     // Self-attention: one GEMM over X yields [Q | K | V] side by side.
     const int width = 2 * hk + hv;
     if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);

@@ -127,6 +127,12 @@ std::string Gpt2::configure(const GptConfig& c) {
   if (c.n_embd % c.n_head != 0)
     return "n_embd (" + std::to_string(c.n_embd) + ") is not divisible by n_head (" + std::to_string(c.n_head) + ")";
   if (!(c.layer_norm_eps > 0.0f) || !std::isfinite(c.layer_norm_eps)) return "layer_norm_epsilon must be a positive number";
+  // The largest tensors (embeddings, MLP weights, a full context's MLP activations) must fit.
+  bool ok = true;
+  product_or_zero({std::size_t(c.vocab_size), std::size_t(c.n_embd)}, &ok);
+  product_or_zero({std::size_t(c.n_positions), std::size_t(c.n_embd), 4}, &ok);
+  product_or_zero({std::size_t(c.n_embd), std::size_t(c.n_embd), 4}, &ok);
+  if (!ok) return "model too large: its tensors exceed the memory limit";
   cfg_ = c;
   layers_.clear();
   layers_.resize(c.n_layer);

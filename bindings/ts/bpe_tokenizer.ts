@@ -41,9 +41,13 @@ export class BpeTokenizer {
     if (typeof files?.vocab !== 'object' || files.vocab === null) throw new AttentionError('tokenizer: vocab must be an object of token -> id');
     this.encoder = new Map(Object.entries(files.vocab));
     this.decoder = new Map([...this.encoder].map(([t, id]) => [id, t]));
-    for (const id of this.encoder.values())
+    let maxId = -1;
+    for (const id of this.encoder.values()) {
       if (!Number.isInteger(id) || id < 0) throw new AttentionError(`tokenizer: vocab has an invalid id ${id}`);
-    this.vocabSize = Math.max(...this.encoder.values()) + 1;
+      maxId = Math.max(maxId, id);
+    }
+    if (maxId < 0) throw new AttentionError('tokenizer: vocab is empty');
+    this.vocabSize = maxId + 1;
     const merges = typeof files.merges === 'string'
       ? files.merges.split('\n').filter((l) => l.trim() && !l.startsWith('#version'))
       : files.merges;
@@ -54,7 +58,8 @@ export class BpeTokenizer {
     });
     this.byteEncoder.forEach((ch, b) => this.byteDecoder.set(ch, b));
     const specials = [...this.encoder.keys()].filter((t) => /^<\|[^|]+\|>$/.test(t));
-    this.special = specials.length ? new RegExp(`(${specials.map((t) => t.replace(/[|]/g, '\\|')).join('|')})`) : null;
+    const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    this.special = specials.length ? new RegExp(`(${specials.map(escape).join('|')})`) : null;
   }
 
   /** From a Hugging Face tokenizer.json with a BPE model. */

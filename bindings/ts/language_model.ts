@@ -3,7 +3,7 @@
 import { BpeTokenizer } from './bpe_tokenizer.js';
 import type { TokenizerFiles } from './bpe_tokenizer.js';
 import { AttentionError, throwIfError } from './errors.js';
-import { readBytes } from './loader.js';
+import { isNode, readBytes } from './loader.js';
 import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
 import { parseSafetensors } from './safetensors.js';
@@ -215,8 +215,6 @@ function softmax(row: Float32Array): Float64Array {
   return out;
 }
 
-const isNode = !!(globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
-
 /** A folder URL or path -> URL of a file in it. Node: plain strings are file paths. */
 async function resolveIn(base: string | URL, file: string): Promise<URL> {
   let baseUrl: URL;
@@ -240,11 +238,21 @@ export async function fetchModelFiles(folder: string | URL): Promise<ModelFiles>
     at('config.json').then(text).then((t) => JSON.parse(t) as Gpt2Config),
     at('model.safetensors').then(readBytes),
   ]);
-  let tokenizer: TokenizerFiles | BpeTokenizer;
+  // vocab.json + merges.txt (GPT-2's own files); tokenizer.json only when those cannot be read.
+  let files: [string, string] | null = null;
   try {
-    const [vocab, merges] = await Promise.all([at('vocab.json').then(text), at('merges.txt').then(text)]);
-    tokenizer = { vocab: JSON.parse(vocab), merges };
-  } catch {
+    files = await Promise.all([at('vocab.json').then(text), at('merges.txt').then(text)]);
+  } catch { /* no GPT-2 tokenizer files: try tokenizer.json below */ }
+  let tokenizer: TokenizerFiles | BpeTokenizer;
+  if (files) {
+    let vocab: Record<string, number>;
+    try {
+      vocab = JSON.parse(files[0]);
+    } catch (e) {
+      throw new AttentionError(`vocab.json is not valid JSON: ${(e as Error).message}`);
+    }
+    tokenizer = { vocab, merges: files[1] };
+  } else {
     tokenizer = BpeTokenizer.fromTokenizerJson(JSON.parse(await at('tokenizer.json').then(text)));
   }
   return { config, weights, tokenizer };

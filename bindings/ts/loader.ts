@@ -71,7 +71,8 @@ export async function readBytes(url: URL | string): Promise<ArrayBuffer | Uint8A
 }
 
 const env = globalThis as { process?: { versions?: { node?: string } }; crossOriginIsolated?: boolean; navigator?: { hardwareConcurrency?: number } };
-const isNode = !!env.process?.versions?.node;
+/** Running in Node (not a browser or a bundler's browser build). */
+export const isNode = !!env.process?.versions?.node;
 
 /** Whether this environment can run the threaded build (shared memory + workers). */
 function threadsAvailable(): boolean {
@@ -123,20 +124,47 @@ async function threadedFiles(): Promise<{ factory: ThreadsFactory; bytes: ArrayB
 
 async function instantiateThreaded(threads: number): Promise<WasmModule> {
   const { factory, bytes, locate } = await threadedFiles();
-  const mod = await factory({
-    locateFile: (path: string) => (path.endsWith('.worker.js') ? locate.worker : path),
-    ...(locate.main ? { mainScriptUrlOrBlob: locate.main } : {}),
-    instantiateWasm(imports: WebAssembly.Imports, done: (i: WebAssembly.Instance, m: WebAssembly.Module) => void) {
-      WebAssembly.instantiate(bytes as BufferSource, imports).then((r) => done(r.instance, r.module));
-      return {};
-    },
-  });
+  let mod: WasmModule;
+  try {
+    mod = await instantiateWith(factory, bytes, 'attention_threads.wasm', {
+      locateFile: (path: string) => (path.endsWith('.worker.js') ? locate.worker : path),
+      ...(locate.main ? { mainScriptUrlOrBlob: locate.main } : {}),
+    });
+  } finally {
+    // The pool's workers have loaded by now (or never will): the blob: URLs can go.
+    if (locate.main) for (const url of [locate.main, locate.worker]) URL.revokeObjectURL(url);
+  }
   const effective = mod.setNumThreads(threads);
   // The pool's workers must not keep Node alive once the program is done.
   const pool = (mod as unknown as { PThread?: { unusedWorkers: { unref?(): void }[]; runningWorkers: { unref?(): void }[] } }).PThread;
   for (const w of [...(pool?.unusedWorkers ?? []), ...(pool?.runningWorkers ?? [])]) w.unref?.();
   if (effective !== threads) throw new AttentionError(`could not start ${threads} threads (got ${effective})`);
   return mod;
+}
+
+/**
+ * Runs an Emscripten factory on given bytes (Emscripten 3.1.6 would fetch() a path, which fails
+ * in Node, so we always instantiate ourselves). Rejects instead of hanging when the bytes do not
+ * instantiate or the runtime aborts.
+ */
+async function instantiateWith(factory: (m: Record<string, unknown>) => Promise<WasmModule>, bytes: ArrayBuffer | Uint8Array,
+  name: string, extra: Record<string, unknown>): Promise<WasmModule> {
+  let failed: (e: unknown) => void = () => {};
+  const failure = new Promise<never>((_, reject) => { failed = reject; });
+  failure.catch(() => {});  // an abort after the module is ready must not become an unhandled rejection
+  const ready = factory({
+    ...extra,
+    instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
+      WebAssembly.instantiate(bytes as BufferSource, imports)
+        .then((r) => done(r.instance, r.module))
+        .catch((e) => failed(new AttentionError(`${name} failed to instantiate: ${(e as Error).message}`)));
+      return {};
+    },
+    onAbort(what: unknown) {
+      failed(new AttentionError(`the WebAssembly module aborted: ${String(what)}`));
+    },
+  });
+  return Promise.race([ready, failure]);
 }
 
 /** Instantiates one build; resolves when its runtime is ready. */
@@ -162,20 +190,6 @@ export async function instantiate(options: LoadOptions): Promise<{ mod: WasmModu
     throw new AttentionError(`could not load attention_${variant}.wasm: ${(e as Error).message}. Pass { wasmUrl } or { wasmBinary } to loadAttention()`);
   }
   const factory = variant === 'simd' ? createSimd : createScalar;
-  let failed: (e: unknown) => void = () => {};
-  const failure = new Promise<never>((_, reject) => { failed = reject; });
-  const ready = factory({
-    // Emscripten 3.1.6 would fetch() a path, which fails in Node; we always instantiate ourselves.
-    instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
-      WebAssembly.instantiate(bytes as BufferSource, imports)
-        .then((r) => done(r.instance, r.module))
-        .catch((e) => failed(new AttentionError(`attention_${variant}.wasm failed to instantiate: ${(e as Error).message}`)));
-      return {};
-    },
-    onAbort(what: unknown) {
-      failed(new AttentionError(`the WebAssembly module aborted: ${String(what)}`));
-    },
-  });
-  const mod = await Promise.race([ready, failure]);
+  const mod = await instantiateWith(factory, bytes, `attention_${variant}.wasm`, {});
   return { mod, variant, threads: 1 };
 }

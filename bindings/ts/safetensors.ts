@@ -47,12 +47,14 @@ export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFi
   let metadata: Record<string, string> = {};
   for (const [name, info] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') {
-      if (typeof info === 'object' && info !== null) metadata = info as Record<string, string>;
+      if (typeof info !== 'object' || info === null || Object.values(info).some((v) => typeof v !== 'string'))
+        fail('__metadata__ must be an object of strings');
+      metadata = info as Record<string, string>;
       continue;
     }
     if (typeof info !== 'object' || info === null) fail(`tensor "${name}": entry is not an object`);
     const { dtype, shape, data_offsets: offsets } = info as Record<string, unknown>;
-    if (typeof dtype !== 'string' || !(dtype in DTYPE_BYTES))
+    if (typeof dtype !== 'string' || !Object.prototype.hasOwnProperty.call(DTYPE_BYTES, dtype))
       fail(`tensor "${name}" has dtype ${JSON.stringify(dtype)}; supported: F32, F16, BF16`);
     if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0))
       fail(`tensor "${name}" has an invalid shape ${JSON.stringify(shape)}`);

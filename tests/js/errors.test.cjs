@@ -95,10 +95,23 @@ describe.each(variants)('%s build', (variant) => {
     const long = new Float32Array(30000 * D);
     throws(() => layer.forward(long, { returnAttention: true }), /out of memory: this call needs \d+\.\d MiB/);
     // The trace needs the full 30000 x 30000 score matrix (without it the tiled path needs none).
-    throws(() => layer.forward(long, { trace: true }), /out of memory: the score matrix needs \d+ MiB/);
+    throws(() => layer.forward(long, { trace: true }), /attention is too large: batch\*heads\*seqQ\*seqK exceeds the memory limit/);
     const sdpaQ = new Float32Array(30000 * 4);
-    throws(() => attn.scaledDotProductAttention(sdpaQ, sdpaQ, sdpaQ, { dK: 4, trace: true }), /out of memory: the score matrix/);
+    throws(() => attn.scaledDotProductAttention(sdpaQ, sdpaQ, sdpaQ, { dK: 4, trace: true }), /attention is too large/);
     throws(() => attn.scaledDotProductAttention(sdpaQ, sdpaQ, sdpaQ, { dK: 4, returnAttention: true }), /out of memory: this call needs/);
+  });
+
+  test('sizes that would wrap a 32-bit size are rejected before any allocation', () => {
+    // 32769^2 scores are just over 2^30 floats: their byte count wraps on wasm32.
+    const q = new Float32Array(32769);
+    throws(() => attn.scaledDotProductAttention(q, q, q, { dK: 1, trace: true }), /attention is too large/);
+    // Q|K|V side by side: 16385 rows x 3 x 65536 floats.
+    const wide = attn.createMultiHeadAttention({ dModel: 1, numHeads: 1, dK: 65536 });
+    const n = 65536;
+    wide.setWeights({ wQ: new Float32Array(n), wK: new Float32Array(n), wV: new Float32Array(n), wO: new Float32Array(n),
+      bQ: new Float32Array(n), bK: new Float32Array(n), bV: new Float32Array(n), bO: new Float32Array(1) });
+    throws(() => wide.forward(new Float32Array(16385)), /too large: .* exceed the memory limit/);
+    wide.dispose();
   });
 
   test('calls after dispose()', () => {
