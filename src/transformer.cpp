@@ -143,6 +143,7 @@ std::string Gpt2::configure(const GptConfig& c) {
 
 std::string Gpt2::set_tensor(GptTensor t, int layer, const float* data, std::size_t n) {
   if (!configured_) return "not configured";
+  if (ready_) return "the model is finalized: configure() again to load new weights";
   if (t >= GptTensor::kCount) return "unknown tensor";
   const bool per_layer = gpt_tensor_per_layer(t);
   if (per_layer && (layer < 0 || layer >= cfg_.n_layer))
@@ -155,7 +156,6 @@ std::string Gpt2::set_tensor(GptTensor t, int layer, const float* data, std::siz
   Buffer* b = slot(t, layer);
   if (!b->resize(n)) return out_of_memory(name.c_str(), n);
   std::memcpy(b->data(), data, n * sizeof(float));
-  ready_ = false;
   return "";
 }
 
@@ -182,6 +182,8 @@ std::string Gpt2::finalize() {
     const float* b = L.attn_b.data();
     err = L.attn.set_weights({wq.data(), wk.data(), wv.data(), L.attn_proj_w.data(), b, b + D, b + 2 * D, L.attn_proj_b.data()});
     if (!err.empty()) return err;
+    // The attention layer holds its own copy now; drop these (GPT-2 small: ~110 MB).
+    L.attn_w = Buffer(), L.attn_b = Buffer(), L.attn_proj_w = Buffer(), L.attn_proj_b = Buffer();
   }
   ready_ = true;
   return "";

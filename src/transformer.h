@@ -51,9 +51,10 @@ class Gpt2 {
   std::string configure(const GptConfig& c);
   const GptConfig& config() const { return cfg_; }
 
-  // Copies one tensor in (rejecting wrong sizes and NaN/Inf).
+  // Copies one tensor in (rejecting wrong sizes and NaN/Inf). Only before finalize().
   std::string set_tensor(GptTensor t, int layer, const float* data, std::size_t n);
-  // Checks every tensor is present and builds the attention layers. Call once after loading.
+  // Checks every tensor is present and builds the attention layers (which take over the
+  // c_attn / c_proj tensors). Call once after loading.
   std::string finalize();
 
   // logits: n x vocab. attention (optional): n_layer x n_head x n x n. trace (optional): the

@@ -37,6 +37,8 @@ TEST(Gpt2, RejectsBadConfigsTensorsAndTokens) {
   EXPECT_EQ(m.finalize(), "missing tensor wte.weight");
   load_random(m, 1);
   ASSERT_EQ(m.finalize(), "");
+  EXPECT_EQ(m.set_tensor(attn::GptTensor::kLnFBias, 0, small.data(), 8),
+            "the model is finalized: configure() again to load new weights");
   tokens[1] = 11;
   EXPECT_EQ(m.forward(tokens.data(), 3, logits.data(), nullptr, 0, nullptr),
             "token 11 at position 1 is outside the vocabulary of 11");
