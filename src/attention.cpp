@@ -188,6 +188,10 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
   };
   if (serial) heads(0, s.batch * s.heads, 0);
   else parallel_for(s.batch * s.heads, 1, heads);
+  // Keep scratch for the next call unless it is unusually large (as the JS staging does).
+  constexpr std::size_t kKeepFloats = std::size_t{1} << 24;  // 64 MiB
+  if (score_floats > kKeepFloats)
+    for (int t = 0; t < threads; ++t) ws.per_thread[t].scores = Buffer();
   return "";
 }
 

@@ -2,6 +2,7 @@
 // calls the core once, and hands back owned Float32Array copies.
 import { AttentionError, throwIfError } from './errors.js';
 import { copyOut } from './heap.js';
+import type { Staging } from './heap.js';
 import { attnMask, boolArray, floatArray, positiveInt, toBytes } from './validate.js';
 import type { AttnMask, BoolInput, FloatInput } from './validate.js';
 import { Slot } from './wasm_module.js';
@@ -118,7 +119,6 @@ export type ResolvedConfig = Required<MultiHeadAttentionConfig>;
 export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
   /** The configuration with every default filled in. */
   readonly config: ResolvedConfig;
-  private hasWeights = false;
 
   /** @internal use AttentionModule.createMultiHeadAttention */
   constructor(mod: WasmModule, config: MultiHeadAttentionConfig) {
@@ -169,9 +169,7 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
       checked.forEach((a, i) => this.staging.writeF32(regions[i], a));
       const p = regions.map((r) => r.ptr);
       while (p.length < 8) p.push(0);
-      this.hasWeights = false;
       throwIfError(handle.setWeights(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]), 'setWeights');
-      this.hasWeights = true;
     } finally {
       this.staging.release();
     }
@@ -183,7 +181,6 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
    */
   forward(query: FloatInput, options: ForwardOptions = {}): ForwardResult {
     const handle = this.live();
-    if (!this.hasWeights) throw new AttentionError('forward: weights have not been set: call setWeights() first');
     const { dModel, numHeads: h, dK, dV, kdim, vdim } = this.config;
     const batch = positiveInt('batch', options.batch ?? 1);
     const seqLen = inferLength('seqLen', options.seqLen, query, batch, dModel, 'query', 'dModel');
@@ -196,9 +193,6 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
     const k = self ? q : floatArray('key', keySrc, batch * seqLenKV * kdim, `batch*seqLenKV*kdim = ${batch}*${seqLenKV}*${kdim}`);
     const valueSrc = options.value ?? keySrc;
     const v = self ? q : floatArray('value', valueSrc, batch * seqLenKV * vdim, `batch*seqLenKV*vdim = ${batch}*${seqLenKV}*${vdim}`);
-    const kpm = options.keyPaddingMask === undefined || options.keyPaddingMask === null ? null
-      : toBytes(boolArray('keyPaddingMask', options.keyPaddingMask, batch * seqLenKV, `batch*seqLenKV = ${batch}*${seqLenKV}`));
-    const mask = attnMask(options.attnMask, batch, h, seqLen, seqLenKV);
     const scale = scaleOption(options.scale);
     const nOut = batch * seqLen * dModel;
     const nWeights = batch * h * seqLen * seqLenKV;
@@ -208,8 +202,7 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
     const rq = st.plan(q.length * 4);
     const rk = k === q ? rq : st.plan(k.length * 4);
     const rv = v === q ? rq : v === k ? rk : st.plan(v.length * 4);
-    const rkpm = st.plan(kpm ? kpm.length : 0);
-    const rmask = st.plan(mask.data ? mask.data.length * (mask.kind === 2 ? 4 : 1) : 0);
+    const masks = stageMasks(st, options, batch, h, seqLen, seqLenKV);
     const rout = st.plan(nOut * 4);
     const rw = st.plan(wantWeights ? nWeights * 4 : 0);
     try {
@@ -217,10 +210,9 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
       st.writeF32(rq, q);
       if (rk !== rq) st.writeF32(rk, k);
       if (rv !== rq && rv !== rk) st.writeF32(rv, v);
-      if (kpm) st.writeU8(rkpm, kpm);
-      if (mask.data) (mask.kind === 2 ? st.writeF32(rmask, mask.data) : st.writeU8(rmask, mask.data));
+      masks.write();
       throwIfError(handle.forward(rq.ptr, rk.ptr, rv.ptr, batch, seqLen, seqLenKV, options.causal === true,
-        rkpm.ptr, mask.kind, rmask.ptr, mask.perHead, scale, rout.ptr, rw.ptr, options.trace === true), 'forward');
+        masks.keyPadding.ptr, masks.kind, masks.mask.ptr, masks.perHead, scale, rout.ptr, rw.ptr, options.trace === true), 'forward');
       const result: ForwardResult = { output: st.readF32(rout, nOut), batch, seqLen, seqLenKV };
       if (wantWeights) result.attention = st.readF32(rw, nWeights);
       if (options.trace === true) result.trace = readMhaTrace(this.mod, handle, this.config, batch, seqLen, seqLenKV);
@@ -229,6 +221,23 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
       st.release();
     }
   }
+}
+
+/** The masks of a call, checked against its shape and planned into the staging block;
+ * `write()` copies them in once the block is committed. */
+export function stageMasks(st: Staging, options: MaskOptions, batch: number, heads: number, seqQ: number, seqK: number) {
+  const kpm = options.keyPaddingMask == null ? null
+    : toBytes(boolArray('keyPaddingMask', options.keyPaddingMask, batch * seqK, `batch*seqLenKV = ${batch}*${seqK}`));
+  const mask = attnMask(options.attnMask, batch, heads, seqQ, seqK);
+  const keyPadding = st.plan(kpm ? kpm.length : 0);
+  const maskRegion = st.plan(mask.data ? mask.data.length * (mask.kind === 2 ? 4 : 1) : 0);
+  return {
+    keyPadding, mask: maskRegion, kind: mask.kind, perHead: mask.perHead,
+    write() {
+      if (kpm) st.writeU8(keyPadding, kpm);
+      if (mask.data) (mask.kind === 2 ? st.writeF32(maskRegion, mask.data) : st.writeU8(maskRegion, mask.data));
+    },
+  };
 }
 
 /** Owned copies of the core's trace buffers, named and shaped. */

@@ -1,9 +1,9 @@
 // softmax(Q K^T * scale + M) V on caller-given Q, K, V (no projections).
 import { throwIfError } from './errors.js';
 import { Staging, copyOut } from './heap.js';
-import { inferLength, scaleOption } from './multi_head_attention.js';
+import { inferLength, scaleOption, stageMasks } from './multi_head_attention.js';
 import type { MaskOptions } from './multi_head_attention.js';
-import { attnMask, boolArray, floatArray, positiveInt, toBytes } from './validate.js';
+import { floatArray, positiveInt } from './validate.js';
 import type { FloatInput } from './validate.js';
 import { Slot } from './wasm_module.js';
 import type { AttentionHandle, WasmModule } from './wasm_module.js';
@@ -58,15 +58,11 @@ export class ScaledDotProductAttention {
     const qa = floatArray('q', q, bh * seqQ * dK, 'batch*heads*seqQ*dK');
     const ka = floatArray('k', k, bh * seqK * dK, 'batch*heads*seqK*dK');
     const va = floatArray('v', v, bh * seqK * dV, 'batch*heads*seqK*dV');
-    const kpm = options.keyPaddingMask == null ? null
-      : toBytes(boolArray('keyPaddingMask', options.keyPaddingMask, batch * seqK, `batch*seqK = ${batch}*${seqK}`));
-    const mask = attnMask(options.attnMask, batch, heads, seqQ, seqK);
     const scale = scaleOption(options.scale);
     const nOut = bh * seqQ * dV, nW = bh * seqQ * seqK;
     const st = this.staging;
     const [rq, rk, rv] = [qa, ka, va].map((a) => st.plan(a.length * 4));
-    const rkpm = st.plan(kpm ? kpm.length : 0);
-    const rmask = st.plan(mask.data ? mask.data.length * (mask.kind === 2 ? 4 : 1) : 0);
+    const masks = stageMasks(st, options, batch, heads, seqQ, seqK);
     const rout = st.plan(nOut * 4);
     const rw = st.plan(options.returnAttention ? nW * 4 : 0);
     try {
@@ -74,10 +70,9 @@ export class ScaledDotProductAttention {
       st.writeF32(rq, qa);
       st.writeF32(rk, ka);
       st.writeF32(rv, va);
-      if (kpm) st.writeU8(rkpm, kpm);
-      if (mask.data) (mask.kind === 2 ? st.writeF32(rmask, mask.data) : st.writeU8(rmask, mask.data));
+      masks.write();
       throwIfError(this.handle.run(rq.ptr, rk.ptr, rv.ptr, batch, heads, seqQ, seqK, dK, dV,
-        options.causal === true, rkpm.ptr, mask.kind, rmask.ptr, mask.perHead, scale, rout.ptr, rw.ptr,
+        options.causal === true, masks.keyPadding.ptr, masks.kind, masks.mask.ptr, masks.perHead, scale, rout.ptr, rw.ptr,
         options.trace === true), 'scaledDotProductAttention');
       const result: ScaledDotProductAttentionResult = { output: st.readF32(rout, nOut), seqQ, seqK, dV };
       if (options.returnAttention) result.attention = st.readF32(rw, nW);
