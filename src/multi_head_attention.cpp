@@ -117,9 +117,7 @@ std::string MultiHeadAttention::set_weights(const MhaWeightsView& w) {
 
 void MultiHeadAttention::project(const float* x, int rows, int in_dim, const Projection& p, int out_dim,
                                  float* y, int ldy) const {
-  // Start from the bias (zeros without one), then accumulate x W on top.
-  for (int i = 0; i < rows; ++i) std::memcpy(y + static_cast<long>(i) * ldy, p.b, out_dim * sizeof(float));
-  gemm_parallel(*kn_, rows, out_dim, in_dim, x, in_dim, p.w, p.ld, y, ldy, true);
+  linear(*kn_, x, rows, in_dim, p.w, p.ld, p.b, out_dim, y, ldy);  // b is zeros without bias
 }
 
 std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float* weights,

@@ -35,12 +35,6 @@ void gelu_tanh(float* x, std::size_t n) {
   }
 }
 
-// y (rows x out) = x (rows x in) W + b
-void linear(const Kernels& kn, const float* x, int rows, int in, const float* W, const float* b, int out, float* y) {
-  for (int r = 0; r < rows; ++r) std::memcpy(y + static_cast<long>(r) * out, b, out * sizeof(float));
-  gemm_parallel(kn, rows, out, in, x, in, W, out, y, out, true);
-}
-
 // Copies columns [c0, c0 + n) of a rows x cols matrix.
 void copy_columns(const float* src, int rows, int cols, int c0, int n, float* dst) {
   for (int r = 0; r < rows; ++r) std::memcpy(dst + static_cast<long>(r) * n, src + static_cast<long>(r) * cols + c0, n * sizeof(float));
@@ -224,9 +218,9 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
     for (std::size_t i = 0; i < nd; ++i) x[i] += a_.data()[i];
 
     layer_norm(x, n, D, L.ln2_w.data(), L.ln2_b.data(), cfg_.layer_norm_eps, h_.data());
-    linear(*kn_, h_.data(), n, D, L.fc_w.data(), L.fc_b.data(), 4 * D, f_.data());
+    linear(*kn_, h_.data(), n, D, L.fc_w.data(), 4 * D, L.fc_b.data(), 4 * D, f_.data(), 4 * D);
     gelu_tanh(f_.data(), nd * 4);
-    linear(*kn_, f_.data(), n, 4 * D, L.mlp_proj_w.data(), L.mlp_proj_b.data(), D, a_.data());
+    linear(*kn_, f_.data(), n, 4 * D, L.mlp_proj_w.data(), D, L.mlp_proj_b.data(), D, a_.data(), D);
     for (std::size_t i = 0; i < nd; ++i) x[i] += a_.data()[i];
   }
   layer_norm(x, n, D, lnf_w_.data(), lnf_b_.data(), cfg_.layer_norm_eps, h_.data());
