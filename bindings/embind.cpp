@@ -2,6 +2,7 @@
 // No logic of its own. Errors come back as strings ("" = ok) that the TypeScript wrapper throws
 // as JS Errors: C++ exceptions cannot cross into JS in this build.
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
 #include <cstdint>
 #include <string>
@@ -9,7 +10,9 @@
 #include "attention.h"
 #include "multi_head_attention.h"
 #include "parallel.h"
-#include "transformer.h"
+#include "bert.h"
+#include "gpt2.h"
+#include "layers.h"
 
 namespace {
 
@@ -124,29 +127,103 @@ class AttentionHandle {
   attn::AttentionTrace trace_;
 };
 
-// A GPT-2-style language model; tensors arrive one by one from the safetensors reader.
-class Gpt2Handle {
+// What every model handle shares: the checkpoint's tensor list (names and shapes as stored),
+// setTensor by name, finalize, and the trace of the last forward call.
+template <class Model>
+class ModelHandle {
+ public:
+  int tensorCount() { return model_.tensors().size(); }
+  std::string tensorName(int i) { return model_.tensors().entry(i).name; }
+  emscripten::val tensorShape(int i) {
+    emscripten::val shape = emscripten::val::array();
+    for (int d : model_.tensors().entry(i).shape) shape.call<void>("push", d);
+    return shape;
+  }
+  bool tensorOptional(int i) { return model_.tensors().entry(i).optional; }
+  std::string setTensor(const std::string& name, std::uintptr_t data, int n) {
+    return model_.tensors().set(name, at<const float>(data), static_cast<std::size_t>(n));
+  }
+  std::string finalize() { return model_.finalize(); }
+  std::uintptr_t traceData(int slot) const { return address_of(mha_slot(trace_, slot)); }
+  int traceSize(int slot) const { return size_of(mha_slot(trace_, slot)); }
+
+ protected:
+  attn::MhaTrace* trace_for(int trace_layer) {
+    trace_ = attn::MhaTrace();  // drop a previous call's trace memory
+    return trace_layer >= 0 ? &trace_ : nullptr;
+  }
+  Model model_;
+  attn::MhaTrace trace_;
+};
+
+template <class H>
+void bind_model_handle(emscripten::class_<H>& c) {
+  using emscripten::optional_override;
+  c.template constructor<>()
+      .function("tensorCount", optional_override([](H& h) { return h.tensorCount(); }))
+      .function("tensorName", optional_override([](H& h, int i) { return h.tensorName(i); }))
+      .function("tensorShape", optional_override([](H& h, int i) { return h.tensorShape(i); }))
+      .function("tensorOptional", optional_override([](H& h, int i) { return h.tensorOptional(i); }))
+      .function("setTensor", optional_override([](H& h, const std::string& name, std::uintptr_t data, int n) {
+                  return h.setTensor(name, data, n);
+                }))
+      .function("finalize", optional_override([](H& h) { return h.finalize(); }))
+      .function("traceData", optional_override([](const H& h, int slot) { return h.traceData(slot); }))
+      .function("traceSize", optional_override([](const H& h, int slot) { return h.traceSize(slot); }));
+}
+
+// GPT-2 (decoder-only).
+class Gpt2Handle : public ModelHandle<attn::Gpt2> {
  public:
   std::string configure(int vocab_size, int n_positions, int n_embd, int n_layer, int n_head, float eps) {
     return model_.configure({vocab_size, n_positions, n_embd, n_layer, n_head, eps});
   }
-  std::string setTensor(int tensor, int layer, std::uintptr_t data, int n) {
-    if (tensor < 0 || tensor >= static_cast<int>(attn::GptTensor::kCount)) return "unknown tensor id";
-    return model_.set_tensor(static_cast<attn::GptTensor>(tensor), layer, at<const float>(data), static_cast<std::size_t>(n));
-  }
-  std::string finalize() { return model_.finalize(); }
   std::string forward(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention, int trace_layer) {
-    trace_ = attn::MhaTrace();
     return model_.forward(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(attention), trace_layer,
-                          trace_layer >= 0 ? &trace_ : nullptr);
+                          trace_for(trace_layer));
   }
-  std::uintptr_t traceData(int slot) const { return address_of(mha_slot(trace_, slot)); }
-  int traceSize(int slot) const { return size_of(mha_slot(trace_, slot)); }
-
- private:
-  attn::Gpt2 model_;
-  attn::MhaTrace trace_;
 };
+
+// BERT (encoder-only). Activation: 0 = erf GELU, 1 = tanh GELU.
+class BertHandle : public ModelHandle<attn::Bert> {
+ public:
+  std::string configure(int vocab_size, int max_positions, int type_vocab_size, int hidden, int layers, int heads,
+                        int intermediate, float eps, int activation, bool pooler, bool mlm_head) {
+    attn::BertConfig c;
+    c.vocab_size = vocab_size;
+    c.max_position_embeddings = max_positions;
+    c.type_vocab_size = type_vocab_size;
+    c.hidden_size = hidden;
+    c.num_hidden_layers = layers;
+    c.num_attention_heads = heads;
+    c.intermediate_size = intermediate;
+    c.layer_norm_eps = eps;
+    c.hidden_act = activation == 1 ? attn::Activation::kGeluTanh : attn::Activation::kGeluErf;
+    c.pooler = pooler;
+    c.mlm_head = mlm_head;
+    return model_.configure(c);
+  }
+  std::string forward(std::uintptr_t tokens, std::uintptr_t token_types, std::uintptr_t padding, int batch, int n,
+                      std::uintptr_t hidden, std::uintptr_t attention, int trace_layer) {
+    return model_.forward({at<const std::int32_t>(tokens), at<const std::int32_t>(token_types),
+                           at<const std::uint8_t>(padding), batch, n},
+                          at<float>(hidden), at<float>(attention), trace_layer, trace_for(trace_layer));
+  }
+  std::string mlmLogits(std::uintptr_t hidden, int rows, std::uintptr_t logits) {
+    return model_.mlm_logits(at<const float>(hidden), rows, at<float>(logits));
+  }
+  std::string pooler(std::uintptr_t hidden, int batch, int n, std::uintptr_t out) {
+    return model_.pooler(at<const float>(hidden), batch, n, at<float>(out));
+  }
+};
+
+// Sentence embeddings from hidden states: 0 = mean over real tokens, 1 = first token ([CLS]).
+void poolHidden(std::uintptr_t hidden, std::uintptr_t padding, int batch, int n, int dim, int kind, bool normalize,
+                std::uintptr_t out) {
+  if (kind == 1) attn::first_token_pool(at<const float>(hidden), batch, n, dim, at<float>(out));
+  else attn::mean_pool(at<const float>(hidden), at<const std::uint8_t>(padding), batch, n, dim, at<float>(out));
+  if (normalize) attn::l2_normalize_rows(at<float>(out), batch, dim);
+}
 
 std::string kernelsName() { return attn::default_kernels().name; }
 
@@ -171,12 +248,14 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .function("run", &AttentionHandle::run)
       .function("traceData", &AttentionHandle::traceData)
       .function("traceSize", &AttentionHandle::traceSize);
-  emscripten::class_<Gpt2Handle>("Gpt2Handle")
-      .constructor<>()
-      .function("configure", &Gpt2Handle::configure)
-      .function("setTensor", &Gpt2Handle::setTensor)
-      .function("finalize", &Gpt2Handle::finalize)
-      .function("forward", &Gpt2Handle::forward)
-      .function("traceData", &Gpt2Handle::traceData)
-      .function("traceSize", &Gpt2Handle::traceSize);
+  emscripten::function("poolHidden", &poolHidden);
+  emscripten::class_<Gpt2Handle> gpt2("Gpt2Handle");
+  bind_model_handle(gpt2);
+  gpt2.function("configure", &Gpt2Handle::configure).function("forward", &Gpt2Handle::forward);
+  emscripten::class_<BertHandle> bert("BertHandle");
+  bind_model_handle(bert);
+  bert.function("configure", &BertHandle::configure)
+      .function("forward", &BertHandle::forward)
+      .function("mlmLogits", &BertHandle::mlmLogits)
+      .function("pooler", &BertHandle::pooler);
 }

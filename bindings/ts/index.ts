@@ -3,8 +3,10 @@ import { instantiate } from './loader.js';
 import type { LoadOptions, Variant } from './loader.js';
 import { MultiHeadAttention } from './multi_head_attention.js';
 import type { MultiHeadAttentionConfig } from './multi_head_attention.js';
-import { LanguageModel, fetchModelFiles } from './language_model.js';
-import type { ModelFiles } from './language_model.js';
+import { BertModel } from './bert_model.js';
+import { Gpt2Model } from './gpt2_model.js';
+import { fetchModelFiles, modelType } from './model_files.js';
+import type { BertFiles, Gpt2Files, ModelFiles } from './model_files.js';
 import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
 import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResult } from './scaled_dot_product_attention.js';
 import type { FloatInput } from './validate.js';
@@ -17,14 +19,24 @@ export { MultiHeadAttention } from './multi_head_attention.js';
 export type { ForwardOptions, ForwardResult, MultiHeadAttentionConfig, MultiHeadAttentionWeights, MultiHeadTrace, ResolvedConfig } from './multi_head_attention.js';
 export type { AttentionTrace, ScaledDotProductAttentionOptions, ScaledDotProductAttentionResult } from './scaled_dot_product_attention.js';
 export { weightsFromPyTorch } from './pytorch.js';
-export { LanguageModel } from './language_model.js';
-export type { Gpt2Config, ModelFiles, Prediction, RunOptions, RunResult } from './language_model.js';
+export { Gpt2Model, Gpt2Model as LanguageModel } from './gpt2_model.js';
+export type { Gpt2Config, RunOptions, RunResult } from './gpt2_model.js';
+export { BertModel, cosineSimilarity, similarityMatrix } from './bert_model.js';
+export type { BertConfig, BertInput, BertRunOptions, BertRunResult, EmbedOptions, Embeddings, FillMaskResult } from './bert_model.js';
+export { MODEL_TYPES } from './model_files.js';
+export type { BertFiles, Gpt2Files, ModelFiles, ModelType, SentenceEmbeddingConfig } from './model_files.js';
+export type { Prediction } from './predictions.js';
 export { BpeTokenizer } from './bpe_tokenizer.js';
 export type { TokenizerFiles } from './bpe_tokenizer.js';
+export { WordPieceTokenizer } from './wordpiece_tokenizer.js';
+export type { Encoding, WordPieceFiles } from './wordpiece_tokenizer.js';
 export { parseSafetensors } from './safetensors.js';
 export type { SafetensorsEntry, SafetensorsFile } from './safetensors.js';
 export type { PyTorchMultiheadAttentionState } from './pytorch.js';
 export type { AttnMask, BoolInput, FloatInput } from './validate.js';
+
+/** Any model loadModel() returns; `type` tells which. */
+export type Model = Gpt2Model | BertModel;
 
 /** One instantiated WebAssembly module. Layers created from it share its memory. */
 export class AttentionModule {
@@ -55,13 +67,16 @@ export class AttentionModule {
   }
 
   /**
-   * Loads a GPT-2-style model: a folder (URL, or a path in Node) holding config.json,
-   * model.safetensors (F32/F16/BF16, Hugging Face GPT-2 tensor names) and vocab.json + merges.txt
-   * (or tokenizer.json); or the files themselves, already in memory.
+   * Loads a model from a folder laid out as on the Hugging Face Hub (a URL, or a path in Node), or
+   * from its files already in memory. config.json's model_type picks the class:
+   * - "gpt2" -> Gpt2Model: model.safetensors + vocab.json/merges.txt (or tokenizer.json);
+   * - "bert" -> BertModel: model.safetensors + vocab.txt (+ tokenizer_config.json) or tokenizer.json,
+   *   and sentence-transformers' modules.json / 1_Pooling/config.json when present.
+   * Weights may be F32, F16 or BF16. Narrow the result with `model.type`.
    */
-  async loadModel(source: string | URL | ModelFiles): Promise<LanguageModel> {
+  async loadModel(source: string | URL | ModelFiles): Promise<Model> {
     const files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source) : source;
-    return new LanguageModel(this.mod, files);
+    return modelType(files.config) === 'bert' ? new BertModel(this.mod, files as BertFiles) : new Gpt2Model(this.mod, files as Gpt2Files);
   }
 
   /** Bytes of WebAssembly memory in use (grows with the largest call; never shrinks). */

@@ -1,5 +1,6 @@
 // The shape of what the Emscripten glue hands back: heap views, malloc/free and the embind
 // classes of bindings/embind.cpp. Internal: the public API wraps all of it.
+import type { CheckpointHandle } from './checkpoint.js';
 
 export interface MultiHeadAttentionHandle {
   configure(dModel: number, numHeads: number, dK: number, dV: number, kdim: number, vdim: number, bias: boolean): string;
@@ -25,14 +26,25 @@ export interface AttentionHandle {
   delete(): void;
 }
 
-export interface Gpt2Handle {
-  configure(vocabSize: number, nPositions: number, nEmbd: number, nLayer: number, nHead: number, eps: number): string;
-  setTensor(tensor: number, layer: number, data: number, count: number): string;
-  finalize(): string;
-  forward(tokens: number, n: number, logits: number, attention: number, traceLayer: number): string;
+/** What every model handle shares: loading by tensor name (see checkpoint.ts) and the trace. */
+export interface ModelHandle extends CheckpointHandle {
   traceData(slot: number): number;
   traceSize(slot: number): number;
   delete(): void;
+}
+
+export interface Gpt2Handle extends ModelHandle {
+  configure(vocabSize: number, nPositions: number, nEmbd: number, nLayer: number, nHead: number, eps: number): string;
+  forward(tokens: number, n: number, logits: number, attention: number, traceLayer: number): string;
+}
+
+export interface BertHandle extends ModelHandle {
+  configure(vocabSize: number, maxPositions: number, typeVocabSize: number, hidden: number, layers: number, heads: number,
+    intermediate: number, eps: number, activation: number, pooler: boolean, mlmHead: boolean): string;
+  forward(tokens: number, tokenTypes: number, padding: number, batch: number, n: number, hidden: number,
+    attention: number, traceLayer: number): string;
+  mlmLogits(hidden: number, rows: number, logits: number): string;
+  pooler(hidden: number, batch: number, n: number, out: number): string;
 }
 
 export interface WasmModule {
@@ -45,6 +57,9 @@ export interface WasmModule {
   MultiHeadAttentionHandle: new () => MultiHeadAttentionHandle;
   AttentionHandle: new () => AttentionHandle;
   Gpt2Handle: new () => Gpt2Handle;
+  BertHandle: new () => BertHandle;
+  /** Sentence embeddings from hidden states: kind 0 = mean over real tokens, 1 = first token. */
+  poolHidden(hidden: number, padding: number, batch: number, n: number, dim: number, kind: number, normalize: boolean, out: number): void;
 }
 
 /** Trace slots, in the order of bindings/embind.cpp's TraceSlot. */

@@ -2,26 +2,18 @@
 // Its numbers are checked against a PyTorch reference in tests/js/transformer.test.cjs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "reference.h"
-#include "transformer.h"
+#include "gpt2.h"
+#include "model_test_util.h"
 
 namespace {
 
 attn::GptConfig tiny() { return {11, 8, 8, 2, 2, 1e-5f}; }
 
-void load_random(attn::Gpt2& m, unsigned seed) {
-  std::mt19937 rng(seed);
-  const auto c = m.config();
-  for (int t = 0; t < int(attn::GptTensor::kCount); ++t) {
-    const auto tensor = attn::GptTensor(t);
-    for (int l = 0; l < (attn::gpt_tensor_per_layer(tensor) ? c.n_layer : 1); ++l) {
-      const auto data = ref::to_float(ref::random_vec(rng, attn::gpt_tensor_size(c, tensor), 0.3));
-      ASSERT_EQ(m.set_tensor(tensor, l, data.data(), data.size()), "");
-    }
-  }
-}
+void load_random(attn::Gpt2& m, unsigned seed) { load_random_tensors(m.tensors(), seed, 0.3); }
 
 TEST(Gpt2, RejectsBadConfigsTensorsAndTokens) {
   attn::Gpt2 m;
@@ -29,15 +21,18 @@ TEST(Gpt2, RejectsBadConfigsTensorsAndTokens) {
   EXPECT_EQ(m.configure({0, 8, 8, 2, 2, 1e-5f}), "vocab_size must be between 1 and 1048576, got 0");
   ASSERT_EQ(m.configure(tiny()), "");
   std::vector<float> small(5, 0.0f);
-  EXPECT_EQ(m.set_tensor(attn::GptTensor::kFcWeight, 1, small.data(), 5), "h.1.mlp.c_fc.weight has 5 elements, expected 256");
-  EXPECT_EQ(m.set_tensor(attn::GptTensor::kLn1Bias, 2, small.data(), 8), "ln_1.bias: layer 2 out of range (n_layer 2)");
+  EXPECT_EQ(m.tensors().set("h.1.mlp.c_fc.weight", small.data(), 5), "h.1.mlp.c_fc.weight has 5 elements, expected 256");
+  EXPECT_EQ(m.tensors().set("h.2.ln_1.bias", small.data(), 8), "unknown tensor h.2.ln_1.bias");
+  std::vector<float> bad(8, 0.0f);
+  bad[3] = std::nanf("");
+  EXPECT_EQ(m.tensors().set("ln_f.bias", bad.data(), 8), "ln_f.bias contains NaN at index 3");
   std::vector<int32_t> tokens = {1, 2, 3};
   std::vector<float> logits(3 * 11);
   EXPECT_NE(m.forward(tokens.data(), 3, logits.data(), nullptr, 0, nullptr), "");
   EXPECT_EQ(m.finalize(), "missing tensor wte.weight");
   load_random(m, 1);
   ASSERT_EQ(m.finalize(), "");
-  EXPECT_EQ(m.set_tensor(attn::GptTensor::kLnFBias, 0, small.data(), 8),
+  EXPECT_EQ(m.tensors().set("ln_f.bias", small.data(), 8),
             "the model is finalized: configure() again to load new weights");
   tokens[1] = 11;
   EXPECT_EQ(m.forward(tokens.data(), 3, logits.data(), nullptr, 0, nullptr),

@@ -1,0 +1,70 @@
+// The one loader of checkpoint weights: every model's core declares the tensors it reads (names and
+// shapes as Hugging Face stores them); this copies each from a safetensors file into it, one tensor
+// at a time through the staging block (never two float32 copies of the whole model), then finalizes.
+import { AttentionError, throwIfError } from './errors.js';
+import type { Staging } from './heap.js';
+import type { SafetensorsEntry, SafetensorsFile } from './safetensors.js';
+
+/** What every model handle of bindings/embind.cpp offers for loading. */
+export interface CheckpointHandle {
+  tensorCount(): number;
+  tensorName(i: number): string;
+  tensorShape(i: number): number[];
+  tensorOptional(i: number): boolean;
+  setTensor(name: string, data: number, count: number): string;
+  finalize(): string;
+}
+
+/** The names under which a declared tensor may be stored (prefixes, old spellings), best first. */
+export type NameCandidates = (name: string) => string[];
+
+/** The first candidate name the file has, with its entry. */
+export function findTensor(file: SafetensorsFile, candidates: string[]): { name: string; entry: SafetensorsEntry } | undefined {
+  for (const name of candidates) {
+    const entry = file.tensors.get(name);
+    if (entry) return { name, entry };
+  }
+  return undefined;
+}
+
+export function loadCheckpoint(handle: CheckpointHandle, staging: Staging, file: SafetensorsFile, candidates: NameCandidates): void {
+  for (let i = 0; i < handle.tensorCount(); i++) {
+    const declared = handle.tensorName(i);
+    const names = candidates(declared);
+    const found = findTensor(file, names);
+    if (!found) {
+      if (handle.tensorOptional(i)) continue;
+      const also = names.slice(1).map((n) => `"${n}"`).join(', ');
+      throw new AttentionError(`loadModel: missing tensor "${declared}"${also ? ` (also tried ${also})` : ''}`);
+    }
+    const want = handle.tensorShape(i);
+    const { shape } = found.entry;
+    if (shape.length !== want.length || shape.some((d, k) => d !== want[k]))
+      throw new AttentionError(`loadModel: tensor "${found.name}" has shape [${shape.join(', ')}] but config.json implies [${want.join(', ')}]`);
+    const data = found.entry.toFloat32();
+    const region = staging.plan(data.length * 4);
+    try {
+      staging.commit();
+      staging.writeF32(region, data);
+      throwIfError(handle.setTensor(declared, region.ptr, data.length), 'loadModel');
+    } finally {
+      staging.release();
+    }
+  }
+  throwIfError(handle.finalize(), 'loadModel');
+}
+
+/** A positive integer field of config.json, or a named error. */
+export function configInt(c: Record<string, unknown>, key: string, fallback?: unknown): number {
+  const v = c[key] ?? fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+    throw new AttentionError(`config.json: ${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** A positive layer-norm epsilon from config.json, or a named error. */
+export function configEps(c: Record<string, unknown>, key: string, fallback: number): number {
+  const eps = c[key] ?? fallback;
+  if (typeof eps !== 'number' || !(eps > 0)) throw new AttentionError(`config.json: ${key} must be a positive number`);
+  return eps;
+}

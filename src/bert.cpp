@@ -1,0 +1,158 @@
+#include "bert.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "parallel_gemm.h"
+
+namespace attn {
+
+std::string Bert::configure(const BertConfig& c) {
+  configured_ = ready_ = false;
+  std::string err = check_dims({{"vocab_size", c.vocab_size, 1 << 20},
+                                {"max_position_embeddings", c.max_position_embeddings, 1 << 16},
+                                {"type_vocab_size", c.type_vocab_size, 1 << 10},
+                                {"hidden_size", c.hidden_size, 1 << 14},
+                                {"num_hidden_layers", c.num_hidden_layers, 1024},
+                                {"num_attention_heads", c.num_attention_heads, 1024},
+                                {"intermediate_size", c.intermediate_size, 1 << 16}});
+  if (!err.empty()) return err;
+  if (c.hidden_size % c.num_attention_heads != 0)
+    return "hidden_size (" + std::to_string(c.hidden_size) + ") is not divisible by num_attention_heads (" +
+           std::to_string(c.num_attention_heads) + ")";
+  if (!(c.layer_norm_eps > 0.0f) || !std::isfinite(c.layer_norm_eps)) return "layer_norm_eps must be a positive number";
+  bool ok = true;
+  product_or_zero({std::size_t(c.vocab_size), std::size_t(c.hidden_size)}, &ok);
+  product_or_zero({std::size_t(c.max_position_embeddings), std::size_t(c.intermediate_size)}, &ok);
+  product_or_zero({std::size_t(c.hidden_size), std::size_t(c.intermediate_size)}, &ok);
+  if (!ok) return "model too large: its tensors exceed the memory limit";
+  cfg_ = c;
+  const int D = c.hidden_size, I = c.intermediate_size;
+  const float eps = c.layer_norm_eps;
+  tensors_.clear();
+  blocks_.clear();
+  blocks_.resize(c.num_hidden_layers);
+  word_.add_to(tensors_, "embeddings.word_embeddings.weight", c.vocab_size, D);
+  position_.add_to(tensors_, "embeddings.position_embeddings.weight", c.max_position_embeddings, D);
+  token_type_.add_to(tensors_, "embeddings.token_type_embeddings.weight", c.type_vocab_size, D);
+  emb_ln_.eps = eps;
+  emb_ln_.add_to(tensors_, "embeddings.LayerNorm.", D);
+  for (int l = 0; l < c.num_hidden_layers; ++l) {
+    Block& B = blocks_[l];
+    const std::string p = "encoder.layer." + std::to_string(l) + ".";
+    B.query.add_to(tensors_, p + "attention.self.query.", D, D, Layout::kTransposed);
+    B.key.add_to(tensors_, p + "attention.self.key.", D, D, Layout::kTransposed);
+    B.value.add_to(tensors_, p + "attention.self.value.", D, D, Layout::kTransposed);
+    B.output.add_to(tensors_, p + "attention.output.dense.", D, D, Layout::kTransposed);
+    B.attn_ln.eps = B.out_ln.eps = eps;
+    B.attn_ln.add_to(tensors_, p + "attention.output.LayerNorm.", D);
+    B.mlp.act = c.hidden_act;
+    B.mlp.fc.add_to(tensors_, p + "intermediate.dense.", D, I, Layout::kTransposed);
+    B.mlp.proj.add_to(tensors_, p + "output.dense.", I, D, Layout::kTransposed);
+    B.out_ln.add_to(tensors_, p + "output.LayerNorm.", D);
+  }
+  if (c.pooler) pooler_.add_to(tensors_, "pooler.dense.", D, D, Layout::kTransposed);
+  if (c.mlm_head) {
+    mlm_dense_.add_to(tensors_, "cls.predictions.transform.dense.", D, D, Layout::kTransposed);
+    mlm_ln_.eps = eps;
+    mlm_ln_.add_to(tensors_, "cls.predictions.transform.LayerNorm.", D);
+    tensors_.add("cls.predictions.bias", {c.vocab_size}, &mlm_bias_);
+  }
+  configured_ = true;
+  return "";
+}
+
+std::string Bert::finalize() {
+  if (!configured_) return "not configured";
+  if (ready_) return "";
+  std::string err = tensors_.check_complete();
+  if (!err.empty()) return err;
+  for (Block& B : blocks_) {
+    err = B.attn.configure({cfg_.hidden_size, cfg_.num_attention_heads, 0, 0, 0, 0, true});
+    if (err.empty())
+      err = B.attn.set_weights({B.query.weight.data(), B.key.weight.data(), B.value.weight.data(), B.output.weight.data(),
+                                B.query.bias.data(), B.key.bias.data(), B.value.bias.data(), B.output.bias.data()});
+    if (!err.empty()) return err;
+    B.query = Linear(), B.key = Linear(), B.value = Linear(), B.output = Linear();  // attn has its copy
+  }
+  tensors_.seal();
+  ready_ = true;
+  return "";
+}
+
+std::string Bert::forward(const EncoderInput& in, float* hidden, float* attention, int trace_layer, MhaTrace* trace) {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  if (in.batch < 1 || in.n < 1) return "need at least one sequence of at least one token";
+  if (in.n > cfg_.max_position_embeddings)
+    return std::to_string(in.n) + " tokens exceed the model's " + std::to_string(cfg_.max_position_embeddings) +
+           " positions (max_position_embeddings)";
+  bool ok = true;
+  const std::size_t rows = product_or_zero({std::size_t(in.batch), std::size_t(in.n)}, &ok);
+  const std::size_t nd = product_or_zero({rows, std::size_t(cfg_.hidden_size)}, &ok);
+  product_or_zero({rows, std::size_t(cfg_.intermediate_size)}, &ok);
+  if (!ok) return "input too large: batch * tokens * features exceeds the memory limit";
+  std::string err = check_ids("token", in.tokens, rows, cfg_.vocab_size, "vocabulary");
+  if (err.empty() && in.token_types) err = check_ids("token type", in.token_types, rows, cfg_.type_vocab_size, "type_vocab_size");
+  if (!err.empty()) return err;
+  if (trace && (trace_layer < 0 || trace_layer >= cfg_.num_hidden_layers))
+    return "trace layer " + std::to_string(trace_layer) + " out of range (num_hidden_layers " +
+           std::to_string(cfg_.num_hidden_layers) + ")";
+  const int D = cfg_.hidden_size, H = cfg_.num_attention_heads, n = in.n, R = static_cast<int>(rows);
+  if (!a_.resize(nd)) return out_of_memory("activations", nd);
+
+  // Embeddings, written straight into `hidden`, which then carries the residual stream.
+  float* x = hidden;
+  std::memset(x, 0, nd * sizeof(float));
+  word_.add_rows(in.tokens, R, x);
+  token_type_.add_rows(in.token_types, R, x);
+  for (int b = 0; b < in.batch; ++b) position_.add_range(0, n, x + std::size_t(b) * n * D);
+  emb_ln_.forward(x, R, D, x);
+
+  for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
+    Block& B = blocks_[l];
+    MhaInput mi;
+    mi.query = mi.key = mi.value = x;
+    mi.batch = in.batch;
+    mi.seq_q = mi.seq_k = n;
+    mi.masks.key_padding = in.padding;
+    float* layer_attention = attention ? attention + std::size_t(l) * in.batch * H * n * n : nullptr;
+    err = B.attn.forward(mi, a_.data(), layer_attention, trace && l == trace_layer ? trace : nullptr);
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+    B.attn_ln.forward(x, R, D, x);
+
+    err = B.mlp.forward(*kn_, x, R, f_, a_.data());
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+    B.out_ln.forward(x, R, D, x);
+  }
+  return "";
+}
+
+std::string Bert::mlm_logits(const float* hidden, int rows, float* logits) {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  if (!cfg_.mlm_head) return "this checkpoint has no masked-LM head (cls.predictions.*)";
+  const int D = cfg_.hidden_size, V = cfg_.vocab_size;
+  const std::size_t nd = std::size_t(rows) * D;
+  if (!t_.resize(nd)) return out_of_memory("the MLM head", nd);
+  mlm_dense_.forward(*kn_, hidden, rows, t_.data());
+  activate(cfg_.hidden_act, t_.data(), nd);
+  mlm_ln_.forward(t_.data(), rows, D, t_.data());
+  // The decoder is the word embedding matrix (tied): logits = t E^T + bias.
+  gemm_bt_parallel(*kn_, rows, V, D, t_.data(), D, word_.table.data(), D, logits, V);
+  for (int r = 0; r < rows; ++r) add_in_place(logits + static_cast<long>(r) * V, mlm_bias_.data(), V);
+  return "";
+}
+
+std::string Bert::pooler(const float* hidden, int batch, int n, float* out) {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  if (!cfg_.pooler) return "this checkpoint has no pooler (pooler.dense.*)";
+  const int D = cfg_.hidden_size;
+  if (!t_.resize(std::size_t(batch) * D)) return out_of_memory("the pooler", std::size_t(batch) * D);
+  first_token_pool(hidden, batch, n, D, t_.data());
+  pooler_.forward(*kn_, t_.data(), batch, out);
+  activate(Activation::kTanh, out, std::size_t(batch) * D);
+  return "";
+}
+
+}  // namespace attn

@@ -1,0 +1,85 @@
+// BERT (encoder-only), composed from the shared layers:
+//   x = LN(word[token] + position[i] + token_type[type])
+//   per layer (post-LayerNorm): x = LN(x + Attn(x)); x = LN(x + MLP(x)), MLP = GELU(x W1 + b1) W2 + b2
+// Attention is bidirectional; a batch of sentences of different lengths runs in one call with a
+// key-padding mask. Optional heads: the masked-LM head (dense + GELU + LN, decoder tied to the
+// word embeddings, plus a bias) and the pooler (tanh(dense(x[CLS]))).
+// Checkpoint names are Hugging Face's, without the "bert." prefix (the loader strips it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "buffer.h"
+#include "kernels.h"
+#include "layers.h"
+#include "multi_head_attention.h"
+#include "tensor_table.h"
+
+namespace attn {
+
+struct BertConfig {
+  int vocab_size = 0;
+  int max_position_embeddings = 0;
+  int type_vocab_size = 0;
+  int hidden_size = 0;
+  int num_hidden_layers = 0;
+  int num_attention_heads = 0;
+  int intermediate_size = 0;
+  float layer_norm_eps = 1e-12f;
+  Activation hidden_act = Activation::kGeluErf;
+  bool pooler = false;    // the checkpoint has pooler.dense.*
+  bool mlm_head = false;  // the checkpoint has cls.predictions.*
+};
+
+// A batch of sequences padded to one length n.
+struct EncoderInput {
+  const std::int32_t* tokens = nullptr;       // batch x n
+  const std::int32_t* token_types = nullptr;  // batch x n, or null: all 0
+  const std::uint8_t* padding = nullptr;      // batch x n, nonzero = padding (not attended to), or null
+  int batch = 1, n = 0;
+};
+
+class Bert {
+ public:
+  explicit Bert(const Kernels& kernels = default_kernels()) : kn_(&kernels) {}
+
+  // Validates the config and declares the checkpoint's tensors in tensors().
+  std::string configure(const BertConfig& c);
+  const BertConfig& config() const { return cfg_; }
+  TensorTable& tensors() { return tensors_; }
+  // Checks every tensor is present and hands query/key/value/output to the attention layers.
+  std::string finalize();
+
+  // hidden: batch x n x hidden_size, the last layer's states. attention (optional):
+  // num_layers x batch x heads x n x n. trace (optional): layer `trace_layer`'s attention walk.
+  std::string forward(const EncoderInput& in, float* hidden, float* attention, int trace_layer, MhaTrace* trace);
+
+  // Masked-LM logits (rows x vocab) for rows of final hidden states. Needs the MLM head.
+  std::string mlm_logits(const float* hidden, int rows, float* logits);
+  // Pooler output (batch x hidden_size) from the batch's final hidden states. Needs the pooler.
+  std::string pooler(const float* hidden, int batch, int n, float* out);
+
+ private:
+  struct Block {
+    Linear query, key, value, output;  // held only until finalize() gives them to attn
+    MultiHeadAttention attn;
+    LayerNorm attn_ln, out_ln;
+    Mlp mlp;
+  };
+
+  const Kernels* kn_;
+  BertConfig cfg_;
+  bool configured_ = false, ready_ = false;
+  TensorTable tensors_;
+  Embedding word_, position_, token_type_;
+  LayerNorm emb_ln_;
+  std::vector<Block> blocks_;
+  Linear pooler_, mlm_dense_;
+  LayerNorm mlm_ln_;
+  Buffer mlm_bias_;
+  Buffer a_, f_, t_;  // per-call scratch, reused
+};
+
+}  // namespace attn

@@ -1,0 +1,129 @@
+#include "gpt2.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "parallel_gemm.h"
+
+namespace attn {
+namespace {
+
+constexpr int kMaxVocab = 1 << 20;
+constexpr int kMaxPositions = 1 << 16;
+
+// Copies columns [c0, c0 + n) of a rows x cols matrix.
+void copy_columns(const float* src, int rows, int cols, int c0, int n, float* dst) {
+  for (int r = 0; r < rows; ++r) std::memcpy(dst + static_cast<long>(r) * n, src + static_cast<long>(r) * cols + c0, n * sizeof(float));
+}
+
+}  // namespace
+
+std::string Gpt2::configure(const GptConfig& c) {
+  configured_ = ready_ = false;
+  std::string err = check_dims({{"vocab_size", c.vocab_size, kMaxVocab}, {"n_positions", c.n_positions, kMaxPositions},
+                                {"n_embd", c.n_embd, 1 << 14}, {"n_layer", c.n_layer, 1024}, {"n_head", c.n_head, 1024}});
+  if (!err.empty()) return err;
+  if (c.n_embd % c.n_head != 0)
+    return "n_embd (" + std::to_string(c.n_embd) + ") is not divisible by n_head (" + std::to_string(c.n_head) + ")";
+  if (!(c.layer_norm_eps > 0.0f) || !std::isfinite(c.layer_norm_eps)) return "layer_norm_epsilon must be a positive number";
+  // The largest tensors (embeddings, MLP weights, a full context's MLP activations) must fit.
+  bool ok = true;
+  product_or_zero({std::size_t(c.vocab_size), std::size_t(c.n_embd)}, &ok);
+  product_or_zero({std::size_t(c.n_positions), std::size_t(c.n_embd), 4}, &ok);
+  product_or_zero({std::size_t(c.n_embd), std::size_t(c.n_embd), 4}, &ok);
+  if (!ok) return "model too large: its tensors exceed the memory limit";
+  cfg_ = c;
+  const int D = c.n_embd;
+  tensors_.clear();
+  blocks_.clear();
+  blocks_.resize(c.n_layer);
+  wte_.add_to(tensors_, "wte.weight", c.vocab_size, D);
+  wpe_.add_to(tensors_, "wpe.weight", c.n_positions, D);
+  for (int l = 0; l < c.n_layer; ++l) {
+    Block& B = blocks_[l];
+    const std::string p = "h." + std::to_string(l) + ".";
+    B.ln_1.eps = B.ln_2.eps = c.layer_norm_eps;
+    B.ln_1.add_to(tensors_, p + "ln_1.", D);
+    B.c_attn.add_to(tensors_, p + "attn.c_attn.", D, 3 * D, Layout::kAsIs);
+    B.c_proj.add_to(tensors_, p + "attn.c_proj.", D, D, Layout::kAsIs);
+    B.ln_2.add_to(tensors_, p + "ln_2.", D);
+    B.mlp.act = Activation::kGeluTanh;
+    B.mlp.fc.add_to(tensors_, p + "mlp.c_fc.", D, 4 * D, Layout::kAsIs);
+    B.mlp.proj.add_to(tensors_, p + "mlp.c_proj.", 4 * D, D, Layout::kAsIs);
+  }
+  ln_f_.eps = c.layer_norm_eps;
+  ln_f_.add_to(tensors_, "ln_f.", D);
+  configured_ = true;
+  return "";
+}
+
+std::string Gpt2::finalize() {
+  if (!configured_) return "not configured";
+  if (ready_) return "";
+  std::string err = tensors_.check_complete();
+  if (!err.empty()) return err;
+  const int D = cfg_.n_embd;
+  Buffer wq, wk, wv;
+  if (!wq.resize(std::size_t(D) * D) || !wk.resize(std::size_t(D) * D) || !wv.resize(std::size_t(D) * D))
+    return out_of_memory("attention weights", 3 * std::size_t(D) * D);
+  for (Block& B : blocks_) {
+    err = B.attn.configure({D, cfg_.n_head, 0, 0, 0, 0, true});
+    if (!err.empty()) return err;
+    // c_attn's columns are [Q | K | V], each with head i in column block i: our layout.
+    copy_columns(B.c_attn.weight.data(), D, 3 * D, 0, D, wq.data());
+    copy_columns(B.c_attn.weight.data(), D, 3 * D, D, D, wk.data());
+    copy_columns(B.c_attn.weight.data(), D, 3 * D, 2 * D, D, wv.data());
+    const float* b = B.c_attn.bias.data();
+    err = B.attn.set_weights({wq.data(), wk.data(), wv.data(), B.c_proj.weight.data(), b, b + D, b + 2 * D, B.c_proj.bias.data()});
+    if (!err.empty()) return err;
+    // The attention layer holds its own copy now; drop these (GPT-2 small: ~110 MB).
+    B.c_attn = Linear(), B.c_proj = Linear();
+  }
+  tensors_.seal();
+  ready_ = true;
+  return "";
+}
+
+std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,
+                          MhaTrace* trace) {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  if (n < 1) return "need at least one token";
+  if (n > cfg_.n_positions)
+    return std::to_string(n) + " tokens exceed the model's context of " + std::to_string(cfg_.n_positions) + " positions";
+  std::string err = check_ids("token", tokens, n, cfg_.vocab_size, "vocabulary");
+  if (!err.empty()) return err;
+  if (trace && (trace_layer < 0 || trace_layer >= cfg_.n_layer))
+    return "trace layer " + std::to_string(trace_layer) + " out of range (n_layer " + std::to_string(cfg_.n_layer) + ")";
+  const int D = cfg_.n_embd, H = cfg_.n_head;
+  const std::size_t nd = std::size_t(n) * D;
+  if (!x_.resize(nd) || !h_.resize(nd) || !a_.resize(nd)) return out_of_memory("activations", nd * 3);
+
+  float* x = x_.data();
+  std::memset(x, 0, nd * sizeof(float));
+  wte_.add_rows(tokens, n, x);
+  wpe_.add_range(0, n, x);
+
+  for (int l = 0; l < cfg_.n_layer; ++l) {
+    Block& B = blocks_[l];
+    B.ln_1.forward(x, n, D, h_.data());
+    MhaInput in;
+    in.query = in.key = in.value = h_.data();
+    in.batch = 1;
+    in.seq_q = in.seq_k = n;
+    in.masks.causal = true;
+    float* layer_attention = attention ? attention + std::size_t(l) * H * n * n : nullptr;
+    err = B.attn.forward(in, a_.data(), layer_attention, trace && l == trace_layer ? trace : nullptr);
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+
+    B.ln_2.forward(x, n, D, h_.data());
+    err = B.mlp.forward(*kn_, h_.data(), n, f_, a_.data());
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+  }
+  ln_f_.forward(x, n, D, h_.data());
+  gemm_bt_parallel(*kn_, n, cfg_.vocab_size, D, h_.data(), D, wte_.table.data(), D, logits, cfg_.vocab_size);
+  return "";
+}
+
+}  // namespace attn

@@ -1,0 +1,64 @@
+// GPT-2 (decoder-only), composed from the shared layers:
+//   x = wte[token] + wpe[position]
+//   per layer: x += Attn(LN1(x)) (causal multi-head); x += MLP(LN2(x)), MLP = GELU(x W_fc + b) W_proj + b
+//   logits = LN_f(x) wte^T (the LM head is tied to the token embedding)
+// Checkpoint names are Hugging Face's (wte.weight, h.N.attn.c_attn.weight, ...; Conv1D: in x out).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "buffer.h"
+#include "kernels.h"
+#include "layers.h"
+#include "multi_head_attention.h"
+#include "tensor_table.h"
+
+namespace attn {
+
+struct GptConfig {
+  int vocab_size = 0;
+  int n_positions = 0;
+  int n_embd = 0;
+  int n_layer = 0;
+  int n_head = 0;
+  float layer_norm_eps = 1e-5f;
+};
+
+class Gpt2 {
+ public:
+  explicit Gpt2(const Kernels& kernels = default_kernels()) : kn_(&kernels) {}
+
+  // Validates the config and declares the checkpoint's tensors in tensors().
+  std::string configure(const GptConfig& c);
+  const GptConfig& config() const { return cfg_; }
+  // Set every tensor through this (only between configure() and finalize()).
+  TensorTable& tensors() { return tensors_; }
+  // Checks every tensor is present and hands c_attn / c_proj to the attention layers.
+  std::string finalize();
+
+  // logits: n x vocab. attention (optional): n_layer x n_head x n x n. trace (optional): the
+  // attention walk of layer `trace_layer`.
+  std::string forward(const std::int32_t* tokens, int n, float* logits, float* attention,
+                      int trace_layer, MhaTrace* trace);
+
+ private:
+  struct Block {
+    LayerNorm ln_1, ln_2;
+    Linear c_attn, c_proj;  // held only until finalize() gives them to attn
+    MultiHeadAttention attn;
+    Mlp mlp;
+  };
+
+  const Kernels* kn_;
+  GptConfig cfg_;
+  bool configured_ = false, ready_ = false;
+  TensorTable tensors_;
+  Embedding wte_, wpe_;
+  LayerNorm ln_f_;
+  std::vector<Block> blocks_;
+  Buffer x_, h_, a_, f_;  // per-call activations, reused
+};
+
+}  // namespace attn

@@ -1,0 +1,128 @@
+#include "layers.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "parallel_gemm.h"
+
+namespace attn {
+
+void LayerNorm::add_to(TensorTable& t, const std::string& prefix, int dim, const char* weight_name,
+                       const char* bias_name) {
+  t.add(prefix + weight_name, {dim}, &weight);
+  t.add(prefix + bias_name, {dim}, &bias);
+}
+
+void LayerNorm::forward(const float* x, int rows, int dim, float* y) const {
+  const float* g = weight.data();
+  const float* b = bias.data();
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x + static_cast<long>(r) * dim;
+    float* yr = y + static_cast<long>(r) * dim;
+    float mean = 0.0f;
+    for (int i = 0; i < dim; ++i) mean += xr[i];
+    mean /= dim;
+    float var = 0.0f;
+    for (int i = 0; i < dim; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+    const float inv = 1.0f / std::sqrt(var / dim + eps);
+    for (int i = 0; i < dim; ++i) yr[i] = (xr[i] - mean) * inv * g[i] + b[i];
+  }
+}
+
+void Linear::add_to(TensorTable& t, const std::string& prefix, int in_features, int out_features, Layout layout) {
+  in = in_features;
+  out = out_features;
+  if (layout == Layout::kTransposed) t.add(prefix + "weight", {out, in}, &weight, layout);
+  else t.add(prefix + "weight", {in, out}, &weight, layout);
+  t.add(prefix + "bias", {out}, &bias);
+}
+
+void Linear::forward(const Kernels& kn, const float* x, int rows, float* y) const {
+  linear(kn, x, rows, in, weight.data(), out, bias.data(), out, y, out);
+}
+
+void activate(Activation a, float* x, std::size_t n) {
+  switch (a) {
+    case Activation::kGeluTanh: {
+      const float c = std::sqrt(2.0f / 3.14159265358979f);
+      for (std::size_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        x[i] = 0.5f * v * (1.0f + std::tanh(c * (v + 0.044715f * v * v * v)));
+      }
+      break;
+    }
+    case Activation::kGeluErf: {
+      const float r = 0.70710678118654752f;
+      for (std::size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * r));
+      break;
+    }
+    case Activation::kTanh:
+      for (std::size_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+      break;
+  }
+}
+
+std::string Mlp::forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const {
+  const std::size_t hidden = std::size_t(rows) * fc.out;
+  if (!scratch.resize(hidden)) return out_of_memory("the MLP activations", hidden);
+  fc.forward(kn, x, rows, scratch.data());
+  activate(act, scratch.data(), hidden);
+  proj.forward(kn, scratch.data(), rows, y);
+  return "";
+}
+
+void Embedding::add_to(TensorTable& t, const std::string& name, int num_rows, int dim_) {
+  rows = num_rows;
+  dim = dim_;
+  t.add(name, {num_rows, dim_}, &table);
+}
+
+void Embedding::add_rows(const std::int32_t* ids, int n, float* out) const {
+  for (int i = 0; i < n; ++i) {
+    const float* row = table.data() + static_cast<long>(ids ? ids[i] : 0) * dim;
+    float* o = out + static_cast<long>(i) * dim;
+    for (int c = 0; c < dim; ++c) o[c] += row[c];
+  }
+}
+
+void Embedding::add_range(int first, int n, float* out) const {
+  add_in_place(out, table.data() + static_cast<long>(first) * dim, std::size_t(n) * dim);
+}
+
+void add_in_place(float* x, const float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+void mean_pool(const float* hidden, const std::uint8_t* padding, int batch, int n, int dim, float* out) {
+  for (int b = 0; b < batch; ++b) {
+    float* o = out + static_cast<long>(b) * dim;
+    std::memset(o, 0, dim * sizeof(float));
+    int count = 0;
+    for (int i = 0; i < n; ++i) {
+      if (padding && padding[static_cast<long>(b) * n + i]) continue;
+      add_in_place(o, hidden + (static_cast<long>(b) * n + i) * dim, dim);
+      ++count;
+    }
+    // sentence-transformers divides by max(count, 1e-9): a sequence of only padding stays zero.
+    if (count > 0)
+      for (int c = 0; c < dim; ++c) o[c] /= count;
+  }
+}
+
+void first_token_pool(const float* hidden, int batch, int n, int dim, float* out) {
+  for (int b = 0; b < batch; ++b)
+    std::memcpy(out + static_cast<long>(b) * dim, hidden + static_cast<long>(b) * n * dim, dim * sizeof(float));
+}
+
+void l2_normalize_rows(float* x, int rows, int dim) {
+  for (int r = 0; r < rows; ++r) {
+    float* row = x + static_cast<long>(r) * dim;
+    double sum = 0.0;
+    for (int c = 0; c < dim; ++c) sum += double(row[c]) * row[c];
+    // torch.nn.functional.normalize: x / max(||x||, 1e-12)
+    const float inv = 1.0f / static_cast<float>(std::max(std::sqrt(sum), 1e-12));
+    for (int c = 0; c < dim; ++c) row[c] *= inv;
+  }
+}
+
+}  // namespace attn

@@ -1,0 +1,69 @@
+// The layers every model composes: embeddings, LayerNorm, linear, activations, the MLP, pooling.
+// (The attention layer is MultiHeadAttention.) Each holds its own parameters, stored for
+// y = x W + b (W: in x out), and registers them in a model's TensorTable under checkpoint names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "buffer.h"
+#include "kernels.h"
+#include "tensor_table.h"
+
+namespace attn {
+
+// y = (x - mean) / sqrt(var + eps) * weight + bias, per row (biased variance, as PyTorch).
+struct LayerNorm {
+  Buffer weight, bias;
+  float eps = 1e-5f;
+  void add_to(TensorTable& t, const std::string& prefix, int dim, const char* weight_name = "weight",
+              const char* bias_name = "bias");
+  void forward(const float* x, int rows, int dim, float* y) const;
+};
+
+// y = x W + b, W stored in x out.
+struct Linear {
+  Buffer weight, bias;
+  int in = 0, out = 0;
+  // Registers "<prefix>weight" and "<prefix>bias"; layout says how the checkpoint stores W.
+  void add_to(TensorTable& t, const std::string& prefix, int in_features, int out_features, Layout layout);
+  void forward(const Kernels& kn, const float* x, int rows, float* y) const;
+};
+
+enum class Activation {
+  kGeluTanh,  // GPT-2's "gelu_new": 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  kGeluErf,   // BERT's "gelu": x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2))
+  kTanh,      // BERT's pooler
+};
+void activate(Activation a, float* x, std::size_t n);
+
+// The position-wise feed-forward network: act(x W1 + b1) W2 + b2.
+struct Mlp {
+  Linear fc, proj;
+  Activation act = Activation::kGeluErf;
+  // y: rows x fc.in. scratch holds rows x fc.out.
+  std::string forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const;
+};
+
+// A lookup table of row vectors (tokens, positions, token types).
+struct Embedding {
+  Buffer table;
+  int rows = 0, dim = 0;
+  void add_to(TensorTable& t, const std::string& name, int num_rows, int dim_);
+  // out[i] += table[ids[i]] for i < n; ids == nullptr means row 0 (e.g. absent token types).
+  void add_rows(const std::int32_t* ids, int n, float* out) const;
+  // out[i] += table[first + i]: consecutive rows, for positions.
+  void add_range(int first, int n, float* out) const;
+};
+
+// x += y, elementwise.
+void add_in_place(float* x, const float* y, std::size_t n);
+
+// Sentence embeddings from a batch x n x dim block of hidden states. padding (batch x n, nonzero =
+// not a real token) may be null. Mean: average over real tokens; first: row 0 of each sequence.
+void mean_pool(const float* hidden, const std::uint8_t* padding, int batch, int n, int dim, float* out);
+void first_token_pool(const float* hidden, int batch, int n, int dim, float* out);
+// Each row divided by its L2 norm (rows of all zeros stay zero).
+void l2_normalize_rows(float* x, int rows, int dim);
+
+}  // namespace attn

@@ -1,0 +1,63 @@
+// The one way checkpoint tensors get into a model. A model declares each tensor it reads, by the
+// checkpoint's own name and shape, and where it lives; the loader (in the wrapper) looks the names
+// up in a safetensors file and calls set(). Names are the checkpoint's (Hugging Face), so a missing
+// or mis-shaped tensor is reported in the words a user can find in their file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "buffer.h"
+
+namespace attn {
+
+// How a 2-D weight is stored in the checkpoint. The library computes y = x W + b with W as in x out.
+enum class Layout {
+  kAsIs,        // vectors, embedding tables, and GPT-2's Conv1D weights (in x out)
+  kTransposed,  // nn.Linear weights (out x in): transposed once, on load
+};
+
+// Checks a config's sizes: each in [1, max]. "" = ok, else "<name> must be between 1 and <max>, got <v>".
+struct Dim {
+  const char* name;
+  int value, max;
+};
+std::string check_dims(std::initializer_list<Dim> dims);
+// Checks token ids are in [0, limit). what: "token", "token type", ...
+std::string check_ids(const char* what, const std::int32_t* ids, std::size_t n, int limit, const char* limit_name);
+
+class TensorTable {
+ public:
+  struct Entry {
+    std::string name;
+    std::vector<int> shape;  // as stored in the checkpoint
+    Buffer* dst;
+    Layout layout;
+    bool optional;
+  };
+
+  void clear() {
+    entries_.clear();
+    sealed_ = false;
+  }
+  // After a model's finalize(): set() refuses, since the model has taken its weights over.
+  void seal() { sealed_ = true; }
+  void add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout = Layout::kAsIs, bool optional = false);
+
+  int size() const { return static_cast<int>(entries_.size()); }
+  const Entry& entry(int i) const { return entries_[i]; }
+
+  // Copies a tensor in, checking its size and that it is finite. "" = ok.
+  std::string set(const std::string& name, const float* data, std::size_t n);
+  // "" when every required tensor has been set, else "missing tensor <name>".
+  std::string check_complete() const;
+
+ private:
+  std::vector<Entry> entries_;
+  bool sealed_ = false;
+};
+
+}  // namespace attn

@@ -1,0 +1,81 @@
+// The shared layers against their formulas in double, and the tensor table's checks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "layers.h"
+#include "tensor_table.h"
+
+namespace {
+
+TEST(Layers, ActivationsMatchTheirDefinitions) {
+  std::vector<float> x = {-3.0f, -0.5f, 0.0f, 0.7f, 2.5f};
+  auto erf_ = x, tanh_ = x, th = x;
+  attn::activate(attn::Activation::kGeluErf, erf_.data(), x.size());
+  attn::activate(attn::Activation::kGeluTanh, tanh_.data(), x.size());
+  attn::activate(attn::Activation::kTanh, th.data(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i];
+    EXPECT_NEAR(erf_[i], 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))), 1e-6);
+    EXPECT_NEAR(tanh_[i], 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))), 1e-6);
+    EXPECT_NEAR(th[i], std::tanh(v), 1e-6);
+  }
+  // The two GELUs differ (by up to ~1e-3 around |x| = 2): a model must use its own.
+  EXPECT_GT(std::fabs(erf_[4] - tanh_[4]), 1e-5);
+}
+
+TEST(Layers, TransposedCheckpointWeightsComputeXWTransposed) {
+  attn::TensorTable t;
+  attn::Linear lin;
+  lin.add_to(t, "dense.", 3, 2, attn::Layout::kTransposed);  // nn.Linear(3, 2): weight is 2 x 3
+  EXPECT_EQ(t.entry(0).shape, (std::vector<int>{2, 3}));
+  const float w[] = {1, 2, 3, 4, 5, 6}, b[] = {0.5f, -1};
+  ASSERT_EQ(t.set("dense.weight", w, 6), "");
+  ASSERT_EQ(t.set("dense.bias", b, 2), "");
+  EXPECT_EQ(t.check_complete(), "");
+  const float x[] = {1, 0, -1, 2, 1, 0};
+  float y[4];
+  lin.forward(attn::default_kernels(), x, 2, y);
+  EXPECT_FLOAT_EQ(y[0], 1 - 3 + 0.5f);
+  EXPECT_FLOAT_EQ(y[1], 4 - 6 - 1);
+  EXPECT_FLOAT_EQ(y[2], 2 + 2 + 0.5f);
+  EXPECT_FLOAT_EQ(y[3], 8 + 5 - 1);
+  t.seal();
+  EXPECT_EQ(t.set("dense.bias", b, 2), "the model is finalized: configure() again to load new weights");
+}
+
+TEST(Layers, PoolingSkipsPaddingAndNormalizes) {
+  // batch 2 x n 3 x dim 2; sequence 1 has one padded position.
+  const float h[] = {1, 2, 3, 4, 5, 6, 10, 0, 20, 0, 99, 99};
+  const uint8_t pad[] = {0, 0, 0, 0, 0, 1};
+  float mean[4], first[4];
+  attn::mean_pool(h, pad, 2, 3, 2, mean);
+  attn::first_token_pool(h, 2, 3, 2, first);
+  EXPECT_FLOAT_EQ(mean[0], 3);
+  EXPECT_FLOAT_EQ(mean[1], 4);
+  EXPECT_FLOAT_EQ(mean[2], 15);
+  EXPECT_FLOAT_EQ(mean[3], 0);
+  EXPECT_FLOAT_EQ(first[2], 10);
+  float v[] = {3, 4, 0, 0};
+  attn::l2_normalize_rows(v, 2, 2);
+  EXPECT_FLOAT_EQ(v[0], 0.6f);
+  EXPECT_FLOAT_EQ(v[1], 0.8f);
+  EXPECT_EQ(v[2], 0.0f);
+}
+
+TEST(Layers, LayerNormMatchesItsFormula) {
+  attn::LayerNorm ln;
+  ln.eps = 1e-5f;
+  attn::TensorTable t;
+  ln.add_to(t, "ln.", 4, "gamma", "beta");
+  const float g[] = {1, 2, 0.5f, 1}, b[] = {0, 1, 0, -1};
+  ASSERT_EQ(t.set("ln.gamma", g, 4), "");
+  ASSERT_EQ(t.set("ln.beta", b, 4), "");
+  float x[] = {1, 2, 3, 6};
+  ln.forward(x, 1, 4, x);  // in place, as BERT uses it
+  const double mean = 3, sd = std::sqrt((4 + 1 + 0 + 9) / 4.0 + 1e-5);
+  const double want[] = {(1 - mean) / sd, (2 - mean) / sd * 2 + 1, 0.0, (6 - mean) / sd - 1};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(x[i], want[i], 1e-5);
+}
+
+}  // namespace
