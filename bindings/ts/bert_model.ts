@@ -198,6 +198,7 @@ export class BertModel extends WasmObject<BertHandle> {
    */
   fillMask(input: string | readonly [string, string], k = 5): FillMaskResult[] {
     if (!Number.isInteger(k) || k < 1) throw new AttentionError(`fillMask: k must be a positive integer, got ${k}`);
+    if (!this.hasMaskedLmHead) throw new AttentionError('fillMask: needs the masked-LM head (cls.predictions.*), which this checkpoint does not have');
     const enc = this.encodeInput(input, 'fillMask');
     const positions = enc.tokens.flatMap((t, i) => (t === this.tokenizer.maskId ? [i] : []));
     if (positions.length === 0) throw new AttentionError('fillMask: the text has no [MASK] token');

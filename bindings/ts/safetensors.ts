@@ -4,13 +4,19 @@
 // possibly hostile file is checked before any byte is read through it.
 import { AttentionError } from './errors.js';
 
-export type SafetensorsDtype = 'F32' | 'F16' | 'BF16';
-const DTYPE_BYTES: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2 };
+/** The dtypes of the safetensors format. Only the float ones can be read as weights; the others
+ * (e.g. the I64 position_ids buffer some BERT checkpoints carry) are parsed, checked and skipped. */
+export type SafetensorsDtype = 'F64' | 'F32' | 'F16' | 'BF16' | 'F8_E5M2' | 'F8_E4M3' | 'I64' | 'I32' | 'I16' | 'I8' |
+  'U64' | 'U32' | 'U16' | 'U8' | 'BOOL';
+const DTYPE_BYTES: Record<SafetensorsDtype, number> = {
+  F64: 8, F32: 4, F16: 2, BF16: 2, F8_E5M2: 1, F8_E4M3: 1, I64: 8, I32: 4, I16: 2, I8: 1, U64: 8, U32: 4, U16: 2, U8: 1, BOOL: 1,
+};
+const FLOAT_DTYPES = new Set<string>(['F32', 'F16', 'BF16']);
 
 export interface SafetensorsEntry {
   dtype: SafetensorsDtype;
   shape: number[];
-  /** Decodes the tensor to float32 (a new array each call). */
+  /** Decodes the tensor to float32 (a new array each call). Throws for dtypes other than F32, F16, BF16. */
   toFloat32(): Float32Array;
 }
 
@@ -55,7 +61,7 @@ export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFi
     if (typeof info !== 'object' || info === null) fail(`tensor "${name}": entry is not an object`);
     const { dtype, shape, data_offsets: offsets } = info as Record<string, unknown>;
     if (typeof dtype !== 'string' || !Object.prototype.hasOwnProperty.call(DTYPE_BYTES, dtype))
-      fail(`tensor "${name}" has dtype ${JSON.stringify(dtype)}; supported: F32, F16, BF16`);
+      fail(`tensor "${name}" has dtype ${JSON.stringify(dtype)}, which is not a safetensors dtype`);
     if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0))
       fail(`tensor "${name}" has an invalid shape ${JSON.stringify(shape)}`);
     if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0))
@@ -71,7 +77,10 @@ export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFi
     tensors.set(name, {
       dtype: dtype as SafetensorsDtype,
       shape: shape as number[],
-      toFloat32: () => decode(bytes, at, count, dtype as SafetensorsDtype),
+      toFloat32: () => {
+        if (!FLOAT_DTYPES.has(dtype)) fail(`tensor "${name}" has dtype ${JSON.stringify(dtype)}; supported: F32, F16, BF16`);
+        return decode(bytes, at, count, dtype as SafetensorsDtype);
+      },
     });
   }
   return { tensors, metadata };

@@ -65,9 +65,14 @@ describe('malformed and hostile files', () => {
   test('offsets out of range', () => bad(build({}, { header: JSON.stringify({ w: { dtype: 'F32', shape: [4], data_offsets: [0, 1 << 30] } }) }), /out of range/));
   test('offsets reversed', () => bad(build({ x: { dtype: 'F32', shape: [1], bytes: f32([1]) } }, { header: JSON.stringify({ w: { dtype: 'F32', shape: [0], data_offsets: [4, 0] } }) }), /data_offsets \[4, 0\] are out of range/));
   test('negative or fractional offsets', () => bad(build({}, { header: JSON.stringify({ w: { dtype: 'F32', shape: [1], data_offsets: [-4, 0] } }) }), /invalid data_offsets/));
-  test('a dtype named like an Object property', () => bad(build({ w: { dtype: 'toString', shape: [1], bytes: new Uint8Array(4) } }), /has dtype "toString"; supported/));
+  test('a dtype named like an Object property', () => bad(build({ w: { dtype: 'toString', shape: [1], bytes: new Uint8Array(4) } }), /has dtype "toString", which is not a safetensors dtype/));
   test('metadata that is not strings', () => bad(build({}, { header: JSON.stringify({ __metadata__: { a: 1 } }) }), /__metadata__ must be an object of strings/));
-  test('unsupported dtype', () => bad(build({ w: { dtype: 'I64', shape: [2], bytes: new Uint8Array(16) } }), /tensor "w" has dtype "I64"; supported: F32, F16, BF16/));
+  test('a non-float dtype parses (checkpoints carry I64 buffers) but cannot be read as weights', () => {
+    const file = api.parseSafetensors(build({ w: { dtype: 'I64', shape: [2], bytes: new Uint8Array(16) } }));
+    expect(file.tensors.get('w').shape).toEqual([2]);
+    expect(() => file.tensors.get('w').toFloat32()).toThrow(/tensor "w" has dtype "I64"; supported: F32, F16, BF16/);
+  });
+  test('a non-float dtype with the wrong byte span', () => bad(build({ w: { dtype: 'I64', shape: [3], bytes: new Uint8Array(16) } }), /needs 24 bytes but data_offsets span 16/));
   test('shape that disagrees with the byte span', () => bad(build({ w: { dtype: 'F32', shape: [5], bytes: f32([1, 2, 3, 4]) } }), /shape \[5\] and dtype F32 needs 20 bytes but data_offsets span 16/));
   test('invalid shape', () => bad(build({}, { header: JSON.stringify({ w: { dtype: 'F32', shape: [-1], data_offsets: [0, 0] } }) }), /invalid shape \[-1\]/));
   test('a huge shape product cannot wrap around', () => bad(build({ w: { dtype: 'F32', shape: [2 ** 26, 2 ** 26], bytes: f32([1]) } }), /needs \d+ bytes but data_offsets span 4/));
