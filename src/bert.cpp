@@ -136,7 +136,7 @@ std::string Bert::mlm_logits(const float* hidden, int rows, float* logits) {
   const std::size_t nd = std::size_t(rows) * D;
   if (!t_.resize(nd)) return out_of_memory("the MLM head", nd);
   mlm_dense_.forward(*kn_, hidden, rows, t_.data());
-  activate(cfg_.hidden_act, t_.data(), nd);
+  activate(*kn_, cfg_.hidden_act, t_.data(), rows, D);
   mlm_ln_.forward(t_.data(), rows, D, t_.data());
   // The decoder is the word embedding matrix (tied): logits = t E^T + bias.
   gemm_bt_parallel(*kn_, rows, V, D, t_.data(), D, word_.table.data(), D, logits, V);
@@ -151,7 +151,7 @@ std::string Bert::pooler(const float* hidden, int batch, int n, float* out) {
   if (!t_.resize(std::size_t(batch) * D)) return out_of_memory("the pooler", std::size_t(batch) * D);
   first_token_pool(hidden, batch, n, D, t_.data());
   pooler_.forward(*kn_, t_.data(), batch, out);
-  activate(Activation::kTanh, out, std::size_t(batch) * D);
+  activate(*kn_, Activation::kTanh, out, batch, D);
   return "";
 }
 

@@ -20,6 +20,9 @@ struct Kernels {
   // In place: x <- softmax(x) over n entries. -inf entries become exact zeros; a row that is
   // all -inf becomes all zeros (a query with nothing to attend to attends to nothing).
   void (*softmax_row)(float* x, int n);
+  // In place: x <- GELU(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), BERT's activation. The SIMD
+  // twin uses Abramowitz & Stegun 7.1.26 for erf (|error| < 1.5e-7), the scalar one std::erf.
+  void (*gelu_erf)(float* x, int n);
 };
 
 const Kernels& scalar_kernels();

@@ -62,10 +62,14 @@ void softmax_row_scalar(float* x, int n) {
   for (int j = 0; j < n; ++j) x[j] *= inv;
 }
 
+void gelu_erf_scalar(float* x, int n) {
+  for (int i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
+}
+
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, exp_shift_sum_scalar, softmax_row_scalar};
+  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar};
   return k;
 }
 

@@ -177,11 +177,36 @@ void softmax_row_simd(float* x, int n) {
   for (; j < n; ++j) x[j] *= inv_s;
 }
 
+// GELU(x) = 0.5 x + 0.5 |x| erf(|x| / sqrt 2): erf is odd, so only z >= 0 is needed, where
+// erf(z) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) e^(-z^2), t = 1 / (1 + p z).
+void gelu_erf_simd(float* x, int n) {
+  const auto gelu4 = [](f32x4 v) {
+    const f32x4 half = splat(0.5f);
+    const f32x4 z = mul(abs(v), splat(0.70710678118654752f));
+    const f32x4 t = div(splat(1.0f), madd(z, splat(0.3275911f), splat(1.0f)));
+    f32x4 p = splat(1.061405429f);
+    p = madd(p, t, splat(-1.453152027f));
+    p = madd(p, t, splat(1.421413741f));
+    p = madd(p, t, splat(-0.284496736f));
+    p = madd(p, t, splat(0.254829592f));
+    const f32x4 erf = sub(splat(1.0f), mul(mul(p, t), exp_nonpositive(sub(splat(0.0f), mul(z, z)))));
+    return madd(mul(half, abs(v)), erf, mul(half, v));
+  };
+  int j = 0;
+  for (; j + 4 <= n; j += 4) store(x + j, gelu4(load(x + j)));
+  if (j < n) {
+    alignas(16) float tail[4] = {0, 0, 0, 0};
+    for (int i = j; i < n; ++i) tail[i - j] = x[i];
+    store(tail, gelu4(load(tail)));
+    for (int i = j; i < n; ++i) x[i] = tail[i - j];
+  }
+}
+
 }  // namespace
 
 bool have_simd_kernels() { return true; }
 const Kernels& simd_kernels() {
-  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, exp_shift_sum_simd, softmax_row_simd};
+  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd};
   return k;
 }
 const Kernels& default_kernels() { return simd_kernels(); }

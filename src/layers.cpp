@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "parallel.h"
 #include "parallel_gemm.h"
 
 namespace attn {
@@ -13,10 +14,28 @@ void LayerNorm::add_to(TensorTable& t, const std::string& prefix, int dim, const
   t.add(prefix + bias_name, {dim}, &bias);
 }
 
+namespace {
+
+// Elementwise passes are worth spreading over threads only in bulk (waking a thread costs ~10 us).
+constexpr double kParallelMinElements = 1 << 16;
+
+// fn(r0, r1) over [0, rows), in parallel chunks when the pass is large enough.
+template <class Fn>
+void for_rows(int rows, int cols, const Fn& fn) {
+  if (num_threads() == 1 || double(rows) * cols < kParallelMinElements) fn(0, rows);
+  else parallel_for(rows, 1, [&](int r0, int r1, int) { fn(r0, r1); });
+}
+
+}  // namespace
+
 void LayerNorm::forward(const float* x, int rows, int dim, float* y) const {
+  for_rows(rows, dim, [&](int r0, int r1) { forward_rows(x, r0, r1, dim, y); });
+}
+
+void LayerNorm::forward_rows(const float* x, int r0, int r1, int dim, float* y) const {
   const float* g = weight.data();
   const float* b = bias.data();
-  for (int r = 0; r < rows; ++r) {
+  for (int r = r0; r < r1; ++r) {
     const float* xr = x + static_cast<long>(r) * dim;
     float* yr = y + static_cast<long>(r) * dim;
     float mean = 0.0f;
@@ -41,7 +60,13 @@ void Linear::forward(const Kernels& kn, const float* x, int rows, float* y) cons
   linear(kn, x, rows, in, weight.data(), out, bias.data(), out, y, out);
 }
 
-void activate(Activation a, float* x, std::size_t n) {
+void activate(const Kernels& kn, Activation a, float* x, int rows, int cols) {
+  for_rows(rows, cols, [&](int r0, int r1) {
+    activate_range(kn, a, x + static_cast<long>(r0) * cols, std::size_t(r1 - r0) * cols);
+  });
+}
+
+void activate_range(const Kernels& kn, Activation a, float* x, std::size_t n) {
   switch (a) {
     case Activation::kGeluTanh: {
       const float c = std::sqrt(2.0f / 3.14159265358979f);
@@ -51,11 +76,9 @@ void activate(Activation a, float* x, std::size_t n) {
       }
       break;
     }
-    case Activation::kGeluErf: {
-      const float r = 0.70710678118654752f;
-      for (std::size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * r));
+    case Activation::kGeluErf:
+      kn.gelu_erf(x, static_cast<int>(n));
       break;
-    }
     case Activation::kTanh:
       for (std::size_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
       break;
@@ -66,7 +89,7 @@ std::string Mlp::forward(const Kernels& kn, const float* x, int rows, Buffer& sc
   const std::size_t hidden = std::size_t(rows) * fc.out;
   if (!scratch.resize(hidden)) return out_of_memory("the MLP activations", hidden);
   fc.forward(kn, x, rows, scratch.data());
-  activate(act, scratch.data(), hidden);
+  activate(kn, act, scratch.data(), rows, fc.out);
   proj.forward(kn, scratch.data(), rows, y);
   return "";
 }

@@ -18,7 +18,11 @@ struct LayerNorm {
   float eps = 1e-5f;
   void add_to(TensorTable& t, const std::string& prefix, int dim, const char* weight_name = "weight",
               const char* bias_name = "bias");
+  // Rows are independent: split across threads. y may be x.
   void forward(const float* x, int rows, int dim, float* y) const;
+
+ private:
+  void forward_rows(const float* x, int r0, int r1, int dim, float* y) const;
 };
 
 // y = x W + b, W stored in x out.
@@ -35,7 +39,10 @@ enum class Activation {
   kGeluErf,   // BERT's "gelu": x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2))
   kTanh,      // BERT's pooler
 };
-void activate(Activation a, float* x, std::size_t n);
+// In place over rows x cols, the rows split across threads when there are enough of them.
+void activate(const Kernels& kn, Activation a, float* x, int rows, int cols);
+// The same on n contiguous values, on the calling thread.
+void activate_range(const Kernels& kn, Activation a, float* x, std::size_t n);
 
 // The position-wise feed-forward network: act(x W1 + b1) W2 + b2.
 struct Mlp {

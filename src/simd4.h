@@ -16,6 +16,8 @@ inline f32x4 load_splat(const float* p) { return wasm_v128_load32_splat(p); }
 inline f32x4 add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
 inline f32x4 sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
+inline f32x4 div(f32x4 a, f32x4 b) { return wasm_f32x4_div(a, b); }
+inline f32x4 abs(f32x4 a) { return wasm_f32x4_abs(a); }
 // pmax is one instruction; max() with NaN semantics is a longer sequence. Inputs are validated finite.
 inline f32x4 max(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
 inline f32x4 min(f32x4 a, f32x4 b) { return wasm_f32x4_pmin(a, b); }
@@ -47,6 +49,8 @@ inline f32x4 load_splat(const float* p) { return _mm_load1_ps(p); }
 inline f32x4 add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
 inline f32x4 sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
+inline f32x4 div(f32x4 a, f32x4 b) { return _mm_div_ps(a, b); }
+inline f32x4 abs(f32x4 a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
 inline f32x4 max(f32x4 a, f32x4 b) { return _mm_max_ps(a, b); }
 inline f32x4 min(f32x4 a, f32x4 b) { return _mm_min_ps(a, b); }
 inline f32x4 keep_if_ge(f32x4 x, f32x4 a, f32x4 b) { return _mm_and_ps(x, _mm_cmpge_ps(a, b)); }

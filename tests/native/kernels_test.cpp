@@ -87,6 +87,28 @@ TEST(Kernels, GemmBtSimdMatchesScalarAndDouble) {
       }
 }
 
+TEST(Kernels, GeluErfTwinsMatchTheDoubleFormula) {
+  std::mt19937 rng(5);
+  for (int n = 1; n <= 23; ++n)
+    for (double magnitude : {0.5, 3.0, 40.0}) {
+      const auto x = ref::to_float(ref::random_vec(rng, n, magnitude));
+      std::vector<float> xs = x, xv = x;
+      attn::scalar_kernels().gelu_erf(xs.data(), n);
+      attn::simd_kernels().gelu_erf(xv.data(), n);
+      for (int j = 0; j < n; ++j) {
+        const double v = x[j], want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+        // A&S 7.1.26's erf error (1.5e-7) times 0.5|x|, plus float rounding.
+        const double tol = 1e-6 * (1.0 + std::fabs(v));
+        ASSERT_NEAR(xs[j], want, tol) << "scalar x=" << v;
+        ASSERT_NEAR(xv[j], want, tol) << "simd x=" << v;
+      }
+    }
+  float extremes[] = {-1e30f, -100.0f, -0.0f, 0.0f, 100.0f, 1e30f};
+  attn::simd_kernels().gelu_erf(extremes, 6);
+  const float want[] = {0.0f, 0.0f, 0.0f, 0.0f, 100.0f, 1e30f};
+  for (int j = 0; j < 6; ++j) EXPECT_EQ(extremes[j], want[j]) << j;
+}
+
 TEST(Kernels, SoftmaxTwinsAgreeIncludingMaskedAndHugeScores) {
   const float inf = std::numeric_limits<float>::infinity();
   std::mt19937 rng(2);

@@ -11,9 +11,10 @@ namespace {
 TEST(Layers, ActivationsMatchTheirDefinitions) {
   std::vector<float> x = {-3.0f, -0.5f, 0.0f, 0.7f, 2.5f};
   auto erf_ = x, tanh_ = x, th = x;
-  attn::activate(attn::Activation::kGeluErf, erf_.data(), x.size());
-  attn::activate(attn::Activation::kGeluTanh, tanh_.data(), x.size());
-  attn::activate(attn::Activation::kTanh, th.data(), x.size());
+  const auto& kn = attn::scalar_kernels();
+  attn::activate(kn, attn::Activation::kGeluErf, erf_.data(), 1, int(x.size()));
+  attn::activate(kn, attn::Activation::kGeluTanh, tanh_.data(), 1, int(x.size()));
+  attn::activate(kn, attn::Activation::kTanh, th.data(), 1, int(x.size()));
   for (size_t i = 0; i < x.size(); ++i) {
     const double v = x[i];
     EXPECT_NEAR(erf_[i], 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))), 1e-6);

@@ -19,32 +19,10 @@ import torch
 
 from model import GPT2, GPTConfig, load_exported
 from safetensors_read import read_safetensors
+from safetensors_write import write_safetensors
 from evaluate import val_windows
 
 torch.set_num_threads(1)
-
-
-def write_safetensors(path, tensors, metadata):
-    """tensors: ordered {name: numpy array (already in the wanted dtype)}."""
-    names = {np.dtype("<f2"): "F16", np.dtype("<f4"): "F32"}
-    header, offset, blobs = {}, 0, []
-    for name, arr in tensors.items():
-        raw = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
-        header[name] = {"dtype": names[arr.dtype.newbyteorder("<")],
-                        "shape": list(arr.shape),
-                        "data_offsets": [offset, offset + len(raw)]}
-        offset += len(raw)
-        blobs.append(raw)
-    header["__metadata__"] = {k: str(v) for k, v in metadata.items()}
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    # Pad with spaces so the tensor data starts 8-byte aligned (allowed by
-    # the format; lets a JS reader make typed-array views without copying).
-    text += b" " * ((8 - (8 + len(text)) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for raw in blobs:
-            f.write(raw)
 
 
 def hf_config(cfg, eot):
