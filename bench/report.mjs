@@ -54,6 +54,25 @@ export function checkTargets(rows, ratios, peak) {
   return t;
 }
 
+const agreeText = (a) => (a.kind === 'abs' ? `abs ${a.value.toExponential(1)}${a.against === 'pytorch' ? ' vs torch' : ''}` : a.rel.toExponential(1));
+
+/** The encoder workload in its own units: sentences per second and ms per batch. */
+function encoderSection(res, wl, byId) {
+  const rows = res.rows.filter((r) => r.workload === wl.name).map((r) => {
+    const e = byId[r.engine];
+    const ratio = res.ratios.find((x) => x.workload === wl.name && x.engine === r.engine);
+    const agree = r.agreement ? `${r.agreement.maxAbsDiff.toExponential(1)} vs ${r.agreement.against === 'pytorch' ? 'PyTorch' : r.agreement.against}` : '-';
+    const status = r.error ? `ERROR: ${r.error.split('\n')[0].slice(0, 60)}` : ratio ? `${ratio.ratio.toFixed(2)} vs ${ratio.peer}` : '';
+    return [r.engine, e.threads, fmt(r.sentencesPerSec, 1), fmt(r.medianMs, 1), fmt(r.minMs, 1), r.reps ?? '-', fmt(r.gflops), r.cpuPerWall != null ? r.cpuPerWall.toFixed(2) : '-', agree, status];
+  });
+  return [
+    `== Encoder: ${wl.layers} layers, ${wl.dModel} dims, ${wl.numHeads} heads, FFN ${wl.ffn} (MiniLM-L6 shape, random weights); ${wl.batch} sentences x ${wl.seqLen} tokens, mean pooling + L2 norm ==`,
+    table(['engine', 'threads', 'sentences/s', 'ms/batch', 'min ms', 'reps', 'GFLOP/s', 'cpu/wall', 'max|diff|', 'ratio'], rows, [1, 2, 3, 4, 5, 6, 7]),
+    `ms/batch: median of one call embedding all ${wl.batch} sentences; sentences/s = ${wl.batch} / ms/batch. max|diff|: of the ${wl.batch} x ${wl.dModel} embeddings, tolerance ${wl.absTolerance}, checked before timing.`,
+    'Peer: onnxruntime-web running torch.onnx.export of the same PyTorch module and weights (bench/encoder/export.py). Ours: loadModel + embed.',
+  ];
+}
+
 export function formatReport(res) {
   const out = [];
   const byId = Object.fromEntries(res.engines.map((e) => [e.id, e]));
@@ -70,13 +89,26 @@ export function formatReport(res) {
     const e = byId[r.engine];
     const ratio = res.ratios.find((x) => x.workload === r.workload && x.engine === r.engine);
     const pctPeak = peakG && r.gflops && !e.native ? `${((100 * r.gflops) / (peakG * e.threads)).toFixed(0)}%` : '-';
-    const agree = r.agreement ? `${r.agreement.rel.toExponential(1)}${r.agrees ? '' : ' DISAGREES'}` : (r.isReference ? 'reference' : '-');
+    const agree = r.agreement ? `${agreeText(r.agreement)}${r.agrees ? '' : ' DISAGREES'}` : (r.isReference ? 'reference' : '-');
     const status = r.error ? `ERROR: ${r.error.split('\n')[0].slice(0, 60)}` : ratio ? `${ratio.ratio.toFixed(2)} vs ${ratio.peer}` : '';
     return [r.workload, r.engine, agree, fmt(r.firstCallMs, 3), fmt(r.medianMs, 3), fmt(r.minMs, 3), r.reps ?? '-', fmt(r.gflops), pctPeak, r.cpuPerWall != null ? r.cpuPerWall.toFixed(2) : '-', status];
   });
   out.push(table(['workload', 'engine', 'agree(rel)', 'first ms', 'median ms', 'min ms', 'reps', 'GFLOP/s', '%peak', 'cpu/wall', 'ratio'], rows, [3, 4, 5, 6, 7, 8, 9]));
   out.push(`%peak: GFLOP/s / (measured WASM SIMD peak x threads); not given for native. agree(rel): max|out - ours-simd| / max|ours-simd|, tolerance ${res.meta.tolerance}.`);
+  const absWl = res.meta.workloads.filter((w) => w.absTolerance != null);
+  if (absWl.length) out.push(`${absWl.map((w) => w.name).join(', ')}: agree is 'abs' max|out - ours-simd| (ours-simd: vs PyTorch's output), tolerance ${absWl.map((w) => w.absTolerance).join(', ')}.`);
   out.push('cpu/wall: CPU time over wall time while timed; below 1 (1 thread) or 2 (2 threads) the engine was waiting for a core, so its numbers are inflated by other load.');
+
+  for (const wl of res.meta.workloads.filter((w) => w.kind === 'encoder')) out.push('', ...encoderSection(res, wl, byId));
+
+  if (res.skippedWorkloads?.length) {
+    out.push('', '== Workloads not run ==');
+    for (const w of res.skippedWorkloads) out.push(`${w.workload}: ${w.reason}`);
+  }
+  if (res.failures?.length) {
+    out.push('', '== FAILED: outputs differ (not timed) ==');
+    for (const f of res.failures) out.push(f);
+  }
 
   const skipped = res.engines.filter((e) => e.status !== 'ok');
   if (skipped.length) {

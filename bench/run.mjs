@@ -10,13 +10,14 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 import { ChildEngine } from './engine_proxy.mjs';
-import { ENGINES, REFERENCE_ID, selectEngines } from './engines/index.mjs';
+import { prepareEncoder } from './encoder.mjs';
+import { ENGINES, REFERENCE_ID, runsWorkload, selectEngines } from './engines/index.mjs';
 import { NativeEngine } from './engines/native.mjs';
 import { measurePeak, mergePeaks } from './peak.mjs';
 import { checkTargets, computeRatios, formatReport } from './report.mjs';
 import { wasmSizes } from './sizes.mjs';
 import { POLICY } from './timing.mjs';
-import { compareOutputs, makeData, nominalFlops, selectWorkloads, WORKLOADS } from './workloads.mjs';
+import { compareOutputs, kindOf, makeData, nominalFlops, selectWorkloads, WORKLOADS } from './workloads.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 // float32 results of different summation orders differ by ~1e-6 relative; 1e-3 leaves room for
@@ -27,7 +28,8 @@ const HELP = `usage: npm run bench -- [--quick] [--workloads a,b] [--engines x,y
   workloads: ${WORKLOADS.map((w) => w.name).join(', ')}
   engines:   ${ENGINES.map((e) => e.id).join(', ')}
   --quick    few repetitions (a smoke run of the harness)
-  --browser  also run bench/browser.mjs (bert in headless Chromium)`;
+  --browser  also run bench/browser.mjs (bert in headless Chromium)
+  e.g. --workloads encoder: only the encoder (MiniLM-L6-shaped BERT) on the engines that run it`;
 
 function options() {
   const { values } = parseArgs({
@@ -62,7 +64,14 @@ async function runEngine(e, ctx) {
   }
 }
 
-async function measureEngine(e, runner, { workloads, data, refs, policy, timed, res }) {
+/** Agreement of an output with the reference: max |diff| for workloads with absTolerance, else relative. */
+function agreement(wl, ref, out, against) {
+  const a = { ...compareOutputs(ref, out), against };
+  if (wl.absTolerance != null) return { ...a, kind: 'abs', value: a.maxAbsDiff, tolerance: wl.absTolerance, ok: a.maxAbsDiff <= wl.absTolerance };
+  return { ...a, kind: 'rel', value: a.rel, tolerance: TOLERANCE, ok: a.rel <= TOLERANCE };
+}
+
+async function measureEngine(e, runner, { workloads, data, expected, refs, policy, timed, res }) {
   const entry = { id: e.id, label: e.label, role: e.role, threads: e.threads, native: !!e.native, status: 'ok' };
   if (timed) res.engines.push(entry);
   try {
@@ -79,23 +88,38 @@ async function measureEngine(e, runner, { workloads, data, refs, policy, timed, 
     console.log(`${e.id}: failed to load: ${entry.reason}`);
     return;
   }
-  for (const wl of workloads) {
+  for (const wl of workloads.filter((w) => runsWorkload(e, w))) {
     const row = { workload: wl.name, engine: e.id, nominalFlops: nominalFlops(wl) };
     try {
       const p = await runner.prepare(wl, data.get(wl.name));
       Object.assign(row, { firstCallMs: p.firstCallMs, prepareMs: p.prepareMs, sessionMs: p.sessionMs });
-      if (e.id === REFERENCE_ID) { refs.set(wl.name, p.output); row.isReference = true; }
+      // The reference is checked against PyTorch's own output where the workload has one.
+      if (e.id === REFERENCE_ID) {
+        refs.set(wl.name, p.output);
+        row.isReference = true;
+        if (expected.has(wl.name)) row.agreement = agreement(wl, expected.get(wl.name), p.output, 'pytorch');
+      }
       const ref = refs.get(wl.name);
-      if (ref && e.id !== REFERENCE_ID) {
-        row.agreement = compareOutputs(ref, p.output);
-        row.agrees = row.agreement.rel <= TOLERANCE;
+      if (ref && e.id !== REFERENCE_ID) row.agreement = agreement(wl, ref, p.output, REFERENCE_ID);
+      if (row.agreement) row.agrees = row.agreement.ok;
+      const agree = row.agreement
+        ? `${row.agreement.kind === 'abs' ? 'max|diff|' : 'agree'} ${row.agreement.value.toExponential(1)}${row.agreement.against === 'pytorch' ? ' vs PyTorch' : ''}${row.agrees ? '' : ` DISAGREES (tolerance ${row.agreement.tolerance})`}`
+        : ref ? 'reference' : 'no reference';
+      if (row.agrees === false && wl.strict) {
+        // Timing a different function would be meaningless: stop here and fail the run.
+        row.error = `outputs differ from ${row.agreement.against}: max |diff| ${row.agreement.maxAbsDiff.toExponential(2)} > ${row.agreement.tolerance}`;
+        res.failures.push(`${wl.name} on ${e.id}: ${row.error}`);
+        console.log(`  ${wl.name.padEnd(5)} ${agree}: NOT TIMED, the bench will fail`);
+        if (timed) res.rows.push(row);
+        continue;
       }
       if (timed) {
         Object.assign(row, await runner.time(policy));
         row.gflops = row.nominalFlops / row.medianMs / 1e6;
+        if (kindOf(wl) === 'encoder') row.sentencesPerSec = (wl.batch * 1000) / row.medianMs;
       }
-      const agree = row.agreement ? `agree ${row.agreement.rel.toExponential(1)}${row.agrees ? '' : ' DISAGREES (excluded from ratios)'}` : ref ? 'reference' : 'no reference';
-      console.log(`  ${wl.name.padEnd(5)} ${agree}; first call ${row.firstCallMs.toFixed(2)} ms${timed ? `; median ${row.medianMs.toFixed(3)} ms (${row.reps} reps), ${row.gflops.toFixed(2)} GFLOP/s` : ''}`);
+      const speed = timed ? `; median ${row.medianMs.toFixed(3)} ms (${row.reps} reps), ${row.gflops.toFixed(2)} GFLOP/s${row.sentencesPerSec ? `, ${row.sentencesPerSec.toFixed(1)} sentences/s` : ''}` : '';
+      console.log(`  ${wl.name.padEnd(5)} ${row.agrees === false ? `${agree} (excluded from ratios)` : agree}; first call ${row.firstCallMs.toFixed(2)} ms${speed}`);
     } catch (err) {
       row.error = String(err.message);
       console.log(`  ${wl.name.padEnd(5)} ERROR ${row.error.split('\n')[0]}`);
@@ -123,21 +147,42 @@ async function main() {
   const policy = opt.quick ? POLICY.quick : POLICY.full;
   const res = {
     meta: { date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.cpus().length, loadavg: os.loadavg(), quick: opt.quick, policy, tolerance: TOLERANCE, workloads: opt.workloads },
-    engines: [], rows: [],
+    engines: [], rows: [], failures: [], skippedWorkloads: [],
   };
-  console.log(`attention-wasm bench: ${opt.workloads.map((w) => w.name).join(', ')} on ${opt.engines.map((e) => e.id).join(', ')}${opt.quick ? ' (quick)' : ''}`);
+
+  // Workload data. The encoder's files come from a PyTorch export (made once, cached in build/);
+  // without PyTorch the encoder is skipped, loudly.
+  const data = new Map();
+  const expected = new Map();
+  for (const w of opt.workloads) {
+    if (kindOf(w) === 'encoder') {
+      const enc = prepareEncoder(w);
+      if (enc.skip) {
+        console.log(`${w.name}: SKIPPED: ${enc.skip}`);
+        res.skippedWorkloads.push({ workload: w.name, reason: enc.skip });
+        continue;
+      }
+      data.set(w.name, enc.data);
+      expected.set(w.name, enc.expected);
+    } else data.set(w.name, makeData(w));
+  }
+  const workloads = opt.workloads.filter((w) => data.has(w.name));
+  if (!workloads.length) { console.error('bench: no workload left to run'); process.exit(1); }
+  res.meta.workloads = workloads;
+  // Engines that run none of the selected workloads are not started at all.
+  const engines = opt.engines.filter((e) => workloads.some((w) => runsWorkload(e, w)));
+  console.log(`attention-wasm bench: ${workloads.map((w) => w.name).join(', ')} on ${engines.map((e) => e.id).join(', ')}${opt.quick ? ' (quick)' : ''}`);
 
   res.peak = await measurePeak({ quick: opt.quick });
   console.log(res.peak.skip ? `peak: skipped (${res.peak.skip})` : `peak: WASM f32x4 mul+add ${res.peak.gflops.toFixed(1)} GFLOP/s (one thread)`);
   res.sizes = wasmSizes();
 
-  const data = new Map(opt.workloads.map((w) => [w.name, makeData(w)]));
   const refs = new Map();
   // The reference runs first; when it is not among the selected engines it still runs, untimed.
   const ref = ENGINES.find((e) => e.id === REFERENCE_ID);
-  const ordered = [ref, ...opt.engines.filter((e) => e.id !== REFERENCE_ID)];
+  const ordered = [ref, ...engines.filter((e) => e.id !== REFERENCE_ID)];
   for (const e of ordered) {
-    await runEngine(e, { workloads: opt.workloads, data, refs, policy, timed: opt.engines.includes(e), res });
+    await runEngine(e, { workloads, data, expected, refs, policy, timed: engines.includes(e), res });
   }
 
   if (!res.peak.skip) res.peak = mergePeaks(res.peak, await measurePeak({ quick: opt.quick }));
@@ -150,6 +195,10 @@ async function main() {
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, JSON.stringify(res, null, 2));
   console.log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
+  if (res.failures.length) {
+    console.error(`\nbench FAILED: outputs differ, so those engines were not timed:\n${res.failures.map((f) => `  ${f}`).join('\n')}`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

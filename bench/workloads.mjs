@@ -1,5 +1,10 @@
-// The benchmark's workloads (issue 5) and their deterministic data. Browser-safe.
+// The benchmark's workloads and their deterministic data. Browser-safe.
 // d_k = d_v = D / H for all of them.
+//  - kind 'layer' (the default, issue 5): one multi-head attention layer, weights and input below.
+//  - kind 'encoder': a whole random-weight BERT (MiniLM-L6 shape) embedding `batch` sentences of
+//    `seqLen` tokens; its files come from bench/encoder.mjs (PyTorch export), not from makeData.
+//    Its outputs (L2-normalized embeddings) must agree within absTolerance (max |diff|), and
+//    `strict` makes a disagreement fail the bench instead of only leaving the engine out.
 
 export const WORKLOADS = [
   { name: 'tiny', batch: 1, seqLen: 8, dModel: 64, numHeads: 4, causal: false },
@@ -7,16 +12,24 @@ export const WORKLOADS = [
   { name: 'gpt2', batch: 1, seqLen: 512, dModel: 768, numHeads: 12, causal: true },
   { name: 'long', batch: 1, seqLen: 2048, dModel: 256, numHeads: 4, causal: true },
   { name: 'batch', batch: 8, seqLen: 64, dModel: 256, numHeads: 8, causal: false },
+  { name: 'encoder', kind: 'encoder', batch: 32, seqLen: 128, dModel: 384, numHeads: 12, causal: false, layers: 6, ffn: 1536,
+    vocab: 1000, positions: 512, seed: 20261122, opset: 17, absTolerance: 1e-4, strict: true },
 ];
+
+export const kindOf = (w) => w.kind ?? 'layer';
 
 /**
  * Nominal FLOPs of one forward: four D x D projections (2·B·S·D² each) plus QKᵀ and PV
  * (2·B·H·S²·d_k each). Causal workloads count the full square on purpose: the nominal number
  * is the same for every engine, so skipping masked work shows up as higher GFLOP/s.
+ * An encoder adds the FFN's two D x F matmuls (2·B·S·D·F each) per layer; embeddings,
+ * LayerNorm, GELU and pooling are not counted.
  */
 export function nominalFlops(w) {
   const dk = w.dModel / w.numHeads;
-  return 2 * w.batch * w.seqLen * w.dModel * w.dModel * 4 + 4 * w.batch * w.numHeads * w.seqLen * w.seqLen * dk;
+  const attention = 2 * w.batch * w.seqLen * w.dModel * w.dModel * 4 + 4 * w.batch * w.numHeads * w.seqLen * w.seqLen * dk;
+  if (kindOf(w) !== 'encoder') return attention;
+  return w.layers * (attention + 4 * w.batch * w.seqLen * w.dModel * w.ffn);
 }
 
 export function selectWorkloads(names) {
@@ -53,6 +66,7 @@ function uniform(next, n, scale) {
  * relative tolerance fits all workloads.
  */
 export function makeData(w, seed = 20261122) {
+  if (kindOf(w) !== 'layer') throw new Error(`makeData: ${w.name} is an ${kindOf(w)} workload (its data comes from bench/encoder.mjs)`);
   const next = rng(seed + w.seqLen * 7919 + w.dModel * 31 + w.batch);
   const D = w.dModel;
   const ws = 1 / Math.sqrt(D);

@@ -12,10 +12,11 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
-# PyTorch is only needed to regenerate reference fixtures and to train (tools/), not for tests.
+# PyTorch is only needed to regenerate reference fixtures, to train (tools/) and for the bench's
+# encoder workload (torch.onnx.export + the onnx checker, bench/encoder/export.py), not for tests.
 # libopenblas0-serial: torch's matmuls ~8x faster than the reference BLAS (training in ~45 min).
 if [ "${WITH_TORCH:-0}" = "1" ]; then
-  for pkg in python3-torch libopenblas0-serial; do have_pkg "$pkg" || need_apt+=("$pkg"); done
+  for pkg in python3-torch python3-onnx libopenblas0-serial; do have_pkg "$pkg" || need_apt+=("$pkg"); done
 fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -1,17 +1,23 @@
 // Every engine the bench knows. role: 'ours' (this library), 'peer' (what we must beat) or
 // 'reference' (native: shows the ceiling, never a peer). threads matches ours to peers fairly.
+// kinds: the workload kinds it runs (bench/workloads.mjs); default ['layer'].
 export const ENGINES = [
-  { id: 'ours-simd', label: 'attention-wasm SIMD', role: 'ours', threads: 1, module: 'ours.mjs', options: { simd: true } },
-  { id: 'ours-simd-2t', label: 'attention-wasm SIMD 2 threads', role: 'ours', threads: 2, module: 'ours.mjs', options: { simd: true, threads: 2 } },
+  { id: 'ours-simd', label: 'attention-wasm SIMD', role: 'ours', threads: 1, module: 'ours.mjs', options: { simd: true }, kinds: ['layer', 'encoder'] },
+  { id: 'ours-simd-2t', label: 'attention-wasm SIMD 2 threads', role: 'ours', threads: 2, module: 'ours.mjs', options: { simd: true, threads: 2 }, kinds: ['layer', 'encoder'] },
   { id: 'ours-scalar', label: 'attention-wasm scalar', role: 'ours', threads: 1, module: 'ours.mjs', options: { simd: false } },
   { id: 'ort-fused-1t', label: 'onnxruntime-web Attention op', role: 'peer', threads: 1, module: 'ort.mjs', options: { graph: 'fused', threads: 1 } },
   { id: 'ort-fused-2t', label: 'onnxruntime-web Attention op 2 threads', role: 'peer', threads: 2, module: 'ort.mjs', options: { graph: 'fused', threads: 2 } },
   { id: 'ort-plain-1t', label: 'onnxruntime-web MatMul/Softmax graph', role: 'peer', threads: 1, module: 'ort.mjs', options: { graph: 'plain', threads: 1 } },
   { id: 'ort-plain-2t', label: 'onnxruntime-web MatMul/Softmax graph 2 threads', role: 'peer', threads: 2, module: 'ort.mjs', options: { graph: 'plain', threads: 2 } },
+  { id: 'ort-export-1t', label: 'onnxruntime-web, torch.onnx.export graph', role: 'peer', threads: 1, module: 'ort.mjs', options: { graph: 'export', threads: 1 }, kinds: ['encoder'] },
+  { id: 'ort-export-2t', label: 'onnxruntime-web, torch.onnx.export graph, 2 threads', role: 'peer', threads: 2, module: 'ort.mjs', options: { graph: 'export', threads: 2 }, kinds: ['encoder'] },
   { id: 'tfjs-wasm', label: 'tfjs-backend-wasm', role: 'peer', threads: 1, module: 'tfjs.mjs', options: {} },
   { id: 'plain-js', label: 'plain JavaScript', role: 'peer', threads: 1, module: 'plainjs.mjs', options: {} },
   { id: 'native', label: 'same C++ native -O3 -march=native', role: 'reference', threads: 1, native: true },
 ];
+
+/** Whether engine e runs workload w. */
+export const runsWorkload = (e, w) => (e.kinds ?? ['layer']).includes(w.kind ?? 'layer');
 
 /** The engine whose output every other engine is checked against. */
 export const REFERENCE_ID = 'ours-simd';

@@ -1,7 +1,30 @@
 // onnxruntime-web, wasm execution provider, with the bench's generated models: the fused
-// com.microsoft.Attention graph or the plain MatMul/Softmax graph (bench/onnx_models.mjs).
+// com.microsoft.Attention graph or the plain MatMul/Softmax graph (bench/onnx_models.mjs) for
+// layer workloads; graph 'export' runs the encoder workload's torch.onnx.export file
+// (bench/encoder.mjs) as a user would: read the .onnx, default (full) graph optimization.
+import { readFileSync } from 'node:fs';
+
 import { encodeModel } from '../onnx_proto.mjs';
 import { fusedAttentionModel, plainGraphModel } from '../onnx_models.mjs';
+
+const SESSION_OPTIONS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+
+async function prepareEncoder(ort, wl, d) {
+  const t = performance.now();
+  const session = await ort.InferenceSession.create(readFileSync(`${d.dir}/model.onnx`), SESSION_OPTIONS);
+  const sessionMs = performance.now() - t;
+  const dims = [wl.batch, wl.seqLen];
+  const feeds = {
+    input_ids: new ort.Tensor('int64', BigInt64Array.from(d.ids, BigInt), dims),
+    attention_mask: new ort.Tensor('int64', BigInt64Array.from(d.mask, BigInt), dims),
+  };
+  return {
+    isAsync: true,
+    sessionMs,
+    run: async () => (await session.run(feeds)).embeddings.data,
+    dispose: () => session.release(),
+  };
+}
 
 export async function load({ graph, threads }) {
   const t0 = performance.now();
@@ -25,11 +48,12 @@ export async function load({ graph, threads }) {
     loadMs: t2 - t0,
     info: { importMs: t1 - t0, instantiateMs: t2 - t1, version: ort.env.versions?.web, numThreads: ort.env.wasm.numThreads },
     async prepare(wl, d) {
+      if (graph === 'export') {
+        if (wl.kind !== 'encoder') throw new Error(`graph 'export' runs only encoder workloads, not ${wl.name}`);
+        return prepareEncoder(ort, wl, d);
+      }
       const t = performance.now();
-      const session = await ort.InferenceSession.create(build(wl, d), {
-        executionProviders: ['wasm'],
-        graphOptimizationLevel: 'all',
-      });
+      const session = await ort.InferenceSession.create(build(wl, d), SESSION_OPTIONS);
       const sessionMs = performance.now() - t;
       const x = new ort.Tensor('float32', d.x, [wl.batch, wl.seqLen, wl.dModel]);
       return {

@@ -1,6 +1,34 @@
 // This library (dist/index.js), one build per engine: SIMD, scalar, or a threaded build when
 // dist/ has one. Each engine runs in its own fresh process, so loadMs is a cold instantiate.
+// Layer workloads: createMultiHeadAttention + forward. Encoder: loadModel (config.json,
+// model.safetensors, vocab.txt from bench/encoder.mjs's folder) + embed(token ids).
+import { readFileSync } from 'node:fs';
+
 const DIST = new URL('../../dist/index.js', import.meta.url);
+
+async function prepareEncoder(attn, wl, d) {
+  const t = performance.now();
+  const model = await attn.loadModel({
+    config: JSON.parse(readFileSync(`${d.dir}/config.json`, 'utf8')),
+    weights: readFileSync(`${d.dir}/model.safetensors`),
+    tokenizer: { vocab: readFileSync(`${d.dir}/vocab.txt`, 'utf8') },
+  });
+  const sessionMs = performance.now() - t;
+  // One { tokens } per sentence, without its trailing padding (embed pads each batch itself).
+  const S = wl.seqLen;
+  const inputs = Array.from({ length: wl.batch }, (_, b) => {
+    let n = 0;
+    while (n < S && d.mask[b * S + n]) n++;
+    return { tokens: Array.from(d.ids.subarray(b * S, b * S + n)) };
+  });
+  const opts = { pooling: 'mean', normalize: true, batchSize: wl.batch };
+  return {
+    isAsync: false,
+    sessionMs,
+    run: () => model.embed(inputs, opts).data,
+    dispose: () => model.dispose(),
+  };
+}
 
 export async function load({ simd, threads = 1 }) {
   const t0 = performance.now();
@@ -25,6 +53,7 @@ export async function load({ simd, threads = 1 }) {
     loadMs: t2 - t0,
     info: { importMs: t1 - t0, instantiateMs: t2 - t1, variant: attn.variant, threads: attn.threads ?? 1 },
     prepare(wl, d) {
+      if (wl.kind === 'encoder') return prepareEncoder(attn, wl, d);
       const mha = attn.createMultiHeadAttention({ dModel: wl.dModel, numHeads: wl.numHeads, bias: true });
       mha.setWeights({ wQ: d.wQ, wK: d.wK, wV: d.wV, wO: d.wO, bQ: d.bQ, bK: d.bK, bV: d.bV, bO: d.bO });
       const opts = { batch: wl.batch, seqLen: wl.seqLen, causal: wl.causal };
