@@ -1,10 +1,14 @@
 // Builds the demo site into build/web/: the page, the embeddable widget and the worker bundled by
-// esbuild (the library from dist/ included), the .wasm files and the model. Self-contained: no CDN,
-// no server logic; any static file server can host it.
+// esbuild (the library from dist/ included), the .wasm files and the two models (the decoder,
+// GPT-2, and the encoder, BERT). Self-contained: no CDN, no server logic; any static file server
+// can host it.
 //
 // Usage: node scripts/build_web.mjs            (after scripts/build.sh has produced dist/)
-// Env:   DEMO_MODEL=<folder>  serve another model folder instead of web/models/brown-gpt2
+// Env:   DEMO_MODEL=<folder>  serve another GPT-2 folder instead of web/models/brown-gpt2
 //                             (e.g. a random one from scripts/make_dev_model.mjs, for development)
+//        DEMO_BERT=<folder>   serve another BERT folder instead of web/models/brown-bert (e.g. a
+//                             random one from scripts/make_dev_bert.mjs); without one the site is
+//                             built with the decoder only (the page then offers no encoder)
 //        OUT=<dir>            output folder (default build/web)
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -17,6 +21,8 @@ const web = join(root, 'web');
 const out = resolve(root, process.env.OUT ?? 'build/web');
 const modelDir = resolve(root, process.env.DEMO_MODEL ?? 'web/models/brown-gpt2');
 const modelName = basename(modelDir);
+const bertDir = resolve(root, process.env.DEMO_BERT ?? 'web/models/brown-bert');
+const bertName = basename(bertDir);
 
 function fail(message) {
   console.error(`build_web: ${message}`);
@@ -31,6 +37,16 @@ if (missing.length)
   fail(`the model folder ${relative(root, modelDir) || modelDir} lacks ${missing.join(', ')}.`
     + (process.env.DEMO_MODEL ? '' : ' The trained model is produced by tools/train/run_all.sh; to develop without it,'
       + ' run "node scripts/make_dev_model.mjs /tmp/devmodel" and build with DEMO_MODEL=/tmp/devmodel.'));
+// The encoder: vocab.txt (BERT's own) or tokenizer.json.
+const BERT_FILES = ['config.json', 'model.safetensors', existsSync(join(bertDir, 'vocab.txt')) ? 'vocab.txt' : 'tokenizer.json'];
+const bertMissing = BERT_FILES.filter((f) => !existsSync(join(bertDir, f))).map((f) => (f === 'tokenizer.json' ? 'vocab.txt (or tokenizer.json)' : f));
+const haveBert = bertMissing.length === 0;
+if (!haveBert) {
+  if (process.env.DEMO_BERT) fail(`the BERT folder ${bertDir} lacks ${bertMissing.join(', ')}.`);
+  console.warn(`build_web: no encoder (${relative(root, bertDir)} lacks ${bertMissing.join(', ')}): building with GPT-2 only.`
+    + ' To develop without the trained one: node scripts/make_dev_bert.mjs /tmp/devbert, and build with DEMO_BERT=/tmp/devbert.');
+}
+if (haveBert && bertName === modelName) fail(`the GPT-2 and BERT folders are both named ${modelName}`);
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -47,7 +63,7 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   // The scripts find the model relative to themselves.
-  define: { DEMO_MODEL_PATH: JSON.stringify(`./models/${modelName}/`) },
+  define: { DEMO_MODEL_PATH: JSON.stringify(`./models/${modelName}/`), DEMO_BERT_PATH: haveBert ? JSON.stringify(`./models/${bertName}/`) : 'null' },
 });
 
 for (const f of ['index.html', 'embed-example.html', 'page.css']) copyFileSync(join(web, f), join(out, f));
@@ -57,6 +73,12 @@ mkdirSync(modelOut, { recursive: true });
 // heads.json (the head analysis) and MODEL_CARD.md are optional extras the page links or reads.
 for (const f of [...MODEL_FILES, 'heads.json', 'MODEL_CARD.md'])
   if (existsSync(join(modelDir, f))) copyFileSync(join(modelDir, f), join(modelOut, f));
+if (haveBert) {
+  const bertOut = join(out, 'models', bertName);
+  mkdirSync(bertOut, { recursive: true });
+  for (const f of [...BERT_FILES, 'tokenizer_config.json', 'heads.json', 'MODEL_CARD.md'])
+    if (existsSync(join(bertDir, f))) copyFileSync(join(bertDir, f), join(bertOut, f));
+}
 
 // What a first visit downloads, raw and gzipped (the page itself, JS, WASM, model).
 const firstVisit = ['index.html', 'page.css', 'main.js', 'worker.js', 'attention_simd.wasm',
@@ -68,15 +90,17 @@ const sizes = firstVisit.map((f) => {
 const total = sizes.reduce((a, s) => ({ bytes: a.bytes + s.bytes, gzip: a.gzip + s.gzip }), { bytes: 0, gzip: 0 });
 const group = (test) => sizes.filter((s) => test(s.file)).reduce((a, s) => a + s.bytes, 0);
 const info = {
-  model: modelName, files: sizes, total,
+  model: modelName, encoder: haveBert ? bertName : null, files: sizes, total,
   js: group((f) => f.endsWith('.js')), wasm: group((f) => f.endsWith('.wasm')), modelBytes: group((f) => f.startsWith('models/')),
   widget: statSync(join(out, 'attention-view.js')).size,
+  // Downloaded only when a visitor picks the encoder.
+  encoderBytes: haveBert ? readdirSync(join(out, 'models', bertName)).reduce((a, f) => a + statSync(join(out, 'models', bertName, f)).size, 0) : 0,
 };
 writeFileSync(join(out, 'build-info.json'), JSON.stringify(info, null, 1));
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
-console.log(`build_web: ${relative(root, out)}/ (model: ${modelName})`);
+console.log(`build_web: ${relative(root, out)}/ (models: ${modelName}${haveBert ? `, ${bertName}` : ''})`);
 for (const s of sizes) console.log(`  ${s.file.padEnd(36)} ${kb(s.bytes).padStart(11)}  gzip ${kb(s.gzip).padStart(11)}`);
 console.log(`  ${'first visit total'.padEnd(36)} ${kb(total.bytes).padStart(11)}  gzip ${kb(total.gzip).padStart(11)}`);
-console.log(`  (JS ${kb(info.js)}, WASM ${kb(info.wasm)}, model ${kb(info.modelBytes)}; widget script ${kb(info.widget)})`);
+console.log(`  (JS ${kb(info.js)}, WASM ${kb(info.wasm)}, model ${kb(info.modelBytes)}; widget script ${kb(info.widget)}${haveBert ? `; encoder, on demand, ${kb(info.encoderBytes)}` : ''})`);
 if (readdirSync(out).length === 0) fail('nothing was written');

@@ -7,6 +7,7 @@
 // vocab.json + merges.txt, "<|endoftext|>" last, config.json with bos_token_id.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomFill, writeSafetensors } from './dev_weights.mjs';
 
 const out = process.argv[2];
 if (!out) throw new Error('usage: node scripts/make_dev_model.mjs <out_dir>');
@@ -63,16 +64,7 @@ const config = {
   bos_token_id: V - 1, eos_token_id: V - 1, torch_dtype: 'float32',
 };
 
-// Deterministic normal samples (mulberry32 + Box-Muller) so the dev model is reproducible.
-let seed = 12345;
-const uniform = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-const normal = (std) => std * Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
-const fill = (n, std, mean = 0) => Float32Array.from({ length: n }, () => mean + normal(std));
+const fill = randomFill(12345);
 
 const C = config.n_embd;
 const tensors = {
@@ -92,28 +84,9 @@ for (let l = 0; l < config.n_layer; l++) {
   });
 }
 
-// safetensors: u64 header length, JSON header (padded to 8 bytes), then the raw F32 data.
-const header = {};
-let offset = 0;
-for (const [name, [shape, data]] of Object.entries(tensors)) {
-  header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + data.byteLength] };
-  offset += data.byteLength;
-}
-header.__metadata__ = { format: 'pt', note: 'random weights for demo development' };
-let json = JSON.stringify(header);
-json += ' '.repeat((8 - ((8 + json.length) % 8)) % 8);
-const file = Buffer.alloc(8 + json.length + offset);
-file.writeBigUInt64LE(BigInt(json.length), 0);
-file.write(json, 8, 'latin1');
-let at = 8 + json.length;
-for (const [, [, data]] of Object.entries(tensors)) {
-  Buffer.from(data.buffer).copy(file, at);
-  at += data.byteLength;
-}
-
-writeFileSync(join(out, 'model.safetensors'), file);
+const bytes = writeSafetensors(join(out, 'model.safetensors'), tensors, { format: 'pt', note: 'random weights for demo development' });
 writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 1));
 writeFileSync(join(out, 'vocab.json'), JSON.stringify(Object.fromEntries(vocab)));
 writeFileSync(join(out, 'merges.txt'), '#version: 0.2\n' + merges.join('\n') + '\n');
 writeFileSync(join(out, 'MODEL_CARD.md'), '# Random development model\n\nRandom weights. Not a trained model; for developing the demo only.\n');
-console.log(`dev model: ${out} (vocab ${V}, ${(file.length / 1e6).toFixed(1)} MB)`);
+console.log(`dev model: ${out} (vocab ${V}, ${(bytes / 1e6).toFixed(1)} MB)`);

@@ -38,6 +38,9 @@ export interface BertRunOptions {
   traceLayer?: number;
   /** Return the masked-LM logits for every position (n x vocab_size). Needs the MLM head. */
   logits?: boolean;
+  /** Append [PAD] tokens up to this length, hidden by the key-padding mask: the input as one row of
+   * a padded batch (its real tokens' results are the unpadded run's). The result has `padding`. */
+  padTo?: number;
 }
 
 export interface BertRunResult {
@@ -52,6 +55,8 @@ export interface BertRunResult {
   logits?: Float32Array;
   /** The pooler's output (hidden_size), when the checkpoint has a pooler. */
   pooled?: Float32Array;
+  /** With padTo: 1 for each appended [PAD] (masked out of attention), 0 for the input's tokens. */
+  padding?: number[];
 }
 
 export interface FillMaskResult {
@@ -158,8 +163,15 @@ export class BertModel extends WasmObject<BertHandle> {
   /** Runs the encoder on one input: text, a text pair, or token ids. */
   run(input: BertInput, options: BertRunOptions = {}): BertRunResult {
     const handle = this.live();
-    const { tokens, tokenTypes } = this.encodeInput(input, 'run');
-    const { num_hidden_layers: L, num_attention_heads: H, hidden_size: D, vocab_size: V } = this.config;
+    const { num_hidden_layers: L, num_attention_heads: H, hidden_size: D, vocab_size: V, max_position_embeddings: P } = this.config;
+    const padTo = options.padTo;
+    if (padTo !== undefined && (!Number.isInteger(padTo) || padTo < 1 || padTo > P))
+      throw new AttentionError(`run: padTo must be an integer in [1, ${P}] (max_position_embeddings), got ${padTo}`);
+    const given = this.encodeInput(input, 'run');
+    const extra = Math.max(0, (padTo ?? 0) - given.tokens.length);
+    const tokens = [...given.tokens, ...new Array<number>(extra).fill(this.tokenizer.padId)];
+    const tokenTypes = [...given.tokenTypes, ...new Array<number>(extra).fill(0)];
+    const padding = padTo === undefined ? null : tokens.map((_, i) => (i < given.tokens.length ? 0 : 1));
     const n = tokens.length;
     const trace = options.traceLayer;
     if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= L))
@@ -167,15 +179,17 @@ export class BertModel extends WasmObject<BertHandle> {
     if (options.logits && !this.hasMaskedLmHead) throw new AttentionError('run: logits need the masked-LM head (cls.predictions.*), which this checkpoint does not have');
     const st = this.staging;
     const rt = st.plan(n * 4), rty = st.plan(n * 4), rh = st.plan(n * D * 4), ra = st.plan(options.attention ? L * H * n * n * 4 : 0);
-    const rl = st.plan(options.logits ? n * V * 4 : 0), rp = st.plan(this.hasPooler ? D * 4 : 0);
+    const rl = st.plan(options.logits ? n * V * 4 : 0), rp = st.plan(this.hasPooler ? D * 4 : 0), rm = st.plan(padding ? n : 0);
     try {
       st.commit();
       st.writeI32(rt, tokens);
       st.writeI32(rty, tokenTypes);
-      throwIfError(handle.forward(rt.ptr, rty.ptr, 0, 1, n, rh.ptr, ra.ptr, trace ?? -1), 'run');
+      if (padding) st.writeU8(rm, Uint8Array.from(padding));
+      throwIfError(handle.forward(rt.ptr, rty.ptr, padding ? rm.ptr : 0, 1, n, rh.ptr, ra.ptr, trace ?? -1), 'run');
       const result: BertRunResult = {
         tokens, tokenTypes, tokenTexts: tokens.map((t) => this.tokenizer.tokenText(t)), hidden: st.readF32(rh, n * D),
       };
+      if (padding) result.padding = padding;
       if (options.attention) result.attention = st.readF32(ra, L * H * n * n);
       if (trace !== undefined) result.trace = readMhaTrace(this.mod, handle, { numHeads: H, dK: D / H, dV: D / H, dModel: D }, 1, n, n);
       if (options.logits) {

@@ -1,62 +1,13 @@
 // The demo page and the <attention-view> widget in headless Chromium: built by
 // scripts/build_web.mjs into build/web-test/ (DEMO_MODEL=<folder> swaps the model, as for the demo).
 // Screenshots of every view go to tests/browser/screenshots/ (git-ignored) for a human to look at.
+// The encoder (BERT) has its own file: demo_encoder.test.cjs.
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
-const { serve } = require('../../scripts/static_server.cjs');
-const { launch, open } = require('./chromium.cjs');
+const { demoSite, rowsOf, stepRow, sum, expectClose, launch, open } = require('./demo_site.cjs');
 
-const root = path.resolve(__dirname, '../..');
-const site = path.join(root, 'build/web-test');
-const shots = path.join(__dirname, 'screenshots');
-let server, base, browser;
-
-beforeAll(async () => {
-  execFileSync(process.execPath, [path.join(root, 'scripts/build_web.mjs')], { cwd: root, env: { ...process.env, OUT: site }, stdio: 'pipe' });
-  fs.mkdirSync(shots, { recursive: true });
-  ({ server, url: base } = await serve(site));
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-/** Opens the demo (or another page of the site) and waits until it has drawn with no work pending. */
-async function demo(query = '', { page: file = 'index.html', width = 1280, height = 900 } = {}) {
-  const { page, errors } = await open(browser.context, 'about:blank');
-  const dialogs = [];
-  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
-  await page.setViewportSize({ width, height });
-  await page.goto(`${base}/${file}${query}`);
-  if (file === 'index.html') await settled(page);
-  return { page, errors, dialogs };
-}
-
-async function settled(page) {
-  await page.waitForSelector('html[data-first-view-ms]', { timeout: 30000 });
-  await page.waitForFunction(() => document.getElementById('app').dataset.busy === '0', null, { timeout: 30000 });
-  // One more frame so the last answer is drawn.
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
-}
-
-const rowsOf = (page, selector = '.attn-row') =>
-  page.$$eval(selector, (rows) => rows.map((r) => r.getAttribute('data-weights').split(',').map(Number)));
-const stepRow = (page, step, row) =>
-  page.$eval(`#steps-body [data-step="${step}"] [data-row="${row}"]`, (el) => el.dataset.values.split(',').map(Number));
-const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-
-function expectClose(actual, expected, tol, what) {
-  expect({ what, length: actual.length }).toEqual({ what, length: expected.length });
-  actual.forEach((a, i) => {
-    if (!(Math.abs(a - expected[i]) <= tol)) throw new Error(`${what}[${i}] = ${a}, expected ${expected[i]} ± ${tol}`);
-  });
-}
-
-async function shot(page, name, options = {}) {
-  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true, ...options });
-}
+const site = demoSite('web-test');
+const { demo, settled, shot } = site;
 
 test('typing a sentence shows its tokens, and every drawn attention row sums to 1', async () => {
   const { page, errors } = await demo();
@@ -410,7 +361,7 @@ test('first view interactive time and transfer size', async () => {
       return end.call(this, data, ...rest);
     };
   };
-  server.on('request', count);
+  site.server.on('request', count);
   const runs = [];
   let transfer = [];
   try {
@@ -419,7 +370,7 @@ test('first view interactive time and transfer size', async () => {
       sent.clear();
       const b = await launch();
       const { page } = await open(b.context, 'about:blank');
-      await page.goto(`${base}/index.html`);
+      await page.goto(`${site.base}/index.html`);
       await page.waitForSelector('html[data-first-view-ms]', { timeout: 30000 });
       runs.push(Number(await page.$eval('html', (h) => h.dataset.firstViewMs)));
       await page.waitForFunction(() => document.getElementById('app').dataset.busy === '0');
@@ -427,7 +378,7 @@ test('first view interactive time and transfer size', async () => {
       await b.close();
     }
   } finally {
-    server.off('request', count);
+    site.server.off('request', count);
   }
   runs.sort((a, b) => a - b);
   const total = transfer.reduce((a, f) => a + f.bytes, 0);
@@ -435,7 +386,7 @@ test('first view interactive time and transfer size', async () => {
   const by = {};
   for (const f of transfer) by[kind(f.file)] = (by[kind(f.file)] ?? 0) + f.bytes;
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-  const info = JSON.parse(fs.readFileSync(path.join(site, 'build-info.json'), 'utf8'));
+  const info = JSON.parse(fs.readFileSync(path.join(site.dir, 'build-info.json'), 'utf8'));
   console.log(`first view interactive (ms after navigation start, 3 cold loads): ${runs.join(', ')}; median ${runs[1]}\n`
     + `transferred (uncompressed): ${kib(total)} in ${transfer.length} files: JS ${kib(by.js)}, WASM ${kib(by.wasm)}, model ${kib(by.model)}, HTML+CSS ${kib(by.page)}\n`
     + transfer.map((f) => `  ${f.file} ${kib(f.bytes)}`).join('\n')

@@ -4,24 +4,32 @@
 //   <attention-view sentence="The cat sat on the mat" layer="1" head="2" view="heads"></attention-view>
 //
 // Attributes: sentence, layer, head (1-based, or head="all"), view (heads | model | heatmap |
-// steps | next), query (1-based token), preset="seed" (the tutorial's "write a poem"), causal,
-// cross, second (cross-attention's second sentence), decimals, model (a model folder URL).
-// Every widget on a page shares one worker, so one WebAssembly instance and one copy of the model.
+// steps | next | fill | compare), query (1-based token), preset="seed" (the tutorial's "write a
+// poem"), causal, cross, second (cross-attention's second sentence), decimals, model ("gpt2", the
+// default, or "bert": the demo's two models; anything else is a model folder URL), and for the
+// encoder: pair (a second sentence: a sentence pair), batch-with (run the sentence as one padded
+// row of a batch with this one), sentences (for view="compare", separated by "|"), pooling.
+// Every widget on a page shares one worker, so one WebAssembly instance and one copy of each model.
 import { computeClient } from './compute_client.js';
-import { parseState, serializeState } from './state.js';
+import { parseState, serializeState, MODELS } from './state.js';
 import { modelViewData, seedViewData, clampSelection, modelSteps, seedSteps } from './view_data.js';
+import { MODEL_URLS } from './model_urls.js';
+import { splitWords, Blanks } from './masking.js';
 import { renderHeadView } from './views/head_view.js';
 import { renderModelView } from './views/model_view.js';
 import { renderHeatmapView } from './views/heatmap_view.js';
 import { renderNextTokenView } from './views/next_token_view.js';
+import { renderFillMaskView } from './views/fill_mask_view.js';
+import { renderSimilarityView } from './views/similarity_view.js';
 import { StepsView } from './views/steps_view.js';
 import { VIEW_CSS } from './views/view_styles.js';
 import { el } from './views/dom.js';
 
 const SCRIPT_URL = import.meta.url;
 const WORKER_URL = new URL('./worker.js', SCRIPT_URL).href;
-const DEFAULT_MODEL = new URL(typeof DEMO_MODEL_PATH === 'string' ? DEMO_MODEL_PATH : './models/brown-gpt2/', SCRIPT_URL).href;
 const DEMO_PAGE = new URL('./index.html', SCRIPT_URL).href;
+// Views only the widget has (the page shows these in its side panel).
+const PANEL_VIEWS = ['next', 'fill'];
 
 const WIDGET_CSS = `
 :host { display: block; width: 100%; min-width: 0; overflow: auto; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
@@ -39,7 +47,8 @@ let widgetCount = 0;
 
 class AttentionViewElement extends HTMLElement {
   static get observedAttributes() {
-    return ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals', 'model'];
+    return ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals', 'model',
+      'pair', 'batch-with', 'sentences', 'pooling'];
   }
 
   constructor() {
@@ -47,7 +56,7 @@ class AttentionViewElement extends HTMLElement {
     this.channel = `widget-${++widgetCount}`;
     const root = this.attachShadow({ mode: 'open' });
     this.titleEl = el('span', { class: 'title' });
-    this.backButton = el('button', { type: 'button', hidden: true, text: '← back', onclick: () => { this.local = {}; this.draw(); } });
+    this.backButton = el('button', { type: 'button', hidden: true, text: '← back', onclick: () => this.back() });
     this.link = el('a', { target: '_blank', rel: 'noopener', text: 'open in the demo ↗' });
     this.statusEl = el('p', { class: 'status', role: 'status', text: 'Loading…' });
     this.body = el('div', { class: 'body' });
@@ -78,6 +87,7 @@ class AttentionViewElement extends HTMLElement {
     // The initial attributes arrive before connectedCallback, which computes once for all of them.
     if (!this.connected) return;
     this.local = {};
+    this.blanks = null;
     clearTimeout(this.timer);
     // Attributes often change together (a script setting sentence then layer): compute once.
     this.timer = setTimeout(() => this.compute(), 30);
@@ -86,16 +96,26 @@ class AttentionViewElement extends HTMLElement {
   /** The widget's state, through the page's own URL parser so both read attributes the same way. */
   get state() {
     const p = new URLSearchParams();
-    const map = { sentence: 's', layer: 'layer', head: 'head', view: 'view', query: 'q', preset: 'preset', second: 's2', decimals: 'd' };
+    const map = { sentence: 's', layer: 'layer', head: 'head', view: 'view', query: 'q', preset: 'preset', second: 's2', decimals: 'd',
+      pair: 'pair', 'batch-with': 'bw', pooling: 'pool' };
     for (const [attr, key] of Object.entries(map)) if (this.hasAttribute(attr)) p.set(key, this.getAttribute(attr));
     for (const flag of ['causal', 'cross']) if (this.hasAttribute(flag) && this.getAttribute(flag) !== 'false') p.set(flag, '1');
+    if (this.hasAttribute('batch-with')) p.set('batch', '1');
+    if (this.hasAttribute('sentences')) p.set('ss', this.getAttribute('sentences').split('|').join('\n'));
+    if (MODELS.includes(this.getAttribute('model'))) p.set('model', this.getAttribute('model'));
     const s = parseState(p.toString());
-    if (this.getAttribute('view') === 'next') s.view = 'next';
+    if (PANEL_VIEWS.includes(this.getAttribute('view'))) s.view = this.getAttribute('view');
     return { ...s, ...this.local };
   }
 
+  /** The model attribute: "gpt2" / "bert" (the demo's models), or a folder URL. */
   get modelUrl() {
-    return this.hasAttribute('model') ? new URL(this.getAttribute('model'), document.baseURI).href : DEFAULT_MODEL;
+    const m = this.getAttribute('model') ?? 'gpt2';
+    if (MODELS.includes(m)) {
+      if (!MODEL_URLS[m]) throw new Error(`this build of the demo has no ${m} model`);
+      return MODEL_URLS[m];
+    }
+    return new URL(m, document.baseURI).href;
   }
 
   async compute() {
@@ -110,9 +130,13 @@ class AttentionViewElement extends HTMLElement {
       } else {
         const url = this.modelUrl;
         if (!modelInfo.has(url)) modelInfo.set(url, client.request('model', { modelUrl: url }));
-        const [info, r] = await Promise.all([modelInfo.get(url),
-          client.request('run', { modelUrl: url, text: s.sentence, layer: s.layer, topK: 8, crossText: s.cross ? s.second : null }, this.channel)]);
-        result = r && { ...r, info };
+        const sentences = s.sentences.map((t) => t.trim()).filter(Boolean);
+        const request = s.view === 'compare'
+          ? client.request('compare', { modelUrl: url, sentences, pooling: s.pooling }, this.channel)
+          : client.request('run', { modelUrl: url, text: s.sentence, layer: s.layer, topK: 8, crossText: s.cross ? s.second : null,
+            pair: s.pair, batchWith: s.batch ? s.batchWith : null }, this.channel);
+        const [info, r] = await Promise.all([modelInfo.get(url), request]);
+        result = r && { ...r, info, compare: s.view === 'compare' };
       }
       if (!result) return; // superseded
       this.result = { preset: s.preset, value: result };
@@ -120,7 +144,7 @@ class AttentionViewElement extends HTMLElement {
       this.statusEl.classList.remove('error');
       this.draw();
     } catch (e) {
-      modelInfo.delete(this.modelUrl);
+      try { modelInfo.delete(this.modelUrl); } catch { /* no such model in this build */ }
       this.statusEl.textContent = `Could not compute: ${e.message}`;
       this.statusEl.classList.add('error');
     }
@@ -131,8 +155,10 @@ class AttentionViewElement extends HTMLElement {
     const s = this.state;
     const isSeed = this.result.preset === 'seed';
     const r = this.result.value;
+    if (!isSeed && (s.view === 'compare') !== !!r.compare) return; // the answer for the new view is on its way
+    if (s.view === 'compare') return this.drawCompare(r);
     const data = isSeed ? seedViewData(r, s) : modelViewData(r, r.info);
-    const sel = clampSelection(s, data.nLayer, data.nHead, data.tokens.length);
+    const sel = clampSelection(s, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
     const on = {
       select: (change) => {
         Object.assign(this.local, change);
@@ -142,17 +168,31 @@ class AttentionViewElement extends HTMLElement {
     const headText = sel.head === 'all' ? 'all heads' : `head ${sel.head + 1}`;
     this.titleEl.textContent = isSeed ? 'The tutorial’s example: write a poem'
       : s.view === 'model' ? `${data.nLayer} layers × ${data.nHead} heads: click one to open it`
-        : s.view === 'next' ? 'The model’s next-token predictions' : `Layer ${sel.layer + 1} · ${headText}`;
+        : s.view === 'next' ? 'The model’s next-token predictions'
+          : s.view === 'fill' ? 'Fill in the blank: click a word to mask it' : `Layer ${sel.layer + 1} · ${headText}`;
     this.backButton.hidden = Object.keys(this.local).length === 0;
-    this.link.href = DEMO_PAGE + serializeState({ ...s, view: s.view === 'next' ? 'heads' : s.view, layer: sel.layer, head: sel.head });
+    this.link.href = DEMO_PAGE + serializeState({ ...s, view: PANEL_VIEWS.includes(s.view) ? 'heads' : s.view, layer: sel.layer, head: sel.head });
 
     if (s.view !== 'steps') this.steps = null;
     if (s.view === 'heads') renderHeadView(this.body, data, sel, on);
     else if (s.view === 'model') renderModelView(this.body, data, sel, on);
     else if (s.view === 'heatmap') renderHeatmapView(this.body, data, { ...sel, head: sel.head === 'all' ? 0 : sel.head }, on);
-    else if (s.view === 'next') {
+    else if (s.view === 'next' || s.view === 'fill') {
+      const feature = isSeed ? null : r.info.features[s.view];
       if (isSeed) this.body.replaceChildren(el('p', { text: 'The tutorial example is one attention layer, not a language model: it predicts nothing.' }));
-      else renderNextTokenView(this.body, { predictions: r.predictions });
+      else if (!feature) this.body.replaceChildren(el('p', { text: s.view === 'next' ? `${r.info.name} reads in both directions: it fills in blanks (view="fill") rather than predicting the next word.` : `${r.info.name} predicts the next word (view="next"); it has no blanks to fill.` }));
+      else if (s.view === 'next') renderNextTokenView(this.body, { predictions: r.predictions });
+      else {
+        renderFillMaskView(this.body, { words: splitWords(s.sentence), fill: r.fill }, {
+          toggle: (i) => {
+            this.blanks ??= new Blanks(s.sentence);
+            const next = this.blanks.toggle(s.sentence, i, (k) => r.fill?.[k]?.predictions[0]?.text.replace(/^##/, ''));
+            if (next === null) return;
+            this.local.sentence = next;
+            this.compute();
+          },
+        });
+      }
     } else {
       if (!isSeed && r.layer !== sel.layer) return;
       if (!this.steps) {
@@ -175,6 +215,23 @@ class AttentionViewElement extends HTMLElement {
     }
     this.dataset.ready = '1';
     this.dataset.tokens = JSON.stringify(data.tokens);
+  }
+
+  /** Forgets what was chosen inside the widget: back to its attributes. */
+  back() {
+    const recompute = ['sentence', 'seed', 'layer'].some((k) => k in this.local);
+    this.local = {};
+    this.blanks = null;
+    if (recompute) this.compute(); else this.draw();
+  }
+
+  drawCompare(r) {
+    this.titleEl.textContent = 'Which sentences does the model find alike?';
+    this.backButton.hidden = true;
+    this.link.href = DEMO_PAGE + serializeState({ ...this.state, view: 'compare' });
+    if (r.sentences.length) renderSimilarityView(this.body, r);
+    else this.body.replaceChildren(el('p', { text: 'Give the sentences to compare: sentences="First one|Second one|…"' }));
+    this.dataset.ready = '1';
   }
 }
 

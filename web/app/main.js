@@ -1,46 +1,73 @@
 // The demo page: wires the controls to the state, the state to the URL and the worker, and the
-// worker's answers to the views. All computing happens in the worker (compute_client.js).
+// worker's answers to the views. All computing happens in the worker (compute_client.js). Nothing
+// here depends on which model runs: the worker describes each (its info: shape, features, words)
+// and answers every model's run in one shape.
 import { computeClient } from './compute_client.js';
 import { parseState, serializeState, defaultState, VIEWS } from './state.js';
 import { modelViewData, seedViewData, clampSelection, modelSteps, seedSteps } from './view_data.js';
 import { SEED_TOKENS, SEED_NOTES } from './seed_preset.js';
+import { MODEL_URLS } from './model_urls.js';
+import { splitWords, Blanks } from './masking.js';
+import { renderTokenChips } from './token_chips.js';
+import { renderInfoPanel } from './info_panel.js';
 import { renderHeadView } from './views/head_view.js';
 import { renderModelView } from './views/model_view.js';
 import { renderHeatmapView } from './views/heatmap_view.js';
 import { renderNextTokenView } from './views/next_token_view.js';
+import { renderFillMaskView } from './views/fill_mask_view.js';
+import { renderSimilarityView } from './views/similarity_view.js';
 import { StepsView } from './views/steps_view.js';
 import { stepsToSvg } from './views/steps_svg.js';
 import { VIEW_CSS } from './views/view_styles.js';
 import { el, tokenLabel } from './views/dom.js';
 import { mathName } from './views/matrix.js';
 import { svgText, svgToPng, jsonText, download, fileName } from './export.js';
+import { attentionDocument, similarityDocument } from './export_docs.js';
 
-// The build sets DEMO_MODEL_PATH (default "models/brown-gpt2/"), relative to this script.
-const MODEL_URL = new URL(typeof DEMO_MODEL_PATH === 'string' ? DEMO_MODEL_PATH : './models/brown-gpt2/', import.meta.url).href;
 const WORKER_URL = new URL('./worker.js', import.meta.url).href;
 const TYPING_DEBOUNCE_MS = 120;
 
 const metrics = (window.__metrics = { scriptStart: performance.now() });
 const client = computeClient(WORKER_URL);
 let state = parseState(location.search);
-let info = null, run = null, seed = null;
+if (!MODEL_URLS[state.model]) state.model = 'gpt2';
+const infos = new Map(); // 'gpt2' | 'bert' -> the worker's description of the model
+let run = null, seed = null, compared = null;
 let pending = 0;
 let lastSteps = null, lastSvg = null, lastData = null, lastSel = null;
+// The words hidden behind the sentence's [MASK]s (to put them back).
+const blanks = new Blanks(state.sentence);
+
+const modelUrl = () => MODEL_URLS[state.model];
+const info = () => infos.get(state.model) ?? null;
+const isSeed = () => state.preset === 'seed';
+
+function requestInfo(model) {
+  if (infos.has(model) || !MODEL_URLS[model]) return;
+  infos.set(model, null);
+  track(client.request('model', { modelUrl: MODEL_URLS[model] })).then((r) => {
+    infos.set(model, r);
+    if (model === state.model) metrics.modelReady ??= performance.now();
+    syncControls();
+    if (viewOf() === 'compare' && !compared) requestCompare();
+    render();
+  }, (e) => { infos.delete(model); showError(e); });
+}
 
 // Start the work before touching the DOM: the model download overlaps the page setup.
-track(client.request('model', { modelUrl: MODEL_URL })).then((r) => {
-  info = r;
-  metrics.modelReady = performance.now();
-  render();
-}, (e) => showError(e));
+requestInfo(state.model);
 
 const $ = (id) => document.getElementById(id);
 const ui = {
   app: $('app'), sentence: $('sentence'), tokens: $('tokens'), layer: $('layer'), head: $('head'), query: $('query'),
   causal: $('causal'), decimals: $('decimals'), tabs: [...document.querySelectorAll('[role=tab]')], view: $('view'),
   graphic: $('view-graphic'), stepsPane: $('view-steps'), stepsBody: $('steps-body'), help: $('view-help'),
-  cross: $('cross'), second: $('second'), secondLabel: $('second-label'), crossNote: $('cross-note'),
-  next: $('next'), nextPanel: $('next-panel'), seedPanel: $('seed-panel'), seedNotes: $('seed-notes'), seedReset: $('seed-reset'),
+  cross: $('cross'), crossCheck: $('cross-check'), second: $('second'), secondLabel: $('second-label'), crossNote: $('cross-note'),
+  batch: $('batch'), batchCheck: $('batch-check'), batchWith: $('batch-with'), batchLabel: $('batch-label'), batchNote: $('batch-note'),
+  pair: $('pair'), pairRow: $('pair-row'), typesLegend: $('types-legend'),
+  comparePane: $('view-compare'), sentences: $('sentences'), pooling: $('pooling'), compareTab: $('tab-compare'),
+  next: $('next'), nextPanel: $('next-panel'), fill: $('fill'), fillPanel: $('fill-panel'),
+  seedPanel: $('seed-panel'), seedNotes: $('seed-notes'), seedReset: $('seed-reset'),
   modelInfo: $('model-info'), sentenceHelp: $('sentence-help'), status: $('status'), presets: [...document.querySelectorAll('input[name=preset]')],
 };
 document.head.append(el('style', { text: VIEW_CSS }));
@@ -70,17 +97,28 @@ function showError(e) {
   status.classList.add('error');
 }
 
+/** The view to draw: "compare" only for models that make sentence embeddings. */
+function viewOf() {
+  if (state.view !== 'compare') return state.view;
+  return !isSeed() && info()?.features.compare ? 'compare' : 'heads';
+}
+
 // ---- computing -------------------------------------------------------------------------------
 
 async function requestRun() {
-  const payload = { modelUrl: MODEL_URL, text: state.sentence, layer: state.layer, topK: 8, crossText: state.cross ? state.second : null };
+  const model = state.model;
+  // Every model's run takes the same payload; each uses the parts its features need.
+  const payload = {
+    modelUrl: modelUrl(), text: state.sentence, layer: state.layer, topK: 8,
+    crossText: state.cross ? state.second : null, pair: state.pair, batchWith: state.batch ? state.batchWith : null,
+  };
   try {
     const r = await track(client.request('run', payload, 'page-run'));
     if (!r) return; // superseded by newer typing
-    run = r;
+    run = { ...r, choice: model };
     metrics.lastRunMs = r.ms;
     ui.status.classList.remove('error');
-    ui.status.textContent = r.truncated ? `The sentence was cut to the model's ${info?.config.n_positions ?? ''} tokens.` : '';
+    ui.status.textContent = r.truncated ? `The sentence was cut to the model's ${info()?.maxTokens ?? ''} tokens.` : '';
     render();
   } catch (e) { showError(e); }
 }
@@ -97,32 +135,57 @@ async function requestSeed() {
   } catch (e) { showError(e); }
 }
 
-function recompute() {
-  // The run request may go before the model info arrives: the worker loads the model once.
-  return state.preset === 'seed' ? requestSeed() : requestRun();
+const compareSentences = () => state.sentences.map((s) => s.trim()).filter(Boolean);
+
+async function requestCompare() {
+  if (isSeed() || !info()?.features.compare) return;
+  const sentences = compareSentences();
+  if (!sentences.length) { compared = null; render(); return; }
+  const model = state.model;
+  try {
+    const r = await track(client.request('compare', { modelUrl: modelUrl(), sentences, pooling: state.pooling }, 'page-compare'));
+    if (!r) return;
+    compared = { ...r, choice: model };
+    render();
+  } catch (e) { showError(e); }
 }
 
-let typingTimer = 0;
-function recomputeSoon(delay = TYPING_DEBOUNCE_MS) {
-  if (typingTimer) clearTimeout(typingTimer); else busy(+1);
-  typingTimer = setTimeout(() => {
-    typingTimer = 0;
-    recompute(); // tracks its own request before the count drops
+function recompute() {
+  // The run request may go before the model info arrives: the worker loads the model once.
+  if (isSeed()) return requestSeed();
+  requestInfo(state.model);
+  if (viewOf() === 'compare') requestCompare(); // (before the model's info arrives, its arrival asks)
+  return requestRun();
+}
+
+const typingTimers = new Map(); // the debounced computation -> its timer
+function recomputeSoon(delay = TYPING_DEBOUNCE_MS, what = recompute) {
+  if (typingTimers.has(what)) clearTimeout(typingTimers.get(what)); else busy(+1);
+  typingTimers.set(what, setTimeout(() => {
+    typingTimers.delete(what);
+    what(); // tracks its own request before the count drops
     busy(-1);
-  }, delay);
+  }, delay));
 }
 
 // ---- state changes ---------------------------------------------------------------------------
+
+const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'cross', 'second', 'pair', 'batch', 'batchWith'];
+const COMPARE_INPUTS = ['sentences', 'pooling'];
 
 /** Applies a partial state change; recomputes when the inputs of the computation changed. */
 function update(change, { debounce = false } = {}) {
   const before = state;
   state = { ...state, ...change };
   history.replaceState(null, '', serializeState(state) || location.pathname);
-  const inputsChanged = ['preset', 'sentence', 'causal', 'cross', 'second'].some((k) => k in change && change[k] !== before[k])
-    || ('layer' in change && change.layer !== before.layer && state.preset === 'model');
-  if (inputsChanged) {
+  const changed = (k) => k in change && change[k] !== before[k];
+  const runChanged = RUN_INPUTS.some(changed) || (changed('layer') && !isSeed());
+  const compareChanged = COMPARE_INPUTS.some(changed) || changed('model') || (changed('view') && state.view === 'compare');
+  if (changed('model') || changed('preset')) compared = null;
+  if (runChanged) {
     if (debounce) recomputeSoon(); else recompute();
+  } else if (compareChanged && viewOf() === 'compare') {
+    if (debounce) recomputeSoon(TYPING_DEBOUNCE_MS * 3, requestCompare); else requestCompare();
   }
   syncControls();
   // While typing, nothing visible changes until the worker answers (render() then runs).
@@ -139,6 +202,13 @@ function onSeedEdit(key, index, text) {
   recomputeSoon(40);
 }
 
+/** Fill in the blank: word i of the sentence becomes [MASK], or a [MASK] gets its word back. */
+function toggleMask(i) {
+  // A typed [MASK] hid no word: it takes the model's best guess.
+  const next = blanks.toggle(state.sentence, i, (k) => run?.fill?.[k]?.predictions[0]?.text.replace(/^##/, ''));
+  if (next !== null) update({ sentence: next, query: null });
+}
+
 // ---- controls --------------------------------------------------------------------------------
 
 function options(select, items, selected) {
@@ -146,29 +216,46 @@ function options(select, items, selected) {
 }
 
 function syncControls() {
-  const isSeed = state.preset === 'seed';
-  ui.presets.forEach((r) => { r.checked = r.value === state.preset; });
-  if (document.activeElement !== ui.sentence) ui.sentence.value = isSeed ? SEED_TOKENS.join(' ') : state.sentence;
-  ui.sentence.readOnly = isSeed;
-  ui.sentenceHelp.textContent = isSeed ? SEED_HELP : MODEL_HELP;
-  ui.sentence.setAttribute('aria-readonly', isSeed ? 'true' : 'false');
-  ui.causal.checked = isSeed ? state.causal : true;
-  ui.causal.disabled = !isSeed;
-  ui.causal.parentElement.title = isSeed ? '' : 'GPT-2 is a decoder: its attention is always causal';
+  const seedMode = isSeed();
+  const m = info();
+  const features = seedMode ? { cross: true } : m?.features ?? {};
+  ui.presets.forEach((r) => {
+    r.checked = r.value === (seedMode ? 'seed' : state.model);
+    if (r.value !== 'seed' && !MODEL_URLS[r.value]) { r.disabled = true; r.parentElement.title = 'This build of the demo has no such model'; }
+  });
+  if (document.activeElement !== ui.sentence) ui.sentence.value = seedMode ? SEED_TOKENS.join(' ') : state.sentence;
+  ui.sentence.readOnly = seedMode;
+  ui.sentenceHelp.textContent = seedMode ? SEED_HELP : m?.text.sentenceHelp ?? '';
+  ui.sentence.setAttribute('aria-readonly', seedMode ? 'true' : 'false');
+  ui.pairRow.hidden = !features.pair;
+  if (document.activeElement !== ui.pair) ui.pair.value = state.pair;
+  ui.causal.checked = seedMode ? state.causal : !!m?.causal;
+  ui.causal.disabled = !seedMode;
+  ui.causal.parentElement.title = seedMode ? '' : m?.text.causalNote ?? '';
   ui.decimals.value = String(state.decimals);
-  ui.cross.checked = state.cross;
-  ui.secondLabel.hidden = !state.cross || isSeed;
+  ui.crossCheck.hidden = !features.cross;
+  ui.cross.checked = state.cross && !!features.cross;
+  ui.secondLabel.hidden = !(state.cross && features.cross) || seedMode;
   if (document.activeElement !== ui.second) ui.second.value = state.second;
-  ui.nextPanel.hidden = isSeed;
-  ui.seedPanel.hidden = !isSeed;
+  ui.batchCheck.hidden = !features.batch;
+  ui.batch.checked = state.batch && !!features.batch;
+  ui.batchLabel.hidden = !(state.batch && features.batch);
+  if (document.activeElement !== ui.batchWith) ui.batchWith.value = state.batchWith;
+  if (document.activeElement !== ui.sentences) ui.sentences.value = state.sentences.join('\n');
+  ui.pooling.value = state.pooling;
+  ui.nextPanel.hidden = seedMode || !features.next;
+  ui.fillPanel.hidden = seedMode || !features.fill;
+  ui.seedPanel.hidden = !seedMode;
+  ui.compareTab.hidden = !features.compare;
+  const view = viewOf();
   for (const tab of ui.tabs) {
-    const on = tab.dataset.view === state.view;
+    const on = tab.dataset.view === view;
     tab.setAttribute('aria-selected', on ? 'true' : 'false');
     tab.tabIndex = on ? 0 : -1;
   }
-  ui.view.setAttribute('aria-labelledby', `tab-${state.view}`);
-  document.body.dataset.view = state.view;
-  document.body.dataset.preset = state.preset;
+  ui.view.setAttribute('aria-labelledby', `tab-${view}`);
+  document.body.dataset.view = view;
+  document.body.dataset.preset = seedMode ? 'seed' : state.model;
 }
 
 function syncPickers(data, sel) {
@@ -185,41 +272,6 @@ function syncPickers(data, sel) {
   ui.head.disabled = H === 1;
 }
 
-function renderTokens(tokens, query) {
-  // Reuse the chips when the tokens did not change, so keyboard focus stays put.
-  const same = ui.tokens.childElementCount === tokens.length && tokens.every((t, i) => ui.tokens.children[i].dataset.token === t);
-  if (!same) {
-    ui.tokens.replaceChildren(...tokens.map((t, i) => el('button', {
-      type: 'button', class: 'token', role: 'option', 'data-index': i, 'data-token': t, title: `token ${i + 1}`,
-      text: tokenLabel(t),
-    })));
-  }
-  [...ui.tokens.children].forEach((b, i) => {
-    b.setAttribute('aria-selected', i === query ? 'true' : 'false');
-    b.tabIndex = i === query ? 0 : -1;
-  });
-}
-
-function renderInfo() {
-  if (state.preset === 'seed') {
-    ui.modelInfo.replaceChildren(
-      el('dt', { text: 'Layer' }), el('dd', { text: 'one attention layer, 1 head, d_model = d_k = 2, no biases' }),
-      el('dt', { text: 'Computed by' }), el('dd', { text: `the library's MultiHeadAttention with trace (WASM ${info?.variant ?? ''})` }));
-    return;
-  }
-  if (!info) return;
-  const c = info.config;
-  const items = [
-    ['Model', info.name], ['Shape', `${c.n_layer} layers × ${c.n_head} heads, d_model ${c.n_embd}, context ${c.n_positions}`],
-    ['Vocabulary', `${c.vocab_size} tokens (byte-level BPE)`], ['Weights', `${(info.modelBytes / 1e6).toFixed(1)} MB`],
-    ['Engine', `WebAssembly (${info.variant}) in a worker`],
-  ];
-  if (run?.loss) items.push(['This sentence', `${run.loss.loss.toFixed(2)} nats/token (perplexity ${run.loss.perplexity.toFixed(1)})`]);
-  const link = el('a', { href: new URL('MODEL_CARD.md', MODEL_URL).href, text: 'model card' });
-  ui.modelInfo.replaceChildren(...items.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]), el('dt', { text: 'More' }), el('dd', {}, link));
-}
-
-const MODEL_HELP = 'Results follow your typing. The model sees <|endoftext|> first, as in training.';
 const SEED_HELP = 'The tutorial’s three words, each given as two numbers; edit the numbers (and the weights) in the step view.';
 
 const HELP = {
@@ -227,30 +279,39 @@ const HELP = {
   model: 'Every layer × every head. Each square is a heatmap (rows: queries, columns: keys). Click one, or focus it and press Enter, to open it.',
   heatmap: 'Rows are queries, columns are keys; each row sums to 1. Hover a cell for its exact weight, or focus the map and use the arrow keys.',
   steps: 'The computation of the chosen head for the chosen query token (highlighted row), with the real numbers, in the order the tutorial teaches it.',
+  compare: 'Each sentence becomes one vector (from the last layer); each cell is the cosine similarity of two of them: 1 on the diagonal, higher for sentences the model finds alike, so similar sentences form darker blocks. A model trained only to fill in blanks was never taught to compare sentences, so the contrasts are modest: the colours span just the range the values take.',
 };
 
 // ---- rendering -------------------------------------------------------------------------------
 
 function render() {
-  const isSeed = state.preset === 'seed';
-  if (isSeed ? !seed : !(run && info)) return;
-  const data = isSeed ? seedViewData(seed, state) : modelViewData(run, info);
-  const sel = clampSelection(state, data.nLayer, data.nHead, data.tokens.length);
+  const seedMode = isSeed();
+  const m = info();
+  if (seedMode ? !seed : !(run && m && run.choice === state.model)) return;
+  const view = viewOf();
+  const data = seedMode ? seedViewData(seed, state) : modelViewData(run, m);
+  const sel = clampSelection(state, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
   lastData = data; lastSel = sel;
-  renderTokens(data.tokens, sel.query);
+  const showTypes = !seedMode && !!run.tokenTypes?.some((t) => t === 1);
+  renderTokenChips(ui.tokens, data.tokens, { query: sel.query, tokenTypes: seedMode ? null : run.tokenTypes, showTypes, padding: seedMode ? null : run.padding });
+  ui.typesLegend.hidden = !showTypes;
   syncPickers(data, sel);
-  renderInfo();
-  ui.help.textContent = HELP[state.view] + (!isSeed && state.view === 'model' && info?.headLabels ? ' Labels: the model card’s measurements (heads.json): each head’s pattern, or its largest average share of attention (previous token, first token, self, punctuation).' : '') + (isSeed && state.cross ? ' Cross-attention is on (switch it in the step view): the keys and values come from “escribe un poema”.' : '');
+  renderInfoPanel(ui.modelInfo, { seed: seedMode, info: seedMode ? [...infos.values()].find(Boolean) ?? null : m, run, modelUrl: modelUrl() });
+  ui.help.textContent = HELP[view] + (!seedMode && view === 'model' && m.headLabels ? m.text.headLabelNote : '')
+    + (seedMode && state.cross ? ' Cross-attention is on (switch it in the step view): the keys and values come from “escribe un poema”.' : '');
 
   const handlers = { select: (change) => update(change) };
-  ui.graphic.hidden = state.view === 'steps';
-  ui.stepsPane.hidden = state.view !== 'steps';
-  if (state.view === 'heads') lastSvg = renderHeadView(ui.graphic, data, sel, handlers).svg;
-  else if (state.view === 'model') lastSvg = renderModelView(ui.graphic, data, sel, handlers).svg;
-  else if (state.view === 'heatmap') lastSvg = renderHeatmapView(ui.graphic, data, { ...sel, head: sel.head === 'all' ? 0 : sel.head }, handlers).svg;
-  else renderSteps(isSeed, sel);
+  ui.graphic.hidden = view === 'steps';
+  ui.stepsPane.hidden = view !== 'steps';
+  ui.comparePane.hidden = view !== 'compare';
+  if (view === 'heads') lastSvg = renderHeadView(ui.graphic, data, sel, handlers).svg;
+  else if (view === 'model') lastSvg = renderModelView(ui.graphic, data, sel, handlers).svg;
+  else if (view === 'heatmap') lastSvg = renderHeatmapView(ui.graphic, data, { ...sel, head: sel.head === 'all' ? 0 : sel.head }, handlers).svg;
+  else if (view === 'compare') renderCompare();
+  else renderSteps(seedMode, sel);
 
-  if (!isSeed) renderNextTokenView(ui.next, { predictions: run.predictions }, { title: false });
+  if (!seedMode && m.features.next) renderNextTokenView(ui.next, { predictions: run.predictions }, { title: false });
+  if (!seedMode && m.features.fill) renderFillMaskView(ui.fill, { words: splitWords(state.sentence), fill: run.fill }, { toggle: toggleMask });
   ui.seedNotes.replaceChildren(...SEED_NOTES.map((t) => el('li', {}, mathName(t))));
 
   if (metrics.firstView === undefined) {
@@ -262,19 +323,33 @@ function render() {
   document.body.dataset.renderCount = String(Number(document.body.dataset.renderCount ?? 0) + 1);
 }
 
-function renderSteps(isSeed, sel) {
+function renderCompare() {
+  const sentences = compareSentences();
+  if (!sentences.length) { ui.graphic.replaceChildren(el('p', { class: 'help', text: 'Type two or more sentences, one per line.' })); lastSvg = null; return; }
+  // Draw only an answer for what is on screen (a newer one is on its way otherwise).
+  if (!compared || compared.choice !== state.model || compared.pooling !== state.pooling || compared.sentences.join('\n') !== sentences.join('\n')) return;
+  lastSvg = renderSimilarityView(ui.graphic, compared).svg;
+}
+
+function renderSteps(seedMode, sel) {
   ui.crossNote.hidden = true;
-  if (isSeed) {
+  ui.batchNote.hidden = true;
+  if (seedMode) {
     lastSteps = seedSteps(seed, state, sel);
   } else {
     if (run.layer !== sel.layer) return; // the trace for this layer is on its way
-    if (state.cross) {
+    if (state.cross && info().features.cross) {
       ui.crossNote.hidden = false;
-      ui.crossNote.textContent = run.cross
-        ? `Layer ${sel.layer + 1}'s own weights: queries from X of the sentence, keys and values from X of the second sentence (each through layers 1–${sel.layer + 1} on its own). GPT-2 has no cross-attention and never learned any, so the pattern means little; the arithmetic is exactly an encoder-decoder's.`
-        : 'Cross-attention needs the layer input X of both sentences, which this build of the library does not trace. Showing self-attention.';
+      ui.crossNote.textContent = run.cross?.note ?? 'Cross-attention needs the layer input X of both sentences, which this build of the library does not trace. Showing self-attention.';
     }
-    lastSteps = modelSteps(run, info, state, sel);
+    if (run.batch) {
+      const { length: N, padded } = run.batch;
+      ui.batchNote.hidden = false;
+      ui.batchNote.textContent = `A batch of two: this sentence (${N - padded} tokens) and the other (${run.batch.tokens.length} tokens), both padded to ${N}. `
+        + (padded ? `This sentence gets ${padded} [PAD] token${padded > 1 ? 's' : ''}: step 5's mask puts −∞ in their columns.`
+          : 'This sentence is the longer one, so the other gets the padding: make this one shorter to see the mask here.');
+    }
+    lastSteps = modelSteps(run, info(), state, sel);
   }
   steps.render(lastSteps, { decimals: state.decimals });
 }
@@ -282,33 +357,33 @@ function renderSteps(isSeed, sel) {
 // ---- exports ---------------------------------------------------------------------------------
 
 function currentSvg() {
-  if (state.view !== 'steps') return lastSvg;
-  const who = state.preset === 'seed' ? 'tutorial example' : `layer ${lastSel.layer + 1}, head ${(lastSel.head === 'all' ? 0 : lastSel.head) + 1}`;
+  if (viewOf() !== 'steps') return lastSvg;
+  const who = isSeed() ? 'tutorial example' : `layer ${lastSel.layer + 1}, head ${(lastSel.head === 'all' ? 0 : lastSel.head) + 1}`;
   return stepsToSvg(lastSteps, { decimals: state.decimals, title: `Attention step by step: ${who}, query “${tokenLabel(lastData.tokens[lastSel.query])}”` });
 }
 
 function exportJson() {
-  const d = lastData, sel = lastSel;
-  const n = d.tokens.length, m = (d.keyTokens ?? d.tokens).length;
-  const head = sel.head === 'all' ? 0 : sel.head;
-  const base = (sel.layer * d.nHead + head) * n * m;
-  const doc = {
-    generator: 'attention-wasm demo', url: location.href, preset: state.preset,
-    sentence: state.preset === 'seed' ? SEED_TOKENS.join(' ') : state.sentence,
-    tokens: d.tokens, keyTokens: d.keyTokens ?? d.tokens, layer: sel.layer + 1, head: sel.head === 'all' ? 'all' : head + 1,
-    query: sel.query + 1, view: state.view, causal: state.preset === 'seed' ? state.causal : true,
-    selectedHead: { layer: sel.layer + 1, head: head + 1, shape: [n, m], weights: d.attention.slice(base, base + n * m) },
-    attention: { shape: [d.nLayer, d.nHead, n, m], layout: 'layer x head x query x key, row-major', data: d.attention },
-  };
-  if (state.preset === 'seed') Object.assign(doc, { weights: state.seed, trace: seed.trace, output: seed.output });
-  else Object.assign(doc, { ids: run.ids, predictions: run.predictions, traceLayer: run.layer + 1, trace: run.trace, crossAttention: run.cross ?? undefined });
-  download(fileName(state.view, doc.sentence, 'json'), new Blob([jsonText(doc)], { type: 'application/json' }));
+  const view = viewOf();
+  const common = { url: location.href, modelName: isSeed() ? null : info()?.name };
+  let doc, about;
+  if (view === 'compare') {
+    if (!compared) return;
+    doc = similarityDocument({ ...common, compared });
+    about = compared.sentences[0] ?? '';
+  } else {
+    about = isSeed() ? SEED_TOKENS.join(' ') : state.sentence;
+    doc = attentionDocument({
+      ...common, view, preset: state.preset, causal: isSeed() ? state.causal : info().causal, sentence: about, data: lastData, sel: lastSel,
+      ...(isSeed() ? { seed, seedWeights: state.seed } : { run }),
+    });
+  }
+  download(fileName(view, about, 'json'), new Blob([jsonText(doc)], { type: 'application/json' }));
 }
 
 async function exportImage(kind) {
   const svgEl = currentSvg();
   if (!svgEl) return;
-  const name = fileName(state.view, state.preset === 'seed' ? 'write a poem' : state.sentence, kind);
+  const name = fileName(viewOf(), isSeed() ? 'write a poem' : state.sentence, kind);
   if (kind === 'svg') download(name, new Blob([svgText(svgEl)], { type: 'image/svg+xml' }));
   else download(name, await svgToPng(svgEl));
 }
@@ -316,17 +391,26 @@ async function exportImage(kind) {
 // ---- wiring ----------------------------------------------------------------------------------
 
 ui.sentence.addEventListener('input', () => {
-  if (state.preset !== 'seed') update({ sentence: ui.sentence.value, query: null }, { debounce: true });
+  if (isSeed()) return;
+  blanks.sync(ui.sentence.value);
+  update({ sentence: ui.sentence.value, query: null }, { debounce: true });
 });
+ui.pair.addEventListener('input', () => update({ pair: ui.pair.value, query: null }, { debounce: true }));
 ui.second.addEventListener('input', () => update({ second: ui.second.value }, { debounce: true }));
+ui.batchWith.addEventListener('input', () => update({ batchWith: ui.batchWith.value }, { debounce: true }));
+ui.sentences.addEventListener('input', () => update({ sentences: ui.sentences.value.split('\n') }, { debounce: true }));
+ui.pooling.addEventListener('change', () => update({ pooling: ui.pooling.value }));
 ui.layer.addEventListener('change', () => update({ layer: Number(ui.layer.value) }));
 ui.head.addEventListener('change', () => update({ head: ui.head.value === 'all' ? 'all' : Number(ui.head.value) }));
 ui.query.addEventListener('change', () => update({ query: Number(ui.query.value) }));
 ui.causal.addEventListener('change', () => update({ causal: ui.causal.checked }));
 ui.cross.addEventListener('change', () => update({ cross: ui.cross.checked }));
+ui.batch.addEventListener('change', () => update({ batch: ui.batch.checked, query: null }));
 ui.decimals.addEventListener('change', () => update({ decimals: Number(ui.decimals.value) }));
 ui.presets.forEach((r) => r.addEventListener('change', () => {
-  if (r.checked) update({ preset: r.value, layer: 0, head: 0, query: null, cross: false });
+  if (!r.checked) return;
+  const change = r.value === 'seed' ? { preset: 'seed' } : { preset: 'model', model: r.value };
+  update({ ...change, layer: 0, head: 0, query: null, cross: false, batch: false });
 }));
 ui.seedReset.addEventListener('click', () => {
   const d = defaultState();
@@ -348,12 +432,13 @@ ui.tokens.addEventListener('keydown', (e) => {
   ui.tokens.children[next]?.focus();
   e.preventDefault();
 });
-ui.tabs.forEach((tab, k) => {
+ui.tabs.forEach((tab) => {
   tab.addEventListener('click', () => update({ view: tab.dataset.view }));
   tab.addEventListener('keydown', (e) => {
     const moves = { ArrowRight: 1, ArrowLeft: -1 };
     if (!(e.key in moves)) return;
-    const next = ui.tabs[(k + moves[e.key] + ui.tabs.length) % ui.tabs.length];
+    const shown = ui.tabs.filter((t) => !t.hidden);
+    const next = shown[(shown.indexOf(tab) + moves[e.key] + shown.length) % shown.length];
     update({ view: next.dataset.view });
     next.focus();
     e.preventDefault();
@@ -362,13 +447,13 @@ ui.tabs.forEach((tab, k) => {
 $('export-svg').addEventListener('click', () => exportImage('svg').catch(showError));
 $('export-png').addEventListener('click', () => exportImage('png').catch(showError));
 $('export-json').addEventListener('click', () => { try { exportJson(); } catch (e) { showError(e); } });
-window.addEventListener('popstate', () => { state = parseState(location.search); syncControls(); recompute(); });
+window.addEventListener('popstate', () => { state = parseState(location.search); blanks.sync(state.sentence); syncControls(); recompute(); });
 
 // Re-lay out the SVG views when the pane's width changes (rotating a phone, resizing a window).
 let lastWidth = 0;
 new ResizeObserver(([entry]) => {
   const w = Math.round(entry.contentRect.width);
-  if (Math.abs(w - lastWidth) > 8 && state.view !== 'steps') { lastWidth = w; requestAnimationFrame(render); }
+  if (Math.abs(w - lastWidth) > 8 && viewOf() !== 'steps') { lastWidth = w; requestAnimationFrame(render); }
 }).observe(ui.graphic);
 
 if (!VIEWS.includes(state.view)) state.view = 'heads';

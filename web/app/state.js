@@ -4,13 +4,27 @@ import { SEED_DEFAULTS, CROSS_DEFAULT_Y } from './seed_preset.js';
 
 export const DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired";
 export const DEFAULT_SECOND = 'The street was wide and the animal was slow';
-export const VIEWS = ['heads', 'model', 'heatmap', 'steps'];
+// The encoder's padded-batch partner: longer than the default sentence, so that one gets [PAD]s.
+export const DEFAULT_BATCH_WITH = 'The jury said the election was conducted well and thanked the city for the way it ran.';
+// "Compare sentences": three pairs on three topics, so the similarity matrix has blocks to find.
+export const DEFAULT_SENTENCES = [
+  'The jury praised the city for the way it ran the election.',
+  'The grand jury said the election was conducted well.',
+  'The dog ran across the field after the ball.',
+  'A small dog was playing in the yard.',
+  'Prices of stocks fell sharply on Monday.',
+  'The market dropped as investors sold their shares.',
+];
+export const VIEWS = ['heads', 'model', 'heatmap', 'steps', 'compare'];
+export const MODELS = ['gpt2', 'bert'];
 const SEED_KEYS = ['x', 'y', 'wQ', 'wK', 'wV', 'wO'];
 
 export function defaultState() {
   return {
-    preset: 'model', sentence: DEFAULT_SENTENCE, layer: 0, head: 0, view: 'heads', query: null,
-    causal: false, cross: false, second: DEFAULT_SECOND, decimals: 4, // causal: the seed preset's toggle (GPT-2 is always causal)
+    // preset: 'model' (a trained model: `model` says which) or 'seed' (the tutorial's numbers).
+    preset: 'model', model: 'gpt2', sentence: DEFAULT_SENTENCE, layer: 0, head: 0, view: 'heads', query: null,
+    causal: false, cross: false, second: DEFAULT_SECOND, decimals: 4, // causal: the seed preset's toggle (the models' masks are fixed)
+    pair: '', batch: false, batchWith: DEFAULT_BATCH_WITH, sentences: DEFAULT_SENTENCES.slice(), pooling: 'mean', // encoder only
     seed: { ...structuredClone(SEED_DEFAULTS), y: CROSS_DEFAULT_Y.slice() },
   };
 }
@@ -25,6 +39,7 @@ export function parseState(search) {
   const p = new URLSearchParams(search);
   const s = defaultState();
   if (p.get('preset') === 'seed') s.preset = 'seed';
+  if (MODELS.includes(p.get('model'))) s.model = p.get('model');
   if (p.has('s')) s.sentence = p.get('s');
   s.layer = int(p.get('layer'), 1, 1) - 1;
   s.head = p.get('head') === 'all' ? 'all' : int(p.get('head'), 1, 1) - 1;
@@ -33,6 +48,11 @@ export function parseState(search) {
   s.causal = p.get('causal') === '1';
   s.cross = p.get('cross') === '1';
   if (p.has('s2')) s.second = p.get('s2');
+  if (p.has('pair')) s.pair = p.get('pair');
+  s.batch = p.get('batch') === '1';
+  if (p.has('bw')) s.batchWith = p.get('bw');
+  if (p.has('ss')) s.sentences = p.get('ss').split('\n');
+  if (p.get('pool') === 'cls') s.pooling = 'cls';
   s.decimals = Math.min(6, Math.max(1, int(p.get('d'), 1, 4)));
   // Edited seed matrices: "wQ:0.54,-0.17,0.59,0.65;x:..." (only those that differ from the seed).
   for (const part of (p.get('w') ?? '').split(';')) {
@@ -48,17 +68,24 @@ export function parseState(search) {
 export function serializeState(s) {
   const p = new URLSearchParams();
   const d = defaultState();
-  if (s.preset === 'seed') p.set('preset', 'seed');
-  if (s.preset !== 'seed' && s.sentence !== d.sentence) p.set('s', s.sentence);
+  const isSeed = s.preset === 'seed', isBert = !isSeed && s.model === 'bert';
+  if (isSeed) p.set('preset', 'seed');
+  if (!isSeed && s.model !== d.model) p.set('model', s.model);
+  if (!isSeed && s.sentence !== d.sentence) p.set('s', s.sentence);
+  if (isBert && s.pair) p.set('pair', s.pair);
   if (s.layer !== 0) p.set('layer', String(s.layer + 1));
   if (s.head !== 0) p.set('head', s.head === 'all' ? 'all' : String(s.head + 1));
   if (s.view !== 'heads') p.set('view', s.view);
   if (s.query !== null && s.query !== undefined) p.set('q', String(s.query + 1));
   if (s.causal) p.set('causal', '1');
   if (s.cross) p.set('cross', '1');
-  if (s.cross && s.preset !== 'seed' && s.second !== d.second) p.set('s2', s.second);
+  if (s.cross && !isSeed && s.second !== d.second) p.set('s2', s.second);
+  if (isBert && s.batch) p.set('batch', '1');
+  if (isBert && s.batch && s.batchWith !== d.batchWith) p.set('bw', s.batchWith);
+  if (isBert && s.view === 'compare' && s.sentences.join('\n') !== d.sentences.join('\n')) p.set('ss', s.sentences.join('\n'));
+  if (isBert && s.pooling !== d.pooling) p.set('pool', s.pooling);
   if (s.decimals !== 4) p.set('d', String(s.decimals));
-  if (s.preset === 'seed') {
+  if (isSeed) {
     const edited = SEED_KEYS.filter((k) => s.seed[k].some((v, i) => v !== d.seed[k][i]));
     if (edited.length) p.set('w', edited.map((k) => `${k}:${s.seed[k].join(',')}`).join(';'));
   }

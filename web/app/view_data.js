@@ -5,12 +5,21 @@ import { buildSteps } from './views/steps_model.js';
 
 const causalMask = (i, j) => j > i;
 
-/** A model run -> head/model/heatmap view data. */
+/** The mask the views grey out: causal (decoders), the [PAD] keys of a padded row, or none. */
+function maskOf(info, run) {
+  const pad = run.padding?.some((p) => p) ? run.padding : null;
+  if (info.causal && pad) return (i, j) => j > i || pad[j] === 1;
+  if (info.causal) return causalMask;
+  return pad ? (i, j) => pad[j] === 1 : null;
+}
+
+/** A model run -> head/model/heatmap view data (the same for every model). */
 export function modelViewData(run, info) {
-  const { n_layer: L, n_head: H } = info.config;
   return {
-    tokens: run.tokenTexts, nLayer: L, nHead: H, attention: run.attention, masked: causalMask,
-    headLabel: (l, h) => info.headLabels?.[l]?.[h] ?? null,
+    tokens: run.tokenTexts, tokenTypes: run.tokenTypes, nLayer: info.nLayer, nHead: info.nHead, attention: run.attention,
+    masked: maskOf(info, run), headLabel: (l, h) => info.headLabels?.[l]?.[h] ?? null,
+    // The query the step view starts on: the last real token (not a [PAD]).
+    defaultQuery: run.padding ? Math.max(0, run.padding.lastIndexOf(0)) : run.tokenTexts.length - 1,
   };
 }
 
@@ -22,28 +31,28 @@ export function seedViewData(seed, state) {
   };
 }
 
-/** Clamp the selection to what the current data has. */
-export function clampSelection(state, nLayer, nHead, nTokens) {
+/** Clamp the selection to what the current data has (no query chosen: `defaultQuery`, else the last token). */
+export function clampSelection(state, nLayer, nHead, nTokens, defaultQuery = nTokens - 1) {
   const layer = Math.min(Math.max(0, state.layer), nLayer - 1);
   const head = state.head === 'all' ? 'all' : Math.min(Math.max(0, state.head), nHead - 1);
-  const query = state.query === null || state.query === undefined ? nTokens - 1 : Math.min(Math.max(0, state.query), nTokens - 1);
+  const query = state.query === null || state.query === undefined ? defaultQuery : Math.min(Math.max(0, state.query), nTokens - 1);
   return { layer, head, query };
 }
 
 /** Steps for the model: self-attention of the traced layer, or cross-attention when asked. */
 export function modelSteps(run, info, state, sel) {
-  const { n_head: H, n_embd: C } = info.config;
+  const { nHead: H, dModel: C } = info;
   const head = sel.head === 'all' ? 0 : sel.head;
-  const useCross = state.cross && run.cross;
+  const useCross = !!(state.cross && info.features.cross && run.cross);
   const trace = useCross ? run.cross.trace : run.trace;
-  const xNote = run.x
-    ? `X = LN₁(h): the LayerNorm of the residual stream h entering layer ${sel.layer + 1} (token plus position embedding for layer 1), from the library's trace. With the layer's weights read from model.safetensors, X W^Q + b^Q reproduces the trace's Q to ${run.xCheck.toExponential(1)}.`
-    : 'X = LN₁(h), the LayerNorm of the residual stream entering this layer: this build of the library does not trace it.';
+  const padded = !useCross && run.padding?.some((p) => p);
   return buildSteps({
     preset: 'model', queryTokens: run.tokenTexts, keyTokens: useCross ? run.cross.keyTokens : run.tokenTexts,
-    cross: !!useCross, head, query: sel.query, causal: !useCross,
+    cross: useCross, head, query: sel.query,
+    mask: useCross ? 'none' : info.causal ? 'causal' : padded ? 'padding' : 'none',
     config: { nHead: H, dK: C / H, dV: C / H, dModel: C, layer: sel.layer },
-    x: run.x, y: useCross ? run.cross.y : null, xNote, weights: null, trace,
+    names: { x: info.text.xName, wO: info.text.wOName },
+    x: run.x, y: useCross ? run.cross.y : null, xNote: run.xNote, weights: null, trace,
   });
 }
 
@@ -51,7 +60,7 @@ export function modelSteps(run, info, state, sel) {
 export function seedSteps(seed, state, sel) {
   return buildSteps({
     preset: 'seed', queryTokens: SEED_TOKENS, keyTokens: state.cross ? CROSS_TOKENS : SEED_TOKENS, cross: state.cross,
-    head: 0, query: sel.query, causal: state.causal,
+    head: 0, query: sel.query, mask: state.causal ? 'causal' : 'none',
     config: { nHead: 1, dK: 2, dV: 2, dModel: 2, layer: 0 },
     x: state.seed.x, y: state.cross ? state.seed.y : null, weights: state.seed, trace: seed.trace,
   });

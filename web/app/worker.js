@@ -2,13 +2,20 @@
 // and the seed preset's 2-dimensional layer. The page (and every <attention-view> on it) talks to
 // it through compute_client.js, so typing never blocks the main thread.
 //
+// Which model a folder holds comes from its config.json (model_type); what to do with it lives in
+// one file per model (models/gpt2.js, models/bert.js), each answering "run" in the same shape
+// (tokens, attention L x H x n x n, one layer's trace), so the views never ask which model it was.
+//
 // Requests are { id, channel, type, payload }. Within one channel only the newest pending request
 // runs: while a sentence is being computed, the keystrokes that arrive meanwhile collapse into one.
-import { loadAttention, parseSafetensors, simdSupported } from '../../dist/index.js';
-import { CheckpointTensors, layerAttentionWeights, checkAgainstQ } from './layer_weights.js';
+import { loadAttention, simdSupported } from '../../dist/index.js';
+import { loadGpt2 } from './models/gpt2.js';
+import { loadBert } from './models/bert.js';
+
+const LOADERS = { gpt2: loadGpt2, bert: loadBert };
 
 let attnPromise = null;
-const models = new Map(); // folder URL -> Promise<entry>
+const models = new Map(); // folder URL -> Promise<{ info, run, compare? }>
 
 function library() {
   // Both builds sit next to this script; the SIMD one wherever the engine supports it.
@@ -22,24 +29,19 @@ async function fetchOk(url, as) {
   return response[as]();
 }
 
-/** Loads a model folder once; keeps the parsed checkpoint for the layer-input and weight views. */
+/** Loads a model folder once, with the loader its config.json's model_type names. */
 function model(folder) {
   const url = new URL(folder.endsWith('/') ? folder : folder + '/', self.location.href).href;
   if (!models.has(url)) {
     const entry = (async () => {
-      const [attn, config, weights, vocab, merges, heads] = await Promise.all([
-        library(),
-        fetchOk(new URL('config.json', url), 'json'),
-        fetchOk(new URL('model.safetensors', url), 'arrayBuffer'),
-        fetchOk(new URL('vocab.json', url), 'json'),
-        fetchOk(new URL('merges.txt', url), 'text'),
-        // Optional: the head analysis written next to the model (tools/train/analyze_heads.py).
-        fetchOk(new URL('heads.json', url), 'json').catch(() => null),
-      ]);
-      const lm = await attn.loadModel({ config, weights, tokenizer: { vocab, merges } });
-      // The demo feeds "<|endoftext|> + sentence", as the model was trained and analysed.
-      const eot = Number.isInteger(config.bos_token_id) ? config.bos_token_id : vocab['<|endoftext|>'];
-      return { attn, lm, config: { ...lm.config, ...config }, eot, heads, tensors: new CheckpointTensors(parseSafetensors(weights)), layers: new Map(), bytes: weights.byteLength };
+      const [attn, config] = await Promise.all([library(), fetchOk(new URL('config.json', url), 'json')]);
+      const type = config.model_type ?? ('n_embd' in config ? 'gpt2' : undefined);
+      const load = LOADERS[type];
+      if (!load) throw new Error(`${url}config.json: model_type ${JSON.stringify(type)} is not one the demo runs (${Object.keys(LOADERS).join(', ')})`);
+      const name = decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? 'model');
+      const runner = await load({ attn, config, name, fetchFile: (file, as) => fetchOk(new URL(file, url), as) });
+      runner.info.variant = attn.variant;
+      return runner;
     })();
     models.set(url, entry);
     entry.catch(() => models.delete(url)); // let a later request retry
@@ -47,81 +49,28 @@ function model(folder) {
   return models.get(url);
 }
 
-// heads.json measures, per head, the average share of attention on the previous token, the first
-// token, the token itself and punctuation. The label names the pattern; its largest share says
-// more when the label is only "broad".
-const SHARES = { prev: 'previous', first: 'first', self: 'self', punct: 'punctuation' };
-
-function headLabels(entry) {
-  const { n_layer: L, n_head: H } = entry.lm.config;
-  if (!Array.isArray(entry.heads?.heads)) return null;
-  const labels = Array.from({ length: L }, () => new Array(H).fill(null));
-  for (const h of entry.heads.heads) {
-    if (!(h.layer < L && h.head < H && typeof h.label === 'string')) continue;
-    const [key, share] = Object.keys(SHARES).map((k) => [k, Number(h[k])]).filter(([, v]) => Number.isFinite(v)).sort((a, b) => b[1] - a[1])[0] ?? [];
-    labels[h.layer][h.head] = h.label === 'broad' && key ? `broad · ${SHARES[key]} ${Math.round(share * 100)}%` : h.label;
-  }
-  return labels;
-}
-
-function encode(entry, text) {
-  const ids = Number.isInteger(entry.eot) ? [entry.eot] : [];
-  ids.push(...entry.lm.tokenizer.encode(text));
-  const max = entry.lm.config.n_positions;
-  return { ids: ids.slice(0, max), truncated: ids.length > max };
-}
-
-function layerLayer(entry, layer) {
-  // A MultiHeadAttention holding this GPT-2 layer's weights, for cross-attention.
-  if (!entry.layers.has(layer)) {
-    const { n_embd: C, n_head: H } = entry.lm.config;
-    const weights = layerAttentionWeights(entry.tensors, entry.config, layer);
-    const mha = entry.attn.createMultiHeadAttention({ dModel: C, numHeads: H, bias: true });
-    mha.setWeights(weights);
-    entry.layers.set(layer, { mha, weights });
-  }
-  return entry.layers.get(layer);
-}
-
 const handlers = {
   async model({ modelUrl }) {
-    const entry = await model(modelUrl);
-    return {
-      config: entry.lm.config, eot: entry.eot, headLabels: headLabels(entry), variant: entry.attn.variant,
-      modelBytes: entry.bytes, name: decodeURIComponent(new URL(modelUrl, self.location.href).pathname.split('/').filter(Boolean).pop() ?? 'model'),
-    };
+    return (await model(modelUrl)).info;
   },
 
-  async run({ modelUrl, text, layer, topK = 8, crossText = null }) {
-    const entry = await model(modelUrl);
+  /** payload: { modelUrl, text, layer, topK, ... } plus what the model's features take
+   * (crossText for cross-attention; pair, batchWith for sentence pairs and padded batches). */
+  async run({ modelUrl, ...payload }) {
+    const runner = await model(modelUrl);
     const t0 = performance.now();
-    const { n_layer: L, n_embd: C, n_head: H } = entry.lm.config;
-    const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
-    const { ids, truncated } = encode(entry, text);
-    const r = entry.lm.run(ids, { attention: true, traceLayer });
-    const predictions = entry.lm.predictNext(r, topK);
-    const tokenTexts = r.tokenTexts.slice();
-    if (Number.isInteger(entry.eot) && ids[0] === entry.eot) tokenTexts[0] = '<|endoftext|>';
-    // X = LN_1(h), the layer's input; older library builds did not trace it (the views then say so).
-    const x = r.trace.x ?? null;
-    const result = {
-      ids, tokenTexts, truncated, layer: traceLayer, attention: r.attention, trace: r.trace, x,
-      xCheck: x ? checkAgainstQ(x, layerAttentionWeights(entry.tensors, entry.config, traceLayer), r.trace.q, ids.length, C, H) : null,
-      predictions, loss: ids.length > 1 ? entry.lm.loss(r) : null, cross: null,
-    };
-    if (crossText !== null && x) {
-      // Cross-attention with this layer's own weights: queries from the sentence, keys and values
-      // from the second sentence's layer input. GPT-2 was never trained to do this; it shows the
-      // mechanics (Q from one sequence, K and V from another) on real weights.
-      const other = encode(entry, crossText);
-      const y = entry.lm.run(other.ids, { traceLayer }).trace.x;
-      if (y) {
-        const { mha } = layerLayer(entry, traceLayer);
-        const out = mha.forward(x, { key: y, value: y, trace: true, returnAttention: true });
-        const keyTexts = other.ids.map((id) => (id === entry.eot ? '<|endoftext|>' : entry.lm.tokenizer.tokenText(id)));
-        result.cross = { keyTokens: keyTexts, keyIds: other.ids, y, trace: out.trace, attention: out.attention };
-      }
-    }
+    const result = runner.run(payload);
+    result.model = runner.info.type;
+    result.ms = performance.now() - t0;
+    return result;
+  },
+
+  /** Sentence embeddings' similarity matrix (models with the "compare" feature). */
+  async compare({ modelUrl, sentences, pooling }) {
+    const runner = await model(modelUrl);
+    if (!runner.compare) throw new Error(`${runner.info.name} does not make sentence embeddings`);
+    const t0 = performance.now();
+    const result = runner.compare({ sentences, pooling });
     result.ms = performance.now() - t0;
     return result;
   },

@@ -1,10 +1,13 @@
-// Next-token view: the model's most likely continuations of the sentence, with probability bars.
-// It is drawn as SVG like the other views, so it exports the same way.
+// Predictions view: a model's most likely tokens with probability bars (GPT-2's next token, or
+// BERT's guesses for one blank). It is drawn as SVG like the other views, so it exports the same way.
 import { svg, tokenLabel, widthOf } from './dom.js';
 import { textWidth } from './measure.js';
 
-/** data: { predictions: [{ id, text, probability }] }; options.title: draw the heading (off inside a titled panel). */
-export function renderNextTokenView(container, data, { title = true } = {}) {
+/**
+ * data: { predictions: [{ id, text, probability }] }; options.title: the heading to draw (true:
+ * "Next token"; false: none, inside a titled panel); options.label: what the list is, for screen readers.
+ */
+export function renderNextTokenView(container, data, { title = true, label = 'Most likely next tokens' } = {}) {
   const preds = data.predictions ?? [];
   const width = Math.min(widthOf(container), 560);
   const labelW = Math.min(150, Math.max(60, ...preds.map((p) => textWidth(`“${tokenLabel(p.text)}”`, 13) + 12)));
@@ -14,10 +17,10 @@ export function renderNextTokenView(container, data, { title = true } = {}) {
   const root = svg('svg', {
     class: 'attn-svg next-view', viewBox: `0 0 ${width} ${height}`, width, height, 'data-view': 'next',
     'font-family': 'system-ui, -apple-system, Segoe UI, sans-serif', 'font-size': 13, role: 'list',
-    'aria-label': 'Most likely next tokens',
+    'aria-label': label,
   });
   root.append(svg('rect', { x: 0, y: 0, width, height, fill: '#ffffff' }));
-  if (title) root.append(svg('text', { x: 4, y: 18, 'font-weight': 600, fill: '#1b1f24', text: 'Next token' }));
+  if (title) root.append(svg('text', { x: 4, y: 18, 'font-weight': 600, fill: '#1b1f24', text: title === true ? 'Next token' : title }));
   const top1 = preds[0]?.probability || 1;
   preds.forEach((p, k) => {
     const y = top + k * row;

@@ -19,8 +19,10 @@ const MAX_FULL_COLS = 48;
 
 /**
  * input: {
- *   preset: 'model' | 'seed', queryTokens, keyTokens, cross, head, query, causal,
+ *   preset: 'model' | 'seed', queryTokens, keyTokens, cross, head, query,
+ *   mask: 'causal' | 'padding' ([PAD] keys of a padded batch row) | 'none',
  *   config: { nHead, dK, dV, dModel, layer },
+ *   names (model): { x: the input's name, e.g. 'X = LN₁(h)'; wO: the checkpoint's name for W^O, e.g. 'c_proj' },
  *   x, y (cross: keys/values input) or null, xNote, weights: { wQ, wK, wV, wO } (seed) or null,
  *   trace (MultiHeadTrace, batch 1)
  * }
@@ -46,7 +48,7 @@ export function buildSteps(input) {
   const steps = [];
 
   // 1. The input.
-  const xName = seed ? 'X' : 'X = LN₁(h)';
+  const xName = seed ? 'X' : input.names?.x ?? 'X';
   const inputTerms = [];
   if (input.x) inputTerms.push(mat('x', xName, n, dModel, input.x, { ...rowsQ, signed: true, editable: seed ? 'x' : null }));
   else inputTerms.push(shapeOnly('x', xName, n, dModel, input.xNote));
@@ -106,9 +108,7 @@ export function buildSteps(input) {
   const mask = new Float32Array(n * m);
   for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) mask[i * m + j] = masked[i * m + j] === -Infinity ? -Infinity : 0;
   steps.push({
-    id: 'maskedScores', title: input.causal ? 'Add the mask M (causal: −∞ above the diagonal)' : 'Add the mask M (none: all zeros)',
-    explain: input.causal ? 'A query may not look at later keys: their scores become −∞, which the softmax turns into 0.'
-      : 'Without a mask every query sees every key (self-attention in an encoder, or cross-attention).',
+    id: 'maskedScores', title: MASK_TEXT[input.mask ?? 'none'].title, explain: MASK_TEXT[input.mask ?? 'none'].explain,
     terms: [mat('scaled2', 'scaled', n, m, scaled, { ...rowsQ, colLabels: kt, signed: true, compact: true }), op('+'),
       mat('mask', 'M', n, m, mask, { ...rowsQ, colLabels: kt, integer: true }), op('='),
       mat('maskedScores', 'masked', n, m, masked, { ...rowsQ, colLabels: kt, signed: true })],
@@ -145,13 +145,22 @@ export function buildSteps(input) {
   steps.push({
     id: 'output', title: 'Output projection: × W^O',
     explain: seed ? 'W^O mixes the heads back to d_model numbers. The tutorial uses one head, so W^O = I leaves Z unchanged.'
-      : 'W^O (the layer\'s c_proj, with its bias) mixes all heads back into the residual stream.',
+      : `W^O (the layer’s ${input.names?.wO ?? 'output projection'}, with its bias) mixes all heads back into the residual stream.`,
     terms: [mat('concat2', 'Concat', wide ? 1 : n, width, rowOf(trace.concat, width), { ...rowOpts(width), signed: true, compact: true }), op('×'),
-      seed ? mat('wO', 'W^O', width, outCols, input.weights.wO, { signed: true, editable: 'wO' }) : shapeOnly('wO', 'W^O', width, outCols, 'c_proj weight; not printed'),
+      seed ? mat('wO', 'W^O', width, outCols, input.weights.wO, { signed: true, editable: 'wO' }) : shapeOnly('wO', 'W^O', width, outCols, `${input.names?.wO ?? 'output projection'} weight; not printed`),
       op(seed ? '=' : '+ b^O ='), mat('output', 'output', wide ? 1 : n, outCols, rowOf(trace.output, outCols), { ...rowOpts(outCols), signed: true })],
   });
   return steps;
 }
+
+const MASK_TEXT = {
+  causal: { title: 'Add the mask M (causal: −∞ above the diagonal)', explain: 'A query may not look at later keys: their scores become −∞, which the softmax turns into 0.' },
+  padding: {
+    title: 'Add the mask M (padding: −∞ in the [PAD] columns)',
+    explain: 'In a batch every sentence is padded with [PAD] to the longest one’s length. The key-padding mask gives every query −∞ for a [PAD] key, which the softmax turns into 0, so the padding changes nothing for the real tokens. (The [PAD] rows are computed too, and ignored.)',
+  },
+  none: { title: 'Add the mask M (none: all zeros)', explain: 'Without a mask every query sees every key (self-attention in an encoder, or cross-attention).' },
+};
 
 function shapeOrInput(name, values, rows, cols, labels, mat, shapeOnly, suffix, seed) {
   if (!seed) return shapeOnly(`${name.toLowerCase()}${suffix}`, name, rows, cols, values ? 'as in step 1' : 'not exposed');

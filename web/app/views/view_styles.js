@@ -46,7 +46,7 @@ export const VIEW_CSS = `
 .mx-in[aria-invalid="true"] { border-color: #cf222e; background: #ffebe9; }
 .mx-shape-only .mx-placeholder { width: 96px; min-height: 44px; max-height: 96px; display: flex; align-items: center; justify-content: center;
   border: 1px dashed #8c959f; background: repeating-linear-gradient(45deg, #f6f8fa, #f6f8fa 6px, #eaeef2 6px, #eaeef2 12px);
-  font: 11px/1.3 system-ui, sans-serif; color: #57606a; text-align: center; padding: 4px; }
+  font: 11px/1.3 system-ui, sans-serif; color: #57606a; text-align: center; padding: 4px; overflow-wrap: anywhere; }
 .step-detail { font: 13px/1.5 system-ui, sans-serif; color: #1b1f24; }
 .step-detail p { margin: 4px 0; }
 .dot-line { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
@@ -54,5 +54,11 @@ export const VIEW_CSS = `
 .softmax-table { border-collapse: collapse; font: 12.5px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .softmax-table th, .softmax-table td { padding: 2px 10px; text-align: right; border-bottom: 1px solid #eaeef2; }
 .softmax-table thead th { font: 600 11.5px/1.3 system-ui, sans-serif; color: #57606a; }
+.fill-words { display: flex; flex-wrap: wrap; gap: 4px; margin: 4px 0 8px; }
+.fill-word { font: 14px/1.2 system-ui, sans-serif; border: 1px solid #8c959f; background: #fff; color: #1b1f24; border-radius: 4px; padding: 3px 7px; cursor: pointer; }
+.fill-word:hover { background: #f6f8fa; }
+.fill-word.fill-mask { background: #0969da; border-color: #0969da; color: #fff; font: 600 12.5px/1.2 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; padding: 4px 7px; }
+.fill-title { font: 600 13px/1.3 system-ui, sans-serif; color: #1b1f24; margin: 8px 0 2px; }
+.fill-note { font: 13px/1.4 system-ui, sans-serif; color: #57606a; margin: 4px 0; }
 .steps-note { font: 13px/1.45 system-ui, sans-serif; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 8px 10px; }
 `;

@@ -1,0 +1,33 @@
+// What the JSON export holds: the numbers behind the view on screen (export.js writes the file).
+// Model-agnostic: whatever a model's run carries beyond attention and trace goes in as it is.
+const GENERATOR = 'attention-wasm demo';
+
+/** Attention views (heads, model, heatmap, steps). data/sel: what the views drew; run or seed: the worker's answer. */
+export function attentionDocument({ url, view, preset, modelName, causal, sentence, data: d, sel, run = null, seed = null, seedWeights = null }) {
+  const n = d.tokens.length, m = (d.keyTokens ?? d.tokens).length;
+  const head = sel.head === 'all' ? 0 : sel.head;
+  const base = (sel.layer * d.nHead + head) * n * m;
+  const doc = {
+    generator: GENERATOR, url, preset, model: modelName ?? undefined, sentence,
+    tokens: d.tokens, keyTokens: d.keyTokens ?? d.tokens, layer: sel.layer + 1, head: sel.head === 'all' ? 'all' : head + 1,
+    query: sel.query + 1, view, causal,
+    selectedHead: { layer: sel.layer + 1, head: head + 1, shape: [n, m], weights: d.attention.slice(base, base + n * m) },
+    attention: { shape: [d.nLayer, d.nHead, n, m], layout: 'layer x head x query x key, row-major', data: d.attention },
+  };
+  if (seed) Object.assign(doc, { weights: seedWeights, trace: seed.trace, output: seed.output });
+  else {
+    Object.assign(doc, { ids: run.ids, traceLayer: run.layer + 1, trace: run.trace });
+    for (const k of ['tokenTypes', 'padding', 'predictions', 'fill', 'batch']) if (run[k]) doc[k] = run[k];
+    if (run.cross) doc.crossAttention = run.cross;
+  }
+  return doc;
+}
+
+/** "Compare sentences": the sentences and their similarity matrix. */
+export function similarityDocument({ url, modelName, compared }) {
+  const k = compared.sentences.length;
+  return {
+    generator: GENERATOR, url, model: modelName, view: 'compare', pooling: compared.pooling, sentences: compared.sentences,
+    similarity: { shape: [k, k], measure: 'cosine of the normalized sentence embeddings', data: compared.matrix },
+  };
+}

@@ -1,0 +1,18 @@
+// The side panel that describes what computes: the model (from the worker's info, whatever the
+// model) or the tutorial's one-layer example.
+import { el } from './views/dom.js';
+
+/** info: the worker's model info (or null while loading); run: the last run (its facts are per sentence). */
+export function renderInfoPanel(dl, { seed, info, run, modelUrl }) {
+  if (seed) {
+    dl.replaceChildren(
+      el('dt', { text: 'Layer' }), el('dd', { text: 'one attention layer, 1 head, d_model = d_k = 2, no biases' }),
+      el('dt', { text: 'Computed by' }), el('dd', { text: `the library's MultiHeadAttention with trace (WASM ${info?.variant ?? ''})` }));
+    return;
+  }
+  if (!info) return;
+  const items = [['Model', info.name], ...info.facts, ['Weights', `${(info.modelBytes / 1e6).toFixed(1)} MB`],
+    ['Engine', `WebAssembly (${info.variant}) in a worker`], ...(run?.facts ?? [])];
+  const link = el('a', { href: new URL('MODEL_CARD.md', modelUrl).href, text: 'model card' });
+  dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]), el('dt', { text: 'More' }), el('dd', {}, link));
+}

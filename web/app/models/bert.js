@@ -1,0 +1,97 @@
+// Everything the demo knows about BERT (worker side): its files, sentence pairs (token types 0/1),
+// fill in the blank, a sentence as one padded row of a batch (the key-padding mask), sentence
+// embeddings and their similarities, where a layer's attention weights sit in the checkpoint (to
+// check X), and the words the page shows for it. The run it returns has the shape every model's
+// has (see models/gpt2.js), so the views stay generic.
+import { parseSafetensors, similarityMatrix } from '../../../dist/index.js';
+import { CheckpointTensors, checkAgainstQ } from '../layer_weights.js';
+import { headLabels } from '../head_labels.js';
+
+/** nn.Linear's out x in weight -> the library's in x out. */
+function transpose(w, outDim, inDim) {
+  const t = new Float32Array(w.length);
+  for (let o = 0; o < outDim; o++) for (let i = 0; i < inDim; i++) t[i * outDim + o] = w[o * inDim + i];
+  return t;
+}
+
+/** Layer `l`'s query projection in the library's layout (heads are column blocks, as in HF). */
+function queryWeights(tensors, D, l) {
+  return {
+    wQ: transpose(tensors.get(`encoder.layer.${l}.attention.self.query.weight`).data, D, D),
+    bQ: tensors.get(`encoder.layer.${l}.attention.self.query.bias`).data,
+  };
+}
+
+export async function loadBert({ attn, config: rawConfig, fetchFile, name }) {
+  const [weights, vocab, tokenizerConfig, heads] = await Promise.all([
+    fetchFile('model.safetensors', 'arrayBuffer'),
+    fetchFile('vocab.txt', 'text').catch(() => null),
+    fetchFile('tokenizer_config.json', 'json').catch(() => null),
+    // Optional: the head analysis written next to the model.
+    fetchFile('heads.json', 'json').catch(() => null),
+  ]);
+  // vocab.txt (+ tokenizer_config.json), else tokenizer.json, as on the Hugging Face Hub.
+  const tokenizer = vocab !== null
+    ? { vocab, doLowerCase: tokenizerConfig?.do_lower_case, stripAccents: tokenizerConfig?.strip_accents }
+    : await fetchFile('tokenizer.json', 'json');
+  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer });
+  const { num_hidden_layers: L, num_attention_heads: H, hidden_size: D, max_position_embeddings: P } = lm.config;
+  const tk = lm.tokenizer;
+  const tensors = new CheckpointTensors(parseSafetensors(weights), ['', 'bert.']);
+
+  const info = {
+    type: 'bert', name, config: lm.config, modelBytes: weights.byteLength,
+    nLayer: L, nHead: H, dModel: D, maxTokens: P, causal: false, headLabels: headLabels(heads, L, H),
+    features: { fill: lm.hasMaskedLmHead, compare: true, pair: true, batch: true },
+    facts: [['Shape', `${L} layers × ${H} heads, d_model ${D}, up to ${P} tokens`],
+      ['Vocabulary', `${lm.config.vocab_size} WordPiece tokens${tk.doLowerCase ? ' (lower-cased)' : ''}`]],
+    text: {
+      sentenceHelp: 'Results follow your typing. The model sees [CLS] sentence [SEP], and reads it in both directions at once. Click a word under “Fill in the blank” to mask it, or type [MASK].',
+      causalNote: 'BERT is an encoder: every token attends to every other, before and after it (no causal mask)',
+      headLabelNote: ' Labels: the model card’s measurements (heads.json): each head’s pattern, or its largest average share of attention ([CLS], [SEP], previous or next token, self).',
+      xName: 'X = h', wOName: 'attention.output.dense',
+    },
+  };
+
+  /** [CLS] A [SEP] (B [SEP]), cut to the model's length. */
+  function encode(text, pair) {
+    const input = pair ? [text, pair] : text;
+    const full = tk.encode(input);
+    if (full.ids.length <= P) return { ...full, truncated: false, input };
+    return { ...tk.encode(input, { maxLength: P }), truncated: true, input };
+  }
+
+  function run({ text, pair = '', layer, topK = 8, batchWith = null }) {
+    const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
+    const enc = encode(text, pair);
+    const n = enc.ids.length;
+    // In a batch, every sentence is padded to the longest one's length.
+    const partner = batchWith === null ? null : encode(batchWith, '');
+    const padTo = partner ? Math.max(n, partner.ids.length) : undefined;
+    const r = lm.run({ tokens: enc.ids, tokenTypes: enc.tokenTypes }, { attention: true, traceLayer, padTo });
+    const x = r.trace.x ?? null;
+    const N = r.tokens.length;
+    const xCheck = x ? checkAgainstQ(x, queryWeights(tensors, D, traceLayer), r.trace.q, N, D, H) : null;
+    const layerInput = traceLayer === 0 ? 'the LayerNorm of word + position + token-type embeddings' : `layer ${traceLayer}'s output`;
+    const hasMask = enc.ids.includes(tk.maskId);
+    return {
+      ids: r.tokens, tokenTexts: r.tokenTexts, tokenTypes: r.tokenTypes, padding: r.padding ?? null, truncated: enc.truncated,
+      layer: traceLayer, attention: r.attention, trace: r.trace, x, xCheck,
+      xNote: x
+        ? `X = h: the hidden states entering layer ${traceLayer + 1} (${layerInput}; BERT normalizes at the end of each block, so attention takes h as it is), from the library's trace. With the layer's weights read from model.safetensors, X W^Q + b^Q reproduces the trace's Q to ${xCheck.toExponential(1)}.`
+        : 'X = h, the hidden states entering this layer: this build of the library does not trace it.',
+      // Fill in the blank: one entry per [MASK] (not for an input cut to the model's length).
+      fill: hasMask && info.features.fill && !enc.truncated ? lm.fillMask(enc.input, topK) : null,
+      batch: partner ? { tokens: partner.ids.map((id) => tk.tokenText(id)), length: N, padded: N - n } : null,
+      cross: null, facts: [],
+    };
+  }
+
+  /** Sentence embeddings (one padded batch) and their cosine similarities. */
+  function compare({ sentences, pooling = 'mean' }) {
+    const e = lm.embed(sentences, { pooling, normalize: true, maxLength: P });
+    return { sentences, pooling, dim: e.dim, matrix: similarityMatrix(e), tokenCounts: sentences.map((s) => Math.min(P, tk.encode(s).ids.length)) };
+  }
+
+  return { info, run, compare };
+}

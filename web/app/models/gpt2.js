@@ -1,0 +1,107 @@
+// Everything the demo knows about GPT-2 (worker side): its files, the "<|endoftext|>" it reads
+// first, next-token predictions and loss, where a layer's attention weights sit in the checkpoint
+// (for cross-attention with a real layer and for checking X), and the words the page shows for it.
+// The run it returns has the shape every model's has (see models/bert.js), so the views stay generic.
+import { parseSafetensors } from '../../../dist/index.js';
+import { CheckpointTensors, checkAgainstQ } from '../layer_weights.js';
+import { headLabels } from '../head_labels.js';
+
+/**
+ * A layer's attention weights in the library's row-vector layout (y = x W + b). GPT-2's c_attn is
+ * Conv1D, stored in x out = C x 3C with [Q | K | V] side by side and heads in column blocks:
+ * exactly wQ/wK/wV's layout once the three blocks are split apart.
+ */
+function layerAttentionWeights(tensors, C, layer) {
+  const W = tensors.get(`h.${layer}.attn.c_attn.weight`).data, b = tensors.get(`h.${layer}.attn.c_attn.bias`).data;
+  const block = (k) => {
+    const out = new Float32Array(C * C);
+    for (let r = 0; r < C; r++) out.set(W.subarray(r * 3 * C + k * C, r * 3 * C + (k + 1) * C), r * C);
+    return out;
+  };
+  return {
+    wQ: block(0), wK: block(1), wV: block(2),
+    bQ: b.slice(0, C), bK: b.slice(C, 2 * C), bV: b.slice(2 * C, 3 * C),
+    wO: tensors.get(`h.${layer}.attn.c_proj.weight`).data, bO: tensors.get(`h.${layer}.attn.c_proj.bias`).data,
+  };
+}
+
+export async function loadGpt2({ attn, config: rawConfig, fetchFile, name }) {
+  const [weights, vocab, merges, heads] = await Promise.all([
+    fetchFile('model.safetensors', 'arrayBuffer'), fetchFile('vocab.json', 'json'), fetchFile('merges.txt', 'text'),
+    // Optional: the head analysis written next to the model (tools/train/analyze_heads.py).
+    fetchFile('heads.json', 'json').catch(() => null),
+  ]);
+  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: { vocab, merges } });
+  const { n_layer: L, n_head: H, n_embd: C, n_positions: P } = lm.config;
+  // The demo feeds "<|endoftext|> + sentence", as the model was trained and analysed.
+  const eot = Number.isInteger(rawConfig.bos_token_id) ? rawConfig.bos_token_id : vocab['<|endoftext|>'];
+  const tensors = new CheckpointTensors(parseSafetensors(weights), ['', 'transformer.']);
+  const layers = new Map(); // layer -> { mha, weights } for cross-attention
+
+  const info = {
+    type: 'gpt2', name, config: lm.config, modelBytes: weights.byteLength,
+    nLayer: L, nHead: H, dModel: C, maxTokens: P, causal: true, headLabels: headLabels(heads, L, H),
+    features: { next: true, cross: true },
+    facts: [['Shape', `${L} layers × ${H} heads, d_model ${C}, context ${P}`], ['Vocabulary', `${lm.config.vocab_size} tokens (byte-level BPE)`]],
+    text: {
+      sentenceHelp: 'Results follow your typing. The model sees <|endoftext|> first, as in training.',
+      causalNote: 'GPT-2 is a decoder: its attention is always causal',
+      headLabelNote: ' Labels: the model card’s measurements (heads.json): each head’s pattern, or its largest average share of attention (previous token, first token, self, punctuation).',
+      xName: 'X = LN₁(h)', wOName: 'c_proj',
+    },
+  };
+
+  function encode(text) {
+    const ids = Number.isInteger(eot) ? [eot] : [];
+    ids.push(...lm.tokenizer.encode(text));
+    return { ids: ids.slice(0, P), truncated: ids.length > P };
+  }
+  const texts = (ids, r) => ids.map((id, i) => (id === eot ? '<|endoftext|>' : r ? r.tokenTexts[i] : lm.tokenizer.tokenText(id)));
+
+  function layerMha(layer) {
+    // A MultiHeadAttention holding this layer's weights, for cross-attention.
+    if (!layers.has(layer)) {
+      const w = layerAttentionWeights(tensors, C, layer);
+      const mha = attn.createMultiHeadAttention({ dModel: C, numHeads: H, bias: true });
+      mha.setWeights(w);
+      layers.set(layer, { mha, weights: w });
+    }
+    return layers.get(layer);
+  }
+
+  function run({ text, layer, topK = 8, crossText = null }) {
+    const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
+    const { ids, truncated } = encode(text);
+    const r = lm.run(ids, { attention: true, traceLayer });
+    // X = LN_1(h), the layer's input; older library builds did not trace it (the views then say so).
+    const x = r.trace.x ?? null;
+    const xCheck = x ? checkAgainstQ(x, layerAttentionWeights(tensors, C, traceLayer), r.trace.q, ids.length, C, H) : null;
+    const loss = ids.length > 1 ? lm.loss(r) : null;
+    const result = {
+      ids, tokenTexts: texts(ids, r), tokenTypes: null, padding: null, truncated, layer: traceLayer,
+      attention: r.attention, trace: r.trace, x, xCheck,
+      xNote: x
+        ? `X = LN₁(h): the LayerNorm of the residual stream h entering layer ${traceLayer + 1} (token plus position embedding for layer 1), from the library's trace. With the layer's weights read from model.safetensors, X W^Q + b^Q reproduces the trace's Q to ${xCheck.toExponential(1)}.`
+        : 'X = LN₁(h), the LayerNorm of the residual stream entering this layer: this build of the library does not trace it.',
+      predictions: lm.predictNext(r, topK), loss, cross: null,
+      facts: loss ? [['This sentence', `${loss.loss.toFixed(2)} nats/token (perplexity ${loss.perplexity.toFixed(1)})`]] : [],
+    };
+    if (crossText !== null && x) {
+      // Cross-attention with this layer's own weights: queries from the sentence, keys and values
+      // from the second sentence's layer input. GPT-2 was never trained to do this; it shows the
+      // mechanics (Q from one sequence, K and V from another) on real weights.
+      const other = encode(crossText);
+      const y = lm.run(other.ids, { traceLayer }).trace.x;
+      if (y) {
+        const out = layerMha(traceLayer).mha.forward(x, { key: y, value: y, trace: true, returnAttention: true });
+        result.cross = {
+          keyTokens: texts(other.ids), keyIds: other.ids, y, trace: out.trace, attention: out.attention,
+          note: `Layer ${traceLayer + 1}'s own weights: queries from X of the sentence, keys and values from X of the second sentence (each through layers 1–${traceLayer + 1} on its own). GPT-2 has no cross-attention and never learned any, so the pattern means little; the arithmetic is exactly an encoder-decoder's.`,
+        };
+      }
+    }
+    return result;
+  }
+
+  return { info, run };
+}
