@@ -81,8 +81,10 @@ export class WordPieceTokenizer {
 
   /** From a Hugging Face tokenizer.json with a WordPiece model and a BertNormalizer. */
   static fromTokenizerJson(json: Record<string, unknown>): WordPieceTokenizer {
-    const model = json?.model as { type?: string; vocab?: Record<string, number>; unk_token?: string } | undefined;
-    if (!model || model.type !== 'WordPiece' || typeof model.vocab !== 'object' || model.vocab === null)
+    const model = json?.model as { type?: string; vocab?: Record<string, number>; merges?: unknown } | undefined;
+    // The Hub's compact files (bert-base-uncased) leave out model.type: a vocab without merges is WordPiece.
+    const wordPiece = model?.type === 'WordPiece' || (model?.type === undefined && model?.merges === undefined);
+    if (!model || !wordPiece || typeof model.vocab !== 'object' || model.vocab === null)
       throw new AttentionError('tokenizer.json: expected a WordPiece model with a vocab');
     const lines: string[] = [];
     for (const [token, id] of Object.entries(model.vocab)) {
@@ -157,7 +159,8 @@ export class WordPieceTokenizer {
       else clean += ch;
     }
     const words: string[] = [];
-    for (let word of clean.normalize('NFC').split(' ')) {
+    // Python's str.split(): besides spaces, U+2028/U+2029 (line/paragraph separators) split words.
+    for (let word of clean.normalize('NFC').split(/[ \u2028\u2029]/)) {
       if (!word) continue;
       if (this.doLowerCase) word = word.toLowerCase();
       if (this.stripAccents) word = word.normalize('NFD').replace(/\p{Mn}/gu, '');

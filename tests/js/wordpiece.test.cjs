@@ -28,6 +28,15 @@ test('tokenizer.json gives the same ids as vocab.txt', () => {
   const a = api.WordPieceTokenizer.fromTokenizerJson(json), b = new api.WordPieceTokenizer({ vocab });
   for (const c of list.filter((x) => x.do_lower_case)) expect(a.encode(c.text).ids).toEqual(b.encode(c.text).ids);
   expect(() => api.WordPieceTokenizer.fromTokenizerJson({ model: { type: 'BPE' } })).toThrow(/expected a WordPiece model/);
+  // The Hub's compact bert-base-uncased tokenizer.json has no model.type.
+  const compact = { ...json, model: { unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: json.model.vocab } };
+  expect(api.WordPieceTokenizer.fromTokenizerJson(compact).encode('the cat').ids).toEqual(b.encode('the cat').ids);
+  expect(() => api.WordPieceTokenizer.fromTokenizerJson({ model: { vocab: json.model.vocab, merges: [] } })).toThrow(/expected a WordPiece model/);
+});
+
+test('line and paragraph separators split words, as Python\'s str.split() does', () => {
+  const tok = new api.WordPieceTokenizer({ vocab: '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\nb\n' });
+  expect(tok.encode('a\u2028b\u2029a').tokens).toEqual(['[CLS]', 'a', 'b', 'a', '[SEP]']);
 });
 
 test('truncation drops tokens from the longer text first, keeping [CLS]/[SEP]', () => {
