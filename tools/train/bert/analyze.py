@@ -138,6 +138,7 @@ RULES = {
     "previous token": "prev >= 0.4 and prev is the largest of cls/sep/prev/next/self",
     "next token": "next >= 0.4 and next is the largest",
     "current token": "self >= 0.4 and self is the largest",
+    "local": "prev + self + next >= 0.45 (the token and its two neighbours, whatever the split)",
     "broad": "none of the above (entropy_norm says how spread out)",
 }
 
@@ -150,6 +151,8 @@ def label(r):
     for key, name in (("prev", "previous token"), ("next", "next token"), ("self", "current token")):
         if top == key and parts[key] >= 0.4:
             return name
+    if r["prev"] + r["self"] + r["next"] >= 0.45:
+        return "local"
     return "broad"
 
 
