@@ -12,7 +12,7 @@ namespace {
 using namespace simd4;
 
 constexpr int kPanelCols = 8;    // two f32x4 columns per micro-tile
-constexpr int kDepthBlock = 256; // rows of B packed at once: 256 x 8 floats = 8 KiB, stays in L1
+constexpr int kDepthBlock = 512; // rows of B packed at once: 512 x 8 floats = 16 KiB, stays in L1; K = 384 in one pass (256: 5-10% slower on the encoder bench)
 constexpr int kPackMinRows = 16; // with at most this many rows of A, B is read in place
 
 // C[MR x 8] (+)= A[MR x kc] * P[kc x 8], P a panel of B with rows ldp apart (packed: 8). MR

@@ -27,7 +27,7 @@ knows one million words of 1961 American English: expect plausible guesses, not 
 | `model.safetensors` | float16, {size / 1e6:.2f} MB; `bert.*` encoder and `cls.predictions.*` MLM head (decoder tied to the word embeddings, not stored); no pooler |
 | `vocab.txt`, `tokenizer_config.json` | WordPiece vocabulary ({len(wp.vocab)} entries), `do_lower_case: true` |
 | `heads.json` | measured behaviour of every head (below) |
-| `heldout-sample.json` | {len(sample['examples'])} masked held-out sentences (`text`, `input_ids`, `token_type_ids`, `masked_positions`, `original_ids`; the first three also `embedding_first8`, the first 8 numbers of the L2-normalized mean-pooled embedding of that input, and `top5_at_first_mask`) with the reference `loss` / `accuracy` over them; `tests/js/brown_bert.test.cjs` recomputes them through the WASM forward |
+| `heldout-sample.json` | {len(sample['examples'])} masked held-out examples, single sentences and 8 sentence pairs (`text`: a string or `[a, b]`, `input_ids`, `token_type_ids`, `masked_positions`, `original_ids`; three single sentences whose top logits are clearly apart also `embedding_first8`, the first 8 numbers of the L2-normalized mean-pooled embedding of that input, and `top5_at_first_mask`) with the reference `loss` / `accuracy` over them; `tests/js/brown_bert.test.cjs` recomputes them through the WASM forward |
 
 ## Data and split
 
@@ -85,16 +85,22 @@ By label: {'; '.join(f"{k}: {', '.join(v)}" for k, v in sorted(by_label.items())
 ## Do sentence embeddings cluster by genre?
 
 Mean-pooled (all tokens, `[CLS]`/`[SEP]` included), L2-normalized final hidden states of up to 40
-held-out sentences (>= 10 tokens) per genre: {genre['sentences']} sentences, {len(genre['genres'])} genres.
+held-out sentences (>= 10 tokens) per genre, taken in turn from each of the genre's documents:
+{genre['sentences']} sentences from {genre['documents']} documents, {len(genre['genres'])} genres. Pairs of sentences from
+one document are left out of every comparison (they share a topic, not just a genre). "Centred":
+the mean embedding subtracted first, since all of this model's sentence vectors point roughly the
+same way.
 
-| | value |
-|---|---|
-| mean cosine, same genre (different sentences) | {genre['mean_cos_same_genre']:.3f} |
-| mean cosine, different genres | {genre['mean_cos_different_genre']:.3f} |
-| nearest neighbour is of the same genre | {genre['nearest_neighbour_same_genre']:.1%} (chance {genre['nearest_neighbour_chance']:.1%}) |
+| | raw cosine | centred cosine |
+|---|---|---|
+| mean, same genre (other documents) | {genre['mean_cos_same_genre']:.3f} | {genre['centred_mean_cos_same_genre']:.3f} |
+| mean, different genres | {genre['mean_cos_different_genre']:.3f} | {genre['centred_mean_cos_different_genre']:.3f} |
+
+Nearest neighbour (among sentences of other documents) of the same genre: {genre['nearest_neighbour_same_genre']:.1%}
+(chance {genre['nearest_neighbour_chance']:.1%}).
 
 A model trained only to fill blanks was never asked to make similar sentences close, so read these
-as what they are: how much topic the mean of its states carries.
+as what they are: how much genre the mean of its states carries.
 
 ## Reproduce
 
