@@ -25,7 +25,7 @@ void apply_masks(const AttentionShape& s, const Masks& m, int b, int h, int i0, 
     const long mrow = mask_offset + static_cast<long>(i) * s.seq_k;
     for (int c = 0; c < cols; ++c) {
       const int j = j0 + c;
-      bool masked = (m.causal && j > i) || (kp && kp[j]);
+      bool masked = (m.causal && j > i + m.causal_offset) || (kp && kp[j]);
       if (m.attn_kind == MaskKind::Bool)
         masked = masked || static_cast<const std::uint8_t*>(m.attn)[mrow + j];
       else if (m.attn_kind == MaskKind::Float)
@@ -64,8 +64,9 @@ void attend_head_tiled(const Kernels& kn, const AttentionShape& s, const Masks& 
     const int br = s.seq_q - i0 < kQueryBlock ? s.seq_q - i0 : kQueryBlock;
     for (int r = 0; r < br; ++r) row_max[r] = kNegInf, row_sum[r] = 0.0f;
     for (long i = 0; i < static_cast<long>(br) * s.d_v; ++i) O[i] = 0.0f;
-    // Causal: the block's last query is i0 + br - 1, so keys from i0 + br on are all masked.
-    const int j_end = m.causal && i0 + br < s.seq_k ? i0 + br : s.seq_k;
+    // Causal: the block's last query sees keys up to i0 + br - 1 + offset; later ones are all masked.
+    const long visible = static_cast<long>(i0) + br + m.causal_offset;
+    const int j_end = m.causal && visible < s.seq_k ? static_cast<int>(visible < 0 ? 0 : visible) : s.seq_k;
     for (int j0 = 0; j0 < j_end; j0 += kKeyBlock) {
       const int bc = j_end - j0 < kKeyBlock ? j_end - j0 : kKeyBlock;
       kn.gemm(br, bc, s.d_k, q + i0 * q_stride, static_cast<int>(q_stride), kt + j0, s.seq_k, S, bc, false);
@@ -109,6 +110,7 @@ long first_non_finite(const float* x, std::size_t n) {
 
 std::string validate_masks(const AttentionShape& s, const Masks& m) {
   if (m.attn_kind != MaskKind::None && !m.attn) return "attn_mask kind given without data";
+  if (m.causal_offset < 0) return "causal_offset must be >= 0";
   if (m.attn_kind == MaskKind::Float) {
     const long n = static_cast<long>(s.seq_q) * s.seq_k * (m.attn_per_head ? static_cast<long>(s.batch) * s.heads : 1);
     const float* f = static_cast<const float*>(m.attn);

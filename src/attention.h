@@ -21,8 +21,11 @@ enum class MaskKind { None, Bool, Float };
 // All masks are optional and combine: a key is excluded if any boolean mask excludes it,
 // float masks are added to the scaled scores.
 struct Masks {
-  // Query i may not see key j > i (top-left aligned when seq_q != seq_k, like torch.triu(1)).
+  // Query i may not see key j > i + causal_offset. Offset 0 is top-left aligned when
+  // seq_q != seq_k (like torch.triu(1)); a KV cache passes the number of earlier positions, so
+  // new query i sits at position causal_offset + i.
   bool causal = false;
+  int causal_offset = 0;
   // batch x seq_k, nonzero = ignore this key (PyTorch's key_padding_mask convention).
   const std::uint8_t* key_padding = nullptr;
   // seq_q x seq_k, or batch x heads x seq_q x seq_k when attn_per_head.

@@ -38,17 +38,14 @@ std::string Bert::configure(const BertConfig& c) {
   emb_ln_.eps = eps;
   emb_ln_.add_to(tensors_, "embeddings.LayerNorm.", D);
   for (int l = 0; l < c.num_hidden_layers; ++l) {
-    Block& B = blocks_[l];
+    PostLnBlock& B = blocks_[l];
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
-    B.query.add_to(tensors_, p + "attention.self.query.", D, D, Layout::kTransposed);
-    B.key.add_to(tensors_, p + "attention.self.key.", D, D, Layout::kTransposed);
-    B.value.add_to(tensors_, p + "attention.self.value.", D, D, Layout::kTransposed);
-    B.output.add_to(tensors_, p + "attention.output.dense.", D, D, Layout::kTransposed);
-    B.attn_ln.eps = B.out_ln.eps = eps;
-    B.attn_ln.add_to(tensors_, p + "attention.output.LayerNorm.", D);
+    B.self.add_to(tensors_, {p + "attention.self.query.", p + "attention.self.key.", p + "attention.self.value.",
+                             p + "attention.output.dense.", p + "attention.output.LayerNorm."}, D, eps);
     B.mlp.act = c.hidden_act;
     B.mlp.fc.add_to(tensors_, p + "intermediate.dense.", D, I, Layout::kTransposed);
     B.mlp.proj.add_to(tensors_, p + "output.dense.", I, D, Layout::kTransposed);
+    B.out_ln.eps = eps;
     B.out_ln.add_to(tensors_, p + "output.LayerNorm.", D);
   }
   if (c.pooler) pooler_.add_to(tensors_, "pooler.dense.", D, D, Layout::kTransposed);
@@ -67,13 +64,9 @@ std::string Bert::finalize() {
   if (ready_) return "";
   std::string err = tensors_.check_complete();
   if (!err.empty()) return err;
-  for (Block& B : blocks_) {
-    err = B.attn.configure({cfg_.hidden_size, cfg_.num_attention_heads, 0, 0, 0, 0, true});
-    if (err.empty())
-      err = B.attn.set_weights({B.query.weight.data(), B.key.weight.data(), B.value.weight.data(), B.output.weight.data(),
-                                B.query.bias.data(), B.key.bias.data(), B.value.bias.data(), B.output.bias.data()});
+  for (PostLnBlock& B : blocks_) {
+    err = B.finalize(cfg_.hidden_size, cfg_.num_attention_heads);
     if (!err.empty()) return err;
-    B.query = Linear(), B.key = Linear(), B.value = Linear(), B.output = Linear();  // attn has its copy
   }
   tensors_.seal();
   ready_ = true;
@@ -98,7 +91,6 @@ std::string Bert::forward(const EncoderInput& in, float* hidden, float* attentio
     return "trace layer " + std::to_string(trace_layer) + " out of range (num_hidden_layers " +
            std::to_string(cfg_.num_hidden_layers) + ")";
   const int D = cfg_.hidden_size, H = cfg_.num_attention_heads, n = in.n, R = static_cast<int>(rows);
-  if (!a_.resize(nd)) return out_of_memory("activations", nd);
 
   // Embeddings, written straight into `hidden`, which then carries the residual stream.
   float* x = hidden;
@@ -108,23 +100,13 @@ std::string Bert::forward(const EncoderInput& in, float* hidden, float* attentio
   for (int b = 0; b < in.batch; ++b) position_.add_range(0, n, x + std::size_t(b) * n * D);
   emb_ln_.forward(x, R, D, x);
 
+  Masks masks;
+  masks.key_padding = in.padding;
   for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
-    Block& B = blocks_[l];
-    MhaInput mi;
-    mi.query = mi.key = mi.value = x;
-    mi.batch = in.batch;
-    mi.seq_q = mi.seq_k = n;
-    mi.masks.key_padding = in.padding;
     float* layer_attention = attention ? attention + std::size_t(l) * in.batch * H * n * n : nullptr;
-    err = B.attn.forward(mi, a_.data(), layer_attention, trace && l == trace_layer ? trace : nullptr);
+    err = blocks_[l].forward(*kn_, x, in.batch, n, masks, nullptr, layer_attention, nullptr,
+                             trace && l == trace_layer ? trace : nullptr, nullptr);
     if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
-    B.attn_ln.forward(x, R, D, x);
-
-    err = B.mlp.forward(*kn_, x, R, f_, a_.data());
-    if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
-    B.out_ln.forward(x, R, D, x);
   }
   return "";
 }

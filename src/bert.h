@@ -15,6 +15,7 @@
 #include "kernels.h"
 #include "layers.h"
 #include "multi_head_attention.h"
+#include "post_ln_block.h"
 #include "tensor_table.h"
 
 namespace attn {
@@ -31,14 +32,6 @@ struct BertConfig {
   Activation hidden_act = Activation::kGeluErf;
   bool pooler = false;    // the checkpoint has pooler.dense.*
   bool mlm_head = false;  // the checkpoint has cls.predictions.*
-};
-
-// A batch of sequences padded to one length n.
-struct EncoderInput {
-  const std::int32_t* tokens = nullptr;       // batch x n
-  const std::int32_t* token_types = nullptr;  // batch x n, or null: all 0
-  const std::uint8_t* padding = nullptr;      // batch x n, nonzero = padding (not attended to), or null
-  int batch = 1, n = 0;
 };
 
 class Bert {
@@ -62,24 +55,17 @@ class Bert {
   std::string pooler(const float* hidden, int batch, int n, float* out);
 
  private:
-  struct Block {
-    Linear query, key, value, output;  // held only until finalize() gives them to attn
-    MultiHeadAttention attn;
-    LayerNorm attn_ln, out_ln;
-    Mlp mlp;
-  };
-
   const Kernels* kn_;
   BertConfig cfg_;
   bool configured_ = false, ready_ = false;
   TensorTable tensors_;
   Embedding word_, position_, token_type_;
   LayerNorm emb_ln_;
-  std::vector<Block> blocks_;
+  std::vector<PostLnBlock> blocks_;
   Linear pooler_, mlm_dense_;
   LayerNorm mlm_ln_;
   Buffer mlm_bias_;
-  Buffer a_, f_, t_;  // per-call scratch, reused
+  Buffer t_;  // head scratch, reused
 };
 
 }  // namespace attn

@@ -126,4 +126,64 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
   return "";
 }
 
+std::string Gpt2::start_decoding(int batch, int capacity) {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  if (capacity > cfg_.n_positions) capacity = cfg_.n_positions;
+  cache_.resize(cfg_.n_layer);
+  for (int l = 0; l < cfg_.n_layer; ++l) {
+    std::string err = blocks_[l].attn.start_cache(cache_[l], batch, capacity);
+    if (!err.empty()) {
+      cache_.clear();
+      return err;
+    }
+  }
+  return "";
+}
+
+std::string Gpt2::reorder_cache(const int* order, int new_batch) {
+  if (cache_.empty()) return "no decoding in progress: call start_decoding() first";
+  for (KvCache& c : cache_) {
+    std::string err = c.reorder(order, new_batch);
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+std::string Gpt2::step(const std::int32_t* tokens, int n, float* logits, float* attention) {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  if (cache_.empty()) return "no decoding in progress: call start_decoding() first";
+  if (n < 1) return "need at least one token";
+  const int past = cached_length(), batch = cache_[0].batch;
+  if (past + n > cache_[0].capacity)
+    return std::to_string(past + n) + " tokens exceed the decoding capacity of " + std::to_string(cache_[0].capacity) +
+           " positions (the model's context is " + std::to_string(cfg_.n_positions) + ")";
+  const std::size_t rows = std::size_t(batch) * n;
+  std::string err = check_ids("token", tokens, rows, cfg_.vocab_size, "vocabulary");
+  if (!err.empty()) return err;
+  const int D = cfg_.n_embd, H = cfg_.n_head, len = past + n;
+  const std::size_t nd = rows * D;
+  if (!x_.resize(nd) || !h_.resize(nd) || !a_.resize(nd)) return out_of_memory("activations", nd * 3);
+  float* x = x_.data();
+  std::memset(x, 0, nd * sizeof(float));
+  wte_.add_rows(tokens, static_cast<int>(rows), x);
+  for (int b = 0; b < batch; ++b) wpe_.add_range(past, n, x + std::size_t(b) * n * D);
+  for (int l = 0; l < cfg_.n_layer; ++l) {
+    Block& B = blocks_[l];
+    B.ln_1.forward(x, static_cast<int>(rows), D, h_.data());
+    float* w = attention ? attention + std::size_t(l) * batch * H * n * len : nullptr;
+    err = B.attn.forward_cached(h_.data(), n, cache_[l], true, true, nullptr, a_.data(), w);
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+    B.ln_2.forward(x, static_cast<int>(rows), D, h_.data());
+    err = B.mlp.forward(*kn_, h_.data(), static_cast<int>(rows), f_, a_.data());
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+  }
+  // Only each sequence's last position needs logits: the LM head is the largest GEMM.
+  for (int b = 0; b < batch; ++b)
+    ln_f_.forward(x + (std::size_t(b) * n + n - 1) * D, 1, D, h_.data() + std::size_t(b) * D);
+  gemm_bt_parallel(*kn_, batch, cfg_.vocab_size, D, h_.data(), D, wte_.table.data(), D, logits, cfg_.vocab_size);
+  return "";
+}
+
 }  // namespace attn

@@ -43,6 +43,17 @@ class Gpt2 {
   std::string forward(const std::int32_t* tokens, int n, float* logits, float* attention,
                       int trace_layer, MhaTrace* trace);
 
+  // Incremental decoding with a KV cache: start_decoding() empties it for `batch` sequences of up
+  // to `capacity` positions; step() runs n new positions of every sequence (tokens: batch x n)
+  // through every layer, reading and extending the cache, so a new token costs one position, not
+  // a re-run of the prefix. logits: batch x vocab, for each sequence's last new position.
+  // attention (optional): n_layer x batch x n_head x n x length (length after the step).
+  std::string start_decoding(int batch, int capacity);
+  std::string step(const std::int32_t* tokens, int n, float* logits, float* attention);
+  // Sequence b continues old sequence order[b] (beam search); new_batch may differ from batch.
+  std::string reorder_cache(const int* order, int new_batch);
+  int cached_length() const { return cache_.empty() ? 0 : cache_[0].length; }
+
  private:
   struct Block {
     LayerNorm ln_1, ln_2;
@@ -58,6 +69,7 @@ class Gpt2 {
   Embedding wte_, wpe_;
   LayerNorm ln_f_;
   std::vector<Block> blocks_;
+  std::vector<KvCache> cache_;  // one per layer
   Buffer x_, h_, a_, f_;  // per-call activations, reused
 };
 

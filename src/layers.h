@@ -12,6 +12,14 @@
 
 namespace attn {
 
+// A batch of sequences padded to one length n.
+struct EncoderInput {
+  const std::int32_t* tokens = nullptr;       // batch x n
+  const std::int32_t* token_types = nullptr;  // batch x n, or null: all 0
+  const std::uint8_t* padding = nullptr;      // batch x n, nonzero = padding (not attended to), or null
+  int batch = 1, n = 0;
+};
+
 // y = (x - mean) / sqrt(var + eps) * weight + bias, per row (biased variance, as PyTorch).
 struct LayerNorm {
   Buffer weight, bias;

@@ -202,3 +202,121 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
 }
 
 }  // namespace attn
+
+namespace attn {
+
+std::string KvCache::reset(int batch_, int capacity_, int hk_, int hv_) {
+  bool ok = batch_ >= 1 && capacity_ >= 1;
+  const std::size_t rows = product_or_zero({std::size_t(batch_), std::size_t(capacity_)}, &ok);
+  product_or_zero({rows, std::size_t(std::max(hk_, hv_)), 2}, &ok);
+  if (!ok) return "KV cache of " + std::to_string(batch_) + " x " + std::to_string(capacity_) + " positions is out of range";
+  if (!k.resize(rows * hk_) || !v.resize(rows * hv_)) return out_of_memory("the KV cache", rows * (hk_ + hv_));
+  batch = batch_, capacity = capacity_, length = 0, hk = hk_, hv = hv_;
+  return "";
+}
+
+std::string KvCache::reorder(const int* order, int new_batch) {
+  if (new_batch < 1) return "reorder needs at least one sequence";
+  for (int b = 0; b < new_batch; ++b)
+    if (order[b] < 0 || order[b] >= batch)
+      return "reorder: sequence " + std::to_string(order[b]) + " out of range (batch " + std::to_string(batch) + ")";
+  // Copy the filled rows aside, then gather them into the (possibly resized) cache.
+  const std::size_t used_k = std::size_t(length) * hk, used_v = std::size_t(length) * hv;
+  if (!scratch.resize(std::size_t(batch) * (used_k + used_v))) return out_of_memory("the KV cache", batch * (used_k + used_v));
+  const std::size_t stride_k = std::size_t(capacity) * hk, stride_v = std::size_t(capacity) * hv;
+  float* old_k = scratch.data();
+  float* old_v = old_k + batch * used_k;
+  for (int b = 0; b < batch; ++b) {
+    std::memcpy(old_k + b * used_k, k.data() + b * stride_k, used_k * sizeof(float));
+    std::memcpy(old_v + b * used_v, v.data() + b * stride_v, used_v * sizeof(float));
+  }
+  if (!k.resize(new_batch * stride_k) || !v.resize(new_batch * stride_v))
+    return out_of_memory("the KV cache", new_batch * (stride_k + stride_v));
+  for (int b = 0; b < new_batch; ++b) {
+    std::memcpy(k.data() + b * stride_k, old_k + order[b] * used_k, used_k * sizeof(float));
+    std::memcpy(v.data() + b * stride_v, old_v + order[b] * used_v, used_v * sizeof(float));
+  }
+  batch = new_batch;
+  return "";
+}
+
+std::string MultiHeadAttention::start_cache(KvCache& cache, int batch, int capacity) const {
+  if (!has_weights_) return "weights have not been set: call setWeights() first";
+  return cache.reset(batch, capacity, cfg_.num_heads * cfg_.d_k, cfg_.num_heads * cfg_.d_v);
+}
+
+std::string MultiHeadAttention::fill_cache(const float* memory, int batch, int seq, KvCache& cache) {
+  if (!has_weights_) return "weights have not been set: call setWeights() first";
+  if (cfg_.kdim != cfg_.vdim) return "fill_cache needs kdim = vdim (keys and values from one memory)";
+  if (batch != cache.batch || seq < 1 || seq > cache.capacity)
+    return "memory of " + std::to_string(batch) + " x " + std::to_string(seq) + " does not fit the cache (" +
+           std::to_string(cache.batch) + " x " + std::to_string(cache.capacity) + ")";
+  std::string err = check_finite("memory", memory, std::size_t(batch) * seq * cfg_.kdim);
+  if (!err.empty()) return err;
+  const int hk = cache.hk, hv = cache.hv;
+  for (int b = 0; b < batch; ++b) {
+    const float* m = memory + std::size_t(b) * seq * cfg_.kdim;
+    project(m, seq, cfg_.kdim, proj_k_, hk, cache.k.data() + std::size_t(b) * cache.capacity * hk, hk);
+    project(m, seq, cfg_.vdim, proj_v_, hv, cache.v.data() + std::size_t(b) * cache.capacity * hv, hv);
+  }
+  cache.length = seq;
+  return "";
+}
+
+std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, KvCache& cache, bool append, bool causal,
+                                               const std::uint8_t* key_padding, float* output, float* weights) {
+  if (!has_weights_) return "weights have not been set: call setWeights() first";
+  const MhaConfig& c = cfg_;
+  const int batch = cache.batch, hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
+  if (hk != cache.hk || hv != cache.hv) return "the KV cache was made for another layer shape";
+  if (seq_q < 1) return "need at least one new position";
+  if (append && !fused_) return "a self-attention cache needs kdim = vdim = dModel";
+  if (append && cache.length + seq_q > cache.capacity)
+    return std::to_string(cache.length + seq_q) + " positions exceed the KV cache's capacity of " +
+           std::to_string(cache.capacity);
+  if (!append && cache.length < 1) return "the cross-attention cache is empty: fill it from the encoder output first";
+  const std::size_t q_rows = std::size_t(batch) * seq_q;
+  std::string err = check_finite("query", query, q_rows * c.d_model);
+  if (!err.empty()) return err;
+  float* q;
+  long q_ld;
+  if (append) {
+    // One GEMM over the new rows yields [Q | K | V]; K and V go to the end of the cache.
+    const int width = 2 * hk + hv;
+    if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);
+    project(query, static_cast<int>(q_rows), c.d_model, {w_in_.data(), width, b_in_.data()}, width, qkv_.data(), width);
+    for (int b = 0; b < batch; ++b)
+      for (int i = 0; i < seq_q; ++i) {
+        const float* row = qkv_.data() + (std::size_t(b) * seq_q + i) * width;
+        const std::size_t at = std::size_t(b) * cache.capacity + cache.length + i;
+        std::memcpy(cache.k.data() + at * hk, row + hk, hk * sizeof(float));
+        std::memcpy(cache.v.data() + at * hv, row + 2 * hk, hv * sizeof(float));
+      }
+    cache.length += seq_q;
+    q = qkv_.data(), q_ld = width;
+  } else {
+    if (!qkv_.resize(q_rows * hk)) return out_of_memory("Q", q_rows * hk);
+    project(query, static_cast<int>(q_rows), c.d_model, proj_q_, hk, qkv_.data(), hk);
+    q = qkv_.data(), q_ld = hk;
+  }
+  AttentionShape s{batch, c.num_heads, seq_q, cache.length, c.d_k, c.d_v};
+  Masks m;
+  m.causal = causal;
+  m.causal_offset = cache.length - seq_q;
+  m.key_padding = key_padding;
+  float scale = 0.0f;
+  err = resolve_scale(std::numeric_limits<float>::quiet_NaN(), c.d_k, &scale);
+  if (!err.empty()) return err;
+  if (!concat_.resize(q_rows * hv)) return out_of_memory("the head outputs", q_rows * hv);
+  const long cap = cache.capacity;
+  const Strided qs{q, seq_q * q_ld, c.d_k, q_ld};
+  const Strided ks{cache.k.data(), cap * hk, c.d_k, hk};
+  const Strided vs{cache.v.data(), cap * hv, c.d_v, hv};
+  const StridedOut zs{concat_.data(), long(seq_q) * hv, c.d_v, hv};
+  err = attention(*kn_, s, qs, ks, vs, zs, m, scale, weights, nullptr, ws_);
+  if (!err.empty()) return err;
+  project(concat_.data(), static_cast<int>(q_rows), hv, {w_o_.data(), c.d_model, b_o_.data()}, c.d_model, output, c.d_model);
+  return "";
+}
+
+}  // namespace attn

@@ -55,6 +55,20 @@ struct MhaTrace {
   Buffer output;    // batch x seq_q x d_model: concat W^O + b^O
 };
 
+// Keys and values already projected, for incremental decoding: batch x capacity x (heads*d_k)
+// (values heads*d_v), rows [0, length) filled, the same for every sequence of the batch. A
+// self-attention cache grows by each step's rows; a cross-attention cache is filled once from
+// the encoder output.
+struct KvCache {
+  Buffer k, v, scratch;
+  int batch = 0, capacity = 0, length = 0, hk = 0, hv = 0;
+  // Empties the cache and makes room for batch x capacity rows.
+  std::string reset(int batch, int capacity, int hk, int hv);
+  // Sequence b becomes the old sequence order[b], b < new_batch (beam search); new_batch may
+  // differ from batch (e.g. one encoder output spread over the beams) within capacity's memory.
+  std::string reorder(const int* order, int new_batch);
+};
+
 class MultiHeadAttention {
  public:
   explicit MultiHeadAttention(const Kernels& kernels = default_kernels()) : kn_(&kernels) {}
@@ -69,6 +83,18 @@ class MultiHeadAttention {
 
   // output: batch x seq_q x d_model. weights (optional): batch x heads x seq_q x seq_k.
   std::string forward(const MhaInput& in, float* output, float* weights, MhaTrace* trace);
+
+  // Incremental decoding. Makes `cache` hold this layer's K and V for a batch x capacity block.
+  std::string start_cache(KvCache& cache, int batch, int capacity) const;
+  // Cross-attention: projects K and V of `memory` (batch x seq x kdim, value input the same) into
+  // the cache, replacing what it held.
+  std::string fill_cache(const float* memory, int batch, int seq, KvCache& cache);
+  // Attention of batch x seq_q new query rows (batch x seq_q x d_model) against the cache. With
+  // `append` (self-attention) their own K and V join the cache first. Causal puts new query i at
+  // position length - seq_q + i. key_padding: batch x length or null. output: batch x seq_q x
+  // d_model; weights (optional): batch x heads x seq_q x length (length after appending).
+  std::string forward_cached(const float* query, int seq_q, KvCache& cache, bool append, bool causal,
+                             const std::uint8_t* key_padding, float* output, float* weights);
 
  private:
   // One input projection's weights inside the stored matrices: W (in x out, leading dim ld), b.

@@ -1,0 +1,90 @@
+#include "post_ln_block.h"
+
+namespace attn {
+
+void AttentionSublayer::add_to(TensorTable& t, const Names& names, int dim, float eps) {
+  q.add_to(t, names.q, dim, dim, Layout::kTransposed);
+  k.add_to(t, names.k, dim, dim, Layout::kTransposed);
+  v.add_to(t, names.v, dim, dim, Layout::kTransposed);
+  o.add_to(t, names.o, dim, dim, Layout::kTransposed);
+  ln.eps = eps;
+  ln.add_to(t, names.ln, dim);
+}
+
+std::string AttentionSublayer::finalize(int dim, int heads) {
+  std::string err = attn.configure({dim, heads, 0, 0, 0, 0, true});
+  if (err.empty())
+    err = attn.set_weights({q.weight.data(), k.weight.data(), v.weight.data(), o.weight.data(), q.bias.data(),
+                            k.bias.data(), v.bias.data(), o.bias.data()});
+  q = Linear(), k = Linear(), v = Linear(), o = Linear();  // attn holds its own copy
+  return err;
+}
+
+std::string PostLnBlock::finalize(int dim, int heads) {
+  std::string err = self.finalize(dim, heads);
+  if (err.empty() && has_cross) err = cross.finalize(dim, heads);
+  return err;
+}
+
+std::string PostLnBlock::finish(const Kernels& kn, float* x, std::size_t rows) {
+  const int dim = mlp.fc.in;
+  std::string err = mlp.forward(kn, x, static_cast<int>(rows), f_, a_.data());
+  if (!err.empty()) return err;
+  add_in_place(x, a_.data(), rows * dim);
+  out_ln.forward(x, static_cast<int>(rows), dim, x);
+  return "";
+}
+
+std::string PostLnBlock::forward(const Kernels& kn, float* x, int batch, int n, const Masks& self_masks,
+                                 const Memory* memory, float* self_weights, float* cross_weights, MhaTrace* self_trace,
+                                 MhaTrace* cross_trace) {
+  const int dim = mlp.fc.in;
+  const std::size_t rows = std::size_t(batch) * n, nd = rows * dim;
+  if (has_cross && !memory) return "a decoder layer needs the encoder output";
+  if (!a_.resize(nd)) return out_of_memory("activations", nd);
+  MhaInput in;
+  in.query = in.key = in.value = x;
+  in.batch = batch;
+  in.seq_q = in.seq_k = n;
+  in.masks = self_masks;
+  std::string err = self.attn.forward(in, a_.data(), self_weights, self_trace);
+  if (!err.empty()) return err;
+  add_in_place(x, a_.data(), nd);
+  self.ln.forward(x, static_cast<int>(rows), dim, x);
+  if (has_cross) {
+    MhaInput ci;
+    ci.query = x;
+    ci.key = ci.value = memory->states;
+    ci.batch = batch;
+    ci.seq_q = n;
+    ci.seq_k = memory->seq;
+    ci.masks.key_padding = memory->padding;
+    err = cross.attn.forward(ci, a_.data(), cross_weights, cross_trace);
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+    cross.ln.forward(x, static_cast<int>(rows), dim, x);
+  }
+  return finish(kn, x, rows);
+}
+
+std::string PostLnBlock::step(const Kernels& kn, float* x, int n, KvCache& self_cache, KvCache* cross_cache,
+                              const std::uint8_t* cross_padding, float* self_weights, float* cross_weights) {
+  const int dim = mlp.fc.in;
+  const std::size_t rows = std::size_t(self_cache.batch) * n, nd = rows * dim;
+  if (has_cross && (!cross_cache || cross_cache->batch != self_cache.batch))
+    return "a decoder layer needs a cross-attention cache of the same batch";
+  if (!a_.resize(nd)) return out_of_memory("activations", nd);
+  std::string err = self.attn.forward_cached(x, n, self_cache, true, true, nullptr, a_.data(), self_weights);
+  if (!err.empty()) return err;
+  add_in_place(x, a_.data(), nd);
+  self.ln.forward(x, static_cast<int>(rows), dim, x);
+  if (has_cross) {
+    err = cross.attn.forward_cached(x, n, *cross_cache, false, false, cross_padding, a_.data(), cross_weights);
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+    cross.ln.forward(x, static_cast<int>(rows), dim, x);
+  }
+  return finish(kn, x, rows);
+}
+
+}  // namespace attn

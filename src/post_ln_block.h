@@ -1,0 +1,63 @@
+// The post-LayerNorm transformer layer of the original Transformer, BERT and BART:
+//   x = LN(x + SelfAttn(x))
+//   x = LN(x + CrossAttn(x, memory))   decoder layers only: queries from x, keys/values from memory
+//   x = LN(x + MLP(x))
+// BERT's encoder layers and BART's encoder and decoder layers are this block under different
+// checkpoint names; each model registers the names, the block does the arithmetic.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "buffer.h"
+#include "kernels.h"
+#include "layers.h"
+#include "multi_head_attention.h"
+#include "tensor_table.h"
+
+namespace attn {
+
+// Multi-head attention as checkpoints store it: four nn.Linear layers (out x in) and the
+// LayerNorm that follows the residual. finalize() hands the projections to the attention layer.
+struct AttentionSublayer {
+  Linear q, k, v, o;  // held only until finalize()
+  MultiHeadAttention attn;
+  LayerNorm ln;
+  struct Names {
+    std::string q, k, v, o, ln;  // prefixes: "<name>weight" / "<name>bias"
+  };
+  void add_to(TensorTable& t, const Names& names, int dim, float eps);
+  std::string finalize(int dim, int heads);
+};
+
+// The encoder output a decoder layer attends to.
+struct Memory {
+  const float* states = nullptr;          // batch x seq x dim
+  const std::uint8_t* padding = nullptr;  // batch x seq, nonzero = padding, or null
+  int seq = 0;
+};
+
+struct PostLnBlock {
+  AttentionSublayer self, cross;
+  bool has_cross = false;
+  Mlp mlp;
+  LayerNorm out_ln;
+
+  std::string finalize(int dim, int heads);
+  // The whole sequence at once. x: batch x n x dim, updated in place. self_masks: padding for an
+  // encoder, causal for a decoder. memory: needed iff has_cross. Weights (optional): batch x heads
+  // x n x n (self) and batch x heads x n x memory.seq (cross); traces likewise.
+  std::string forward(const Kernels& kn, float* x, int batch, int n, const Masks& self_masks, const Memory* memory,
+                      float* self_weights, float* cross_weights, MhaTrace* self_trace, MhaTrace* cross_trace);
+  // Incremental decoding: n new positions per sequence (batch = the caches' batch), causal
+  // self-attention through self_cache (extended by these rows), cross-attention through
+  // cross_cache (filled from the encoder output). Weights (optional): batch x heads x n x length.
+  std::string step(const Kernels& kn, float* x, int n, KvCache& self_cache, KvCache* cross_cache,
+                   const std::uint8_t* cross_padding, float* self_weights, float* cross_weights);
+
+ private:
+  std::string finish(const Kernels& kn, float* x, std::size_t rows);  // MLP sublayer
+  Buffer a_, f_;                                                      // per-call scratch
+};
+
+}  // namespace attn
