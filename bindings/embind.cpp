@@ -10,6 +10,7 @@
 #include "attention.h"
 #include "multi_head_attention.h"
 #include "parallel.h"
+#include "bart.h"
 #include "bert.h"
 #include "gpt2.h"
 #include "layers.h"
@@ -182,6 +183,58 @@ class Gpt2Handle : public ModelHandle<attn::Gpt2> {
     return model_.forward(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(attention), trace_layer,
                           trace_for(trace_layer));
   }
+  std::string startDecoding(int batch, int capacity) { return model_.start_decoding(batch, capacity); }
+  std::string step(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention) {
+    return model_.step(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(attention));
+  }
+  std::string reorderCache(std::uintptr_t order, int new_batch) { return model_.reorder_cache(at<const int>(order), new_batch); }
+  int cachedLength() const { return model_.cached_length(); }
+};
+
+// BART (encoder-decoder). Activation: 0 = erf GELU, 1 = tanh GELU.
+class BartHandle : public ModelHandle<attn::Bart> {
+ public:
+  std::string configure(int vocab_size, int max_positions, int d_model, int encoder_layers, int decoder_layers,
+                        int encoder_heads, int decoder_heads, int encoder_ffn, int decoder_ffn, int activation,
+                        bool scale_embedding) {
+    attn::BartConfig c;
+    c.vocab_size = vocab_size;
+    c.max_position_embeddings = max_positions;
+    c.d_model = d_model;
+    c.encoder_layers = encoder_layers;
+    c.decoder_layers = decoder_layers;
+    c.encoder_attention_heads = encoder_heads;
+    c.decoder_attention_heads = decoder_heads;
+    c.encoder_ffn_dim = encoder_ffn;
+    c.decoder_ffn_dim = decoder_ffn;
+    c.activation = activation == 1 ? attn::Activation::kGeluTanh : attn::Activation::kGeluErf;
+    c.scale_embedding = scale_embedding;
+    return model_.configure(c);
+  }
+  std::string encode(std::uintptr_t tokens, std::uintptr_t padding, int batch, int n, std::uintptr_t memory,
+                     std::uintptr_t attention, int trace_layer) {
+    return model_.encode({at<const std::int32_t>(tokens), nullptr, at<const std::uint8_t>(padding), batch, n},
+                         at<float>(memory), at<float>(attention), trace_layer, trace_for(trace_layer));
+  }
+  // trace_cross: the trace is the cross-attention's walk (else the decoder self-attention's).
+  std::string decode(std::uintptr_t tokens, int batch, int T, std::uintptr_t memory, std::uintptr_t padding, int S,
+                     std::uintptr_t logits, std::uintptr_t self_attention, std::uintptr_t cross_attention, int trace_layer,
+                     bool trace_cross) {
+    attn::MhaTrace* trace = trace_for(trace_layer);
+    return model_.decode(at<const std::int32_t>(tokens), batch, T, {at<const float>(memory), at<const std::uint8_t>(padding), S},
+                         at<float>(logits), at<float>(self_attention), at<float>(cross_attention), trace_layer,
+                         trace_cross ? nullptr : trace, trace_cross ? trace : nullptr);
+  }
+  std::string startDecoding(std::uintptr_t memory, std::uintptr_t padding, int batch, int S, int capacity) {
+    return model_.start_decoding({at<const float>(memory), at<const std::uint8_t>(padding), S}, batch, capacity);
+  }
+  std::string step(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t self_attention,
+                   std::uintptr_t cross_attention) {
+    return model_.step(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(self_attention),
+                       at<float>(cross_attention));
+  }
+  std::string reorderCache(std::uintptr_t order, int new_batch) { return model_.reorder_cache(at<const int>(order), new_batch); }
+  int cachedLength() const { return model_.cached_length(); }
 };
 
 // BERT (encoder-only). Activation: 0 = erf GELU, 1 = tanh GELU.
@@ -251,7 +304,21 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("poolHidden", &poolHidden);
   emscripten::class_<Gpt2Handle> gpt2("Gpt2Handle");
   bind_model_handle(gpt2);
-  gpt2.function("configure", &Gpt2Handle::configure).function("forward", &Gpt2Handle::forward);
+  gpt2.function("configure", &Gpt2Handle::configure)
+      .function("forward", &Gpt2Handle::forward)
+      .function("startDecoding", &Gpt2Handle::startDecoding)
+      .function("step", &Gpt2Handle::step)
+      .function("reorderCache", &Gpt2Handle::reorderCache)
+      .function("cachedLength", &Gpt2Handle::cachedLength);
+  emscripten::class_<BartHandle> bart("BartHandle");
+  bind_model_handle(bart);
+  bart.function("configure", &BartHandle::configure)
+      .function("encode", &BartHandle::encode)
+      .function("decode", &BartHandle::decode)
+      .function("startDecoding", &BartHandle::startDecoding)
+      .function("step", &BartHandle::step)
+      .function("reorderCache", &BartHandle::reorderCache)
+      .function("cachedLength", &BartHandle::cachedLength);
   emscripten::class_<BertHandle> bert("BertHandle");
   bind_model_handle(bert);
   bert.function("configure", &BertHandle::configure)

@@ -3,10 +3,11 @@ import { instantiate } from './loader.js';
 import type { LoadOptions, Variant } from './loader.js';
 import { MultiHeadAttention } from './multi_head_attention.js';
 import type { MultiHeadAttentionConfig } from './multi_head_attention.js';
+import { BartModel } from './bart_model.js';
 import { BertModel } from './bert_model.js';
 import { Gpt2Model } from './gpt2_model.js';
 import { fetchModelFiles, modelType } from './model_files.js';
-import type { BertFiles, Gpt2Files, ModelFiles } from './model_files.js';
+import type { BartFiles, BertFiles, Gpt2Files, ModelFiles } from './model_files.js';
 import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
 import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResult } from './scaled_dot_product_attention.js';
 import type { FloatInput } from './validate.js';
@@ -20,11 +21,16 @@ export type { ForwardOptions, ForwardResult, MultiHeadAttentionConfig, MultiHead
 export type { AttentionTrace, ScaledDotProductAttentionOptions, ScaledDotProductAttentionResult } from './scaled_dot_product_attention.js';
 export { weightsFromPyTorch } from './pytorch.js';
 export { Gpt2Model, Gpt2Model as LanguageModel } from './gpt2_model.js';
-export type { Gpt2Config, RunOptions, RunResult } from './gpt2_model.js';
+export type { GenerateOptions, GenerateResult, Gpt2Config, RunOptions, RunResult, TokenEvent } from './gpt2_model.js';
+export { BartModel } from './bart_model.js';
+export type { BartConfig, Pronunciation, Seq2SeqOptions, Seq2SeqResult, Seq2SeqRunResult } from './bart_model.js';
+export { arpabetToIpa } from './arpabet.js';
+export { SymbolTokenizer } from './symbol_tokenizer.js';
+export type { SamplingOptions } from './decoding.js';
 export { BertModel, cosineSimilarity, similarityMatrix } from './bert_model.js';
 export type { BertConfig, BertInput, BertRunOptions, BertRunResult, EmbedOptions, Embeddings, FillMaskResult } from './bert_model.js';
 export { MODEL_TYPES } from './model_files.js';
-export type { BertFiles, Gpt2Files, ModelFiles, ModelType, SentenceEmbeddingConfig } from './model_files.js';
+export type { BartFiles, BertFiles, Gpt2Files, ModelFiles, ModelType, SentenceEmbeddingConfig } from './model_files.js';
 export type { Prediction } from './predictions.js';
 export { BpeTokenizer } from './bpe_tokenizer.js';
 export type { TokenizerFiles } from './bpe_tokenizer.js';
@@ -36,7 +42,7 @@ export type { PyTorchMultiheadAttentionState } from './pytorch.js';
 export type { AttnMask, BoolInput, FloatInput } from './validate.js';
 
 /** Any model loadModel() returns; `type` tells which. */
-export type Model = Gpt2Model | BertModel;
+export type Model = Gpt2Model | BertModel | BartModel;
 
 /** One instantiated WebAssembly module. Layers created from it share its memory. */
 export class AttentionModule {
@@ -71,12 +77,16 @@ export class AttentionModule {
    * from its files already in memory. config.json's model_type picks the class:
    * - "gpt2" -> Gpt2Model: model.safetensors + vocab.json/merges.txt (or tokenizer.json);
    * - "bert" -> BertModel: model.safetensors + vocab.txt (+ tokenizer_config.json) or tokenizer.json,
-   *   and sentence-transformers' modules.json / 1_Pooling/config.json when present.
+   *   and sentence-transformers' modules.json / 1_Pooling/config.json when present;
+   * - "bart" -> BartModel (encoder-decoder): model.safetensors + vocab.json (+ merges.txt).
    * Weights may be F32, F16 or BF16. Narrow the result with `model.type`.
    */
   async loadModel(source: string | URL | ModelFiles): Promise<Model> {
     const files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source) : source;
-    return modelType(files.config) === 'bert' ? new BertModel(this.mod, files as BertFiles) : new Gpt2Model(this.mod, files as Gpt2Files);
+    const type = modelType(files.config);
+    if (type === 'bert') return new BertModel(this.mod, files as BertFiles);
+    if (type === 'bart') return new BartModel(this.mod, files as BartFiles);
+    return new Gpt2Model(this.mod, files as Gpt2Files);
   }
 
   /** Bytes of WebAssembly memory in use (grows with the largest call; never shrinks). */

@@ -4,12 +4,13 @@ import { BpeTokenizer } from './bpe_tokenizer.js';
 import type { TokenizerFiles } from './bpe_tokenizer.js';
 import { AttentionError } from './errors.js';
 import { isNode, readBytes } from './loader.js';
+import type { SymbolTokenizer } from './symbol_tokenizer.js';
 import { WordPieceTokenizer } from './wordpiece_tokenizer.js';
 import type { WordPieceFiles } from './wordpiece_tokenizer.js';
 
 /** The model families this library runs, by config.json's model_type. */
-export type ModelType = 'gpt2' | 'bert';
-export const MODEL_TYPES: readonly ModelType[] = ['gpt2', 'bert'];
+export type ModelType = 'gpt2' | 'bert' | 'bart';
+export const MODEL_TYPES: readonly ModelType[] = ['gpt2', 'bert', 'bart'];
 
 /** A GPT-2 checkpoint in memory: parsed config.json, safetensors bytes, tokenizer files. */
 export interface Gpt2Files {
@@ -35,7 +36,15 @@ export interface BertFiles {
   sentenceEmbedding?: SentenceEmbeddingConfig;
 }
 
-export type ModelFiles = Gpt2Files | BertFiles;
+/** A BART checkpoint in memory. tokenizer: vocab.json (symbols: the shipped spelling-to-sound
+ * model), with merges.txt for byte-level BPE (Hugging Face's BART checkpoints), or a tokenizer. */
+export interface BartFiles {
+  config: Record<string, unknown>;
+  weights: ArrayBuffer | Uint8Array;
+  tokenizer: { vocab: Record<string, number>; merges?: string } | SymbolTokenizer | BpeTokenizer;
+}
+
+export type ModelFiles = Gpt2Files | BertFiles | BartFiles;
 
 /** config.json's model_type (GPT-2 configs without one are recognized by n_embd). */
 export function modelType(config: unknown): ModelType {
@@ -89,6 +98,10 @@ export async function fetchModelFiles(folder: string | URL): Promise<ModelFiles>
         tokenizeChineseChars: tokenizerConfig?.tokenize_chinese_chars as boolean | undefined }
       : await readJson('tokenizer.json');
     return { config, weights: bytes, tokenizer, sentenceEmbedding: sentenceTransformersConfig(modules, pooling, sbert) };
+  }
+  if (type === 'bart') {
+    const [bytes, vocab, merges] = await Promise.all([weights, readJson('vocab.json'), at('merges.txt').then(text).catch(() => undefined)]);
+    return { config, weights: bytes, tokenizer: { vocab: vocab as Record<string, number>, merges } };
   }
   // GPT-2: vocab.json + merges.txt (its own files); tokenizer.json only when those cannot be read.
   const [bytes, files] = await Promise.all([weights,

@@ -38,6 +38,29 @@ export interface Gpt2Handle extends ModelHandle {
   forward(tokens: number, n: number, logits: number, attention: number, traceLayer: number): string;
 }
 
+/** Incremental decoding through the KV cache, as GPT-2 and BART offer it. */
+export interface DecodingHandle {
+  step(tokens: number, n: number, logits: number, ...attention: number[]): string;
+  reorderCache(order: number, newBatch: number): string;
+  cachedLength(): number;
+}
+
+export interface Gpt2DecodingHandle extends Gpt2Handle, DecodingHandle {
+  startDecoding(batch: number, capacity: number): string;
+  step(tokens: number, n: number, logits: number, attention: number): string;
+}
+
+export interface BartHandle extends ModelHandle, DecodingHandle {
+  configure(vocabSize: number, maxPositions: number, dModel: number, encoderLayers: number, decoderLayers: number,
+    encoderHeads: number, decoderHeads: number, encoderFfn: number, decoderFfn: number, activation: number,
+    scaleEmbedding: boolean): string;
+  encode(tokens: number, padding: number, batch: number, n: number, memory: number, attention: number, traceLayer: number): string;
+  decode(tokens: number, batch: number, T: number, memory: number, padding: number, S: number, logits: number,
+    selfAttention: number, crossAttention: number, traceLayer: number, traceCross: boolean): string;
+  startDecoding(memory: number, padding: number, batch: number, S: number, capacity: number): string;
+  step(tokens: number, n: number, logits: number, selfAttention: number, crossAttention: number): string;
+}
+
 export interface BertHandle extends ModelHandle {
   configure(vocabSize: number, maxPositions: number, typeVocabSize: number, hidden: number, layers: number, heads: number,
     intermediate: number, eps: number, activation: number, pooler: boolean, mlmHead: boolean): string;
@@ -56,7 +79,8 @@ export interface WasmModule {
   setNumThreads(n: number): number;
   MultiHeadAttentionHandle: new () => MultiHeadAttentionHandle;
   AttentionHandle: new () => AttentionHandle;
-  Gpt2Handle: new () => Gpt2Handle;
+  Gpt2Handle: new () => Gpt2DecodingHandle;
+  BartHandle: new () => BartHandle;
   BertHandle: new () => BertHandle;
   /** Sentence embeddings from hidden states: kind 0 = mean over real tokens, 1 = first token. */
   poolHidden(hidden: number, padding: number, batch: number, n: number, dim: number, kind: number, normalize: boolean, out: number): void;

@@ -1,0 +1,310 @@
+// BART (encoder-decoder) in WASM: config.json (model_type "bart") + model.safetensors + vocab.json
+// (symbols, e.g. the shipped spelling-to-sound model) or vocab.json + merges.txt (byte-level BPE).
+// generate() decodes through the KV cache (greedy or beam search), then re-runs the chosen output
+// in one teacher-forced pass for the attention a learner looks at: encoder self-attention, decoder
+// self-attention and the cross-attention from every output token to every source token.
+import { arpabetToIpa } from './arpabet.js';
+import { BpeTokenizer } from './bpe_tokenizer.js';
+import { configInt, loadCheckpoint } from './checkpoint.js';
+import { beamSearch } from './decoding.js';
+import type { Stepper } from './decoding.js';
+import { AttentionError, throwIfError } from './errors.js';
+import type { BartFiles } from './model_files.js';
+import { readMhaTrace } from './multi_head_attention.js';
+import type { MultiHeadTrace } from './multi_head_attention.js';
+import { parseSafetensors } from './safetensors.js';
+import { SymbolTokenizer } from './symbol_tokenizer.js';
+import type { BartHandle, WasmModule } from './wasm_module.js';
+import { WasmObject } from './wasm_object.js';
+
+/** The fields of a Hugging Face BART config.json that the model uses. */
+export interface BartConfig {
+  vocab_size: number;
+  d_model: number;
+  encoder_layers: number;
+  decoder_layers: number;
+  encoder_attention_heads: number;
+  decoder_attention_heads: number;
+  encoder_ffn_dim: number;
+  decoder_ffn_dim: number;
+  max_position_embeddings: number;
+  scale_embedding: boolean;
+  pad_token_id: number;
+  bos_token_id: number;
+  eos_token_id: number;
+  decoder_start_token_id: number;
+  /** "grapheme-to-phoneme" for the shipped spelling-to-sound model: enables pronounce(). */
+  task?: string;
+}
+
+export interface Seq2SeqOptions {
+  /** Beam width (default 1: greedy). */
+  beams?: number;
+  /** Output tokens at most, the end token included (default: the positions left, capped at 64). */
+  maxNewTokens?: number;
+  /** Beams are ranked by log-probability / length^lengthPenalty (default 1). */
+  lengthPenalty?: number;
+  /** Return every intermediate of this decoder layer's attention (see MultiHeadTrace). */
+  traceLayer?: number;
+  /** Which attention of traceLayer to trace: 'cross' (default: Q from the decoder, K and V from
+   * the encoder output) or 'self' (the decoder's masked self-attention). */
+  traceKind?: 'cross' | 'self';
+}
+
+export interface Seq2SeqResult {
+  /** Encoder input: <s> source </s>. */
+  sourceTokens: number[];
+  sourceTexts: string[];
+  /** The best hypothesis, without start and end tokens. */
+  tokens: number[];
+  tokenTexts: string[];
+  text: string;
+  /** Its log-probability / length^lengthPenalty, and whether it ended with the end token. */
+  score: number;
+  finished: boolean;
+  /** Every beam's finished hypothesis, best first. */
+  hypotheses: { tokens: number[]; text: string; score: number }[];
+  /** The decoder's rows: row t is the step that produced output t (`outputTexts[t]`: the tokens,
+   * then the end token when finished). T = outputTexts.length, S = sourceTokens.length. */
+  outputTexts: string[];
+  /** encoder_layers x heads x S x S. */
+  encoderAttention: Float32Array;
+  /** decoder_layers x heads x T x T (masked: a step sees only earlier steps). */
+  selfAttention: Float32Array;
+  /** decoder_layers x heads x T x S: where each output step looked in the source. */
+  crossAttention: Float32Array;
+  trace?: MultiHeadTrace;
+}
+
+/** What run() returns: one teacher-forced pass (T = decoder input length, S = source length). */
+export interface Seq2SeqRunResult {
+  sourceTokens: number[];
+  /** S x d_model: what the cross-attention reads its keys and values from. */
+  encoderOutput: Float32Array;
+  /** T x vocab_size: row t scores the token after decoder input t. */
+  logits: Float32Array;
+  encoderAttention: Float32Array;
+  selfAttention: Float32Array;
+  crossAttention: Float32Array;
+  trace?: MultiHeadTrace;
+}
+
+export interface Pronunciation {
+  word: string;
+  /** ARPAbet phonemes, e.g. ["F", "OW", "N"]. */
+  phonemes: string[];
+  ipa: string;
+  result: Seq2SeqResult;
+}
+
+function checkConfig(c: Record<string, unknown>): BartConfig {
+  const act = c.activation_function ?? 'gelu';
+  if (act !== 'gelu' && act !== 'gelu_new')
+    throw new AttentionError(`config.json: activation_function "${String(act)}" is not supported (BART uses gelu)`);
+  if (c.normalize_before === true || c.add_final_layer_norm === true)
+    throw new AttentionError('config.json: pre-LayerNorm BART variants (normalize_before / add_final_layer_norm, as mBART) are not supported');
+  const id = (key: string, fallback?: unknown) => {
+    const v = c[key] ?? fallback;
+    if (!Number.isInteger(v) || (v as number) < 0) throw new AttentionError(`config.json: ${key} must be an integer >= 0, got ${JSON.stringify(v)}`);
+    return v as number;
+  };
+  const out: BartConfig = {
+    vocab_size: configInt(c, 'vocab_size'), d_model: configInt(c, 'd_model'),
+    encoder_layers: configInt(c, 'encoder_layers'), decoder_layers: configInt(c, 'decoder_layers'),
+    encoder_attention_heads: configInt(c, 'encoder_attention_heads'), decoder_attention_heads: configInt(c, 'decoder_attention_heads'),
+    encoder_ffn_dim: configInt(c, 'encoder_ffn_dim'), decoder_ffn_dim: configInt(c, 'decoder_ffn_dim'),
+    max_position_embeddings: configInt(c, 'max_position_embeddings'), scale_embedding: c.scale_embedding === true,
+    pad_token_id: id('pad_token_id', 1), bos_token_id: id('bos_token_id', 0), eos_token_id: id('eos_token_id', 2),
+    decoder_start_token_id: id('decoder_start_token_id', c.eos_token_id ?? 2),
+    task: typeof c.task === 'string' ? c.task : undefined,
+  };
+  for (const k of ['pad_token_id', 'bos_token_id', 'eos_token_id', 'decoder_start_token_id'] as const)
+    if (out[k] >= out.vocab_size) throw new AttentionError(`config.json: ${k} ${out[k]} is outside the vocabulary of ${out.vocab_size}`);
+  return out;
+}
+
+/** BartForConditionalGeneration stores everything under "model." except final_logits_bias; the
+ * shared table may only be stored as the encoder's or decoder's embed_tokens. */
+const bartNames = (name: string) => (name === 'shared.weight'
+  ? ['shared', 'encoder.embed_tokens', 'decoder.embed_tokens'].flatMap((t) => [`model.${t}.weight`, `${t}.weight`])
+  : [name, 'model.' + name]);
+
+/** Letters (and apostrophes) of each word, for pronounce(). */
+const WORDS = /[\p{L}']+/gu;
+
+/** A BART (encoder-decoder) model. */
+export class BartModel extends WasmObject<BartHandle> {
+  readonly type = 'bart' as const;
+  readonly config: BartConfig;
+  readonly tokenizer: SymbolTokenizer | BpeTokenizer;
+  private generating = false;
+
+  /** @internal use AttentionModule.loadModel */
+  constructor(mod: WasmModule, files: BartFiles) {
+    const config = checkConfig(files.config);
+    const tokenizer = files.tokenizer instanceof SymbolTokenizer || files.tokenizer instanceof BpeTokenizer ? files.tokenizer
+      : files.tokenizer.merges !== undefined ? new BpeTokenizer({ vocab: files.tokenizer.vocab, merges: files.tokenizer.merges })
+        : new SymbolTokenizer(files.tokenizer.vocab, config.task === 'grapheme-to-phoneme');
+    if (tokenizer.vocabSize > config.vocab_size)
+      throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);
+    const file = parseSafetensors(files.weights);
+    super(mod, new mod.BartHandle(), 'BartModel');
+    this.config = config;
+    this.tokenizer = tokenizer;
+    const handle = this.live();
+    try {
+      const c = config;
+      throwIfError(handle.configure(c.vocab_size, c.max_position_embeddings, c.d_model, c.encoder_layers, c.decoder_layers,
+        c.encoder_attention_heads, c.decoder_attention_heads, c.encoder_ffn_dim, c.decoder_ffn_dim,
+        files.config.activation_function === 'gelu_new' ? 1 : 0, c.scale_embedding), 'loadModel');
+      loadCheckpoint(handle, this.staging, file, bartNames);
+    } catch (e) {
+      this.dispose();
+      throw e;
+    }
+  }
+
+  /** <s> + the source's tokens + </s>, as BART's tokenizers frame an input. */
+  encodeSource(source: string | number[]): number[] {
+    const { bos_token_id: bos, eos_token_id: eos, vocab_size: V, max_position_embeddings: P } = this.config;
+    const ids = typeof source === 'string' ? [bos, ...this.tokenizer.encode(source), eos] : Array.from(source);
+    if (typeof source === 'string' && ids.length === 2) throw new AttentionError('generate: the source is empty');
+    if (ids.length > P) throw new AttentionError(`generate: the source's ${ids.length} tokens exceed the model's ${P} positions`);
+    ids.forEach((t, i) => {
+      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`generate: token ${t} at position ${i} is outside the vocabulary of ${V}`);
+    });
+    return ids;
+  }
+
+  /**
+   * Translates one source (text, or token ids already framed with <s> ... </s>): greedy, or beam
+   * search with `beams`, through the KV cache; then the attention of the best output.
+   */
+  generate(source: string | number[], options: Seq2SeqOptions = {}): Seq2SeqResult {
+    const c = this.config, handle = this.live(), st = this.staging;
+    const src = this.encodeSource(source);
+    const S = src.length, D = c.d_model;
+    const beams = options.beams ?? 1, alpha = options.lengthPenalty ?? 1;
+    const maxNew = options.maxNewTokens ?? Math.min(64, c.max_position_embeddings);
+    if (!Number.isInteger(beams) || beams < 1 || beams > 64) throw new AttentionError(`generate: beams must be an integer in [1, 64], got ${options.beams}`);
+    if (!Number.isInteger(maxNew) || maxNew < 1) throw new AttentionError(`generate: maxNewTokens must be an integer >= 1, got ${options.maxNewTokens}`);
+    if (!Number.isFinite(alpha)) throw new AttentionError(`generate: lengthPenalty must be a finite number, got ${options.lengthPenalty}`);
+    const trace = options.traceLayer;
+    if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= c.decoder_layers))
+      throw new AttentionError(`generate: traceLayer must be an integer in [0, ${c.decoder_layers - 1}], got ${trace}`);
+    if (this.generating) throw new AttentionError('generate: this model is already generating');
+    this.generating = true;
+    try {
+      // Encode once; the cross-attention keys/values are computed from it once, in startDecoding.
+      const capacity = Math.min(maxNew, c.max_position_embeddings);
+      const rs = st.plan(S * 4), rm = st.plan(S * D * 4);
+      try {
+        st.commit();
+        st.writeI32(rs, src);
+        throwIfError(handle.encode(rs.ptr, 0, 1, S, rm.ptr, 0, -1), 'generate');
+        throwIfError(handle.startDecoding(rm.ptr, 0, 1, S, capacity), 'generate');
+      } finally {
+        st.release();
+      }
+      const stepper = this.stepper();
+      const first = stepper.step([c.decoder_start_token_id], 1);
+      const hyps = beamSearch(stepper, first, { beams, maxNewTokens: capacity, endTokenId: c.eos_token_id, lengthPenalty: alpha });
+      const best = hyps[0];
+      const texts = (ids: number[]) => ids.map((t) => this.tokenizer.tokenText(t));
+      const decoderIn = [c.decoder_start_token_id, ...best.tokens].slice(0, capacity);
+      const { encoderAttention, selfAttention, crossAttention, trace: tr } = this.run(src, decoderIn, options);
+      return {
+        sourceTokens: src, sourceTexts: texts(src), tokens: best.tokens, tokenTexts: texts(best.tokens),
+        text: this.tokenizer.decode(best.tokens), score: best.score, finished: best.finished,
+        hypotheses: hyps.map((h) => ({ tokens: h.tokens, text: this.tokenizer.decode(h.tokens), score: h.score })),
+        outputTexts: [...texts(best.tokens), ...(best.finished ? [this.tokenizer.tokenText(c.eos_token_id)] : [])].slice(0, decoderIn.length),
+        encoderAttention, selfAttention, crossAttention, ...(tr ? { trace: tr } : {}),
+      };
+    } finally {
+      this.generating = false;
+    }
+  }
+
+  /** Spelling to sound, for the shipped grapheme-to-phoneme model: each word of the text. */
+  pronounce(text: string, options: Seq2SeqOptions = {}): Pronunciation[] {
+    if (this.config.task !== 'grapheme-to-phoneme')
+      throw new AttentionError('pronounce: this model is not a grapheme-to-phoneme model (config.json task)');
+    const words = text.match(WORDS) ?? [];
+    if (words.length === 0) throw new AttentionError('pronounce: the text has no words (letters)');
+    return words.map((word) => {
+      const result = this.generate(word, options);
+      return { word, phonemes: result.tokenTexts, ipa: arpabetToIpa(result.tokenTexts), result };
+    });
+  }
+
+  /**
+   * One teacher-forced pass: the encoder over `source` (text, or ids framed with <s> ... </s>) and
+   * the decoder over `decoderInput` (ids, starting with decoder_start_token_id). Returns the
+   * encoder output (S x d_model), the logits (T x vocab) and every attention map.
+   */
+  run(source: string | number[], decoderInput: number[], options: Pick<Seq2SeqOptions, 'traceLayer' | 'traceKind'> = {}): Seq2SeqRunResult {
+    const c = this.config, handle = this.live(), st = this.staging;
+    const src = this.encodeSource(source), dec = Array.from(decoderInput);
+    const S = src.length, T = dec.length, D = c.d_model, He = c.encoder_attention_heads, Hd = c.decoder_attention_heads, V = c.vocab_size;
+    if (T === 0) throw new AttentionError('run: the decoder input is empty (start it with decoder_start_token_id)');
+    if (T > c.max_position_embeddings) throw new AttentionError(`run: the decoder input's ${T} tokens exceed the model's ${c.max_position_embeddings} positions`);
+    dec.forEach((t, i) => {
+      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`run: decoder token ${t} at position ${i} is outside the vocabulary of ${V}`);
+    });
+    const trace = options.traceLayer, kind = options.traceKind ?? 'cross';
+    if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= c.decoder_layers))
+      throw new AttentionError(`run: traceLayer must be an integer in [0, ${c.decoder_layers - 1}], got ${trace}`);
+    const nEnc = c.encoder_layers * He * S * S, nSelf = c.decoder_layers * Hd * T * T, nCross = c.decoder_layers * Hd * T * S;
+    const rs = st.plan(S * 4), rm = st.plan(S * D * 4), re = st.plan(nEnc * 4), rd = st.plan(T * 4), rl = st.plan(T * V * 4);
+    const rself = st.plan(nSelf * 4), rcross = st.plan(nCross * 4);
+    try {
+      st.commit();
+      st.writeI32(rs, src);
+      st.writeI32(rd, dec);
+      throwIfError(handle.encode(rs.ptr, 0, 1, S, rm.ptr, re.ptr, -1), 'run');
+      throwIfError(handle.decode(rd.ptr, 1, T, rm.ptr, 0, S, rl.ptr, rself.ptr, rcross.ptr, trace ?? -1, kind === 'cross'), 'run');
+      const out: Seq2SeqRunResult = {
+        sourceTokens: src, encoderOutput: st.readF32(rm, S * D), logits: st.readF32(rl, T * V),
+        encoderAttention: st.readF32(re, nEnc), selfAttention: st.readF32(rself, nSelf), crossAttention: st.readF32(rcross, nCross),
+      };
+      if (trace !== undefined) {
+        const dK = D / Hd;
+        out.trace = readMhaTrace(this.mod, handle, { numHeads: Hd, dK, dV: dK, dModel: D }, 1, T, kind === 'cross' ? S : T);
+      }
+      return out;
+    } finally {
+      st.release();
+    }
+  }
+
+  /** The decoder's KV cache as the decoding loop sees it. */
+  private stepper(): Stepper {
+    const handle = this.live(), st = this.staging, V = this.config.vocab_size;
+    let batch = 1;
+    return {
+      vocabSize: V,
+      step(tokens: number[], n: number): Float32Array {
+        const rt = st.plan(tokens.length * 4), rl = st.plan(batch * V * 4);
+        try {
+          st.commit();
+          st.writeI32(rt, tokens);
+          throwIfError(handle.step(rt.ptr, n, rl.ptr, 0, 0), 'generate');
+          return st.readF32(rl, batch * V);
+        } finally {
+          st.release();
+        }
+      },
+      reorder(order: number[]): void {
+        const ro = st.plan(order.length * 4);
+        try {
+          st.commit();
+          st.writeI32(ro, order);
+          throwIfError(handle.reorderCache(ro.ptr, order.length), 'generate');
+          batch = order.length;
+        } finally {
+          st.release();
+        }
+      },
+    };
+  }
+}

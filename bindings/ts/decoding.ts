@@ -1,0 +1,168 @@
+// The one decoding loop every generating model uses. A model supplies a Stepper over its KV
+// cache (feed new tokens, get the next-token logits; reorder sequences for beams); this file
+// chooses tokens: greedy, sampling (temperature, top-k, top-p, seeded) or beam search.
+import { AttentionError } from './errors.js';
+
+/** A model's incremental decoder: the KV cache lives in WASM, one sequence per beam. */
+export interface Stepper {
+  readonly vocabSize: number;
+  /** Feeds `n` new tokens of every sequence (batch x n, row-major); returns batch x vocab logits
+   * of each sequence's last new position. */
+  step(tokens: number[], n: number): Float32Array;
+  /** Sequence b continues old sequence order[b]. */
+  reorder(order: number[]): void;
+}
+
+export interface SamplingOptions {
+  /** 0 (default) = greedy: always the most likely token. */
+  temperature?: number;
+  /** Sample only among the k most likely tokens (0 = all). */
+  topK?: number;
+  /** Sample only among the most likely tokens whose probabilities add up to p (1 = all). */
+  topP?: number;
+  /** Seed of the sampler: the same seed and options give the same tokens. */
+  seed?: number;
+}
+
+/** A small seeded generator (mulberry32): reproducible across engines, unlike Math.random. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function argmax(x: ArrayLike<number>): number {
+  let best = 0;
+  for (let i = 1; i < x.length; i++) if (x[i] > x[best]) best = i;
+  return best;
+}
+
+/** log softmax of one row, in float64. */
+export function logSoftmax(x: ArrayLike<number>): Float64Array {
+  let max = -Infinity;
+  for (let i = 0; i < x.length; i++) if (x[i] > max) max = x[i];
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += Math.exp(x[i] - max);
+  const lse = max + Math.log(sum);
+  const out = new Float64Array(x.length);
+  for (let i = 0; i < x.length; i++) out[i] = x[i] - lse;
+  return out;
+}
+
+export function checkSampling(o: SamplingOptions, where: string): Required<SamplingOptions> {
+  const t = o.temperature ?? 0, k = o.topK ?? 0, p = o.topP ?? 1, seed = o.seed ?? 0;
+  if (!(t >= 0) || !Number.isFinite(t)) throw new AttentionError(`${where}: temperature must be a number >= 0, got ${o.temperature}`);
+  if (!Number.isInteger(k) || k < 0) throw new AttentionError(`${where}: topK must be an integer >= 0, got ${o.topK}`);
+  if (!(p > 0 && p <= 1)) throw new AttentionError(`${where}: topP must be in (0, 1], got ${o.topP}`);
+  if (!Number.isInteger(seed)) throw new AttentionError(`${where}: seed must be an integer, got ${o.seed}`);
+  return { temperature: t, topK: k, topP: p, seed };
+}
+
+/** Picks the next token from one row of logits: argmax at temperature 0, else a sample from
+ * softmax(logits / T) restricted to the top-k, then to the top-p nucleus. */
+export function chooseToken(logits: ArrayLike<number>, o: Required<SamplingOptions>, random: () => number): number {
+  if (o.temperature === 0) return argmax(logits);
+  const ids = Array.from({ length: logits.length }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
+  const keep = o.topK > 0 ? ids.slice(0, o.topK) : ids;
+  const top = logits[keep[0]];
+  const weights = keep.map((i) => Math.exp((logits[i] - top) / o.temperature));
+  const total = weights.reduce((a, b) => a + b, 0);
+  let n = keep.length;
+  if (o.topP < 1) {  // the smallest prefix whose probability reaches p
+    let acc = 0;
+    for (n = 0; n < keep.length && acc < o.topP * total; n++) acc += weights[n];
+  }
+  const mass = weights.slice(0, n).reduce((a, b) => a + b, 0);
+  let r = random() * mass;
+  for (let i = 0; i < n; i++) {
+    r -= weights[i];
+    if (r < 0) return keep[i];
+  }
+  return keep[n - 1];
+}
+
+export interface BeamOptions {
+  /** Beam width k (1 = greedy). */
+  beams: number;
+  maxNewTokens: number;
+  endTokenId: number;
+  /** Finished hypotheses are ranked by sum of log-probabilities / length^lengthPenalty (length
+   * counts the end token). Default 1. */
+  lengthPenalty?: number;
+}
+
+export interface Hypothesis {
+  /** The generated tokens, without the end token. */
+  tokens: number[];
+  /** Sum of the tokens' log-probabilities (the end token's included when it ended). */
+  logProb: number;
+  /** logProb / length^lengthPenalty: what the beams are ranked by. */
+  score: number;
+  finished: boolean;
+}
+
+/**
+ * Beam search after the stepper has been fed its prefix (batch 1; `first` holds that prefix's
+ * logits). Each step every live beam proposes its continuations; the 2k best by total
+ * log-probability are walked in order (ties: lower beam, then lower token id): an end token
+ * finishes a hypothesis, anything else extends a live beam until k are live. It stops when k
+ * hypotheses have finished or at maxNewTokens (live beams then count as finished). With k = 1
+ * this is greedy decoding.
+ */
+export function beamSearch(stepper: Stepper, first: Float32Array, o: BeamOptions): Hypothesis[] {
+  const k = o.beams, alpha = o.lengthPenalty ?? 1, V = stepper.vocabSize;
+  let live: { tokens: number[]; logProb: number }[] = [{ tokens: [], logProb: 0 }];
+  let logits = first;
+  const finished: Hypothesis[] = [];
+  const finish = (tokens: number[], logProb: number, ended: boolean) =>
+    finished.push({ tokens, logProb, score: logProb / Math.pow(tokens.length + (ended ? 1 : 0) || 1, alpha), finished: ended });
+  for (let t = 0; t < o.maxNewTokens && finished.length < k; t++) {
+    const cands: { beam: number; token: number; logProb: number }[] = [];
+    live.forEach((hyp, b) => {
+      const lp = logSoftmax(logits.subarray(b * V, (b + 1) * V));
+      // Only the 2k best of each beam can be among the 2k best overall.
+      const best = Array.from({ length: V }, (_, i) => i).sort((x, y) => lp[y] - lp[x] || x - y).slice(0, 2 * k);
+      for (const token of best) cands.push({ beam: b, token, logProb: hyp.logProb + lp[token] });
+    });
+    cands.sort((x, y) => y.logProb - x.logProb || x.beam - y.beam || x.token - y.token);
+    const next: typeof live = [], order: number[] = [], tokens: number[] = [];
+    for (const c of cands.slice(0, 2 * k)) {
+      const seq = [...live[c.beam].tokens, c.token];
+      if (c.token === o.endTokenId) {
+        if (finished.length < k) finish(seq.slice(0, -1), c.logProb, true);
+      } else if (next.length < k) {
+        next.push({ tokens: seq, logProb: c.logProb });
+        order.push(c.beam);
+        tokens.push(c.token);
+      }
+    }
+    if (finished.length >= k || t + 1 === o.maxNewTokens || next.length === 0) {
+      if (finished.length < k) for (const h of next.slice(0, k - finished.length)) finish(h.tokens, h.logProb, false);
+      break;
+    }
+    stepper.reorder(order);
+    logits = stepper.step(tokens, 1);
+    live = next;
+  }
+  if (o.maxNewTokens === 0) finish([], 0, false);
+  return finished.sort((a, b) => b.score - a.score);
+}
+
+/** Lets timers, events and AbortSignals run between tokens (setImmediate in Node, a message elsewhere). */
+export function yieldToEventLoop(): Promise<void> {
+  const g = globalThis as { setImmediate?: (f: () => void) => void };
+  if (g.setImmediate) return new Promise((resolve) => g.setImmediate!(resolve));
+  return new Promise((resolve) => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      ch.port1.close();
+      resolve();
+    };
+    ch.port2.postMessage(null);
+  });
+}

@@ -1,0 +1,48 @@
+// The tokenizer of character-level sequence-to-sequence models (the shipped spelling-to-sound
+// model): vocab.json maps symbols to ids; a source is split into characters, an output is its
+// symbols (phonemes) joined by spaces. BART checkpoints with merges.txt use BpeTokenizer instead.
+import { AttentionError } from './errors.js';
+
+export class SymbolTokenizer {
+  private readonly ids: Map<string, number>;
+  private readonly symbols: string[] = [];
+  readonly unkTokenId: number | undefined;
+
+  /** vocab: symbol -> id (vocab.json). lowerCase: fold sources to lower case first. */
+  constructor(vocab: Record<string, number>, readonly lowerCase = false, unkToken = '<unk>') {
+    if (typeof vocab !== 'object' || vocab === null) throw new AttentionError('vocab.json: not an object');
+    this.ids = new Map(Object.entries(vocab));
+    for (const [s, id] of this.ids) {
+      if (!Number.isInteger(id) || id < 0) throw new AttentionError(`vocab.json: id of ${JSON.stringify(s)} must be an integer >= 0`);
+      this.symbols[id] = s;
+    }
+    this.unkTokenId = this.ids.get(unkToken);
+  }
+
+  get vocabSize(): number {
+    return this.symbols.length;
+  }
+
+  tokenId(symbol: string): number | undefined {
+    return this.ids.get(symbol);
+  }
+
+  /** One id per character (by code point); a character not in the vocabulary becomes the unknown token. */
+  encode(text: string): number[] {
+    const src = this.lowerCase ? text.toLowerCase() : text;
+    return Array.from(src, (ch) => {
+      const id = this.ids.get(ch) ?? this.unkTokenId;
+      if (id === undefined) throw new AttentionError(`tokenize: ${JSON.stringify(ch)} is not in the vocabulary and it has no <unk>`);
+      return id;
+    });
+  }
+
+  tokenText(id: number): string {
+    return this.symbols[id] ?? `<${id}>`;
+  }
+
+  /** Output symbols joined by spaces ("F OW N"). */
+  decode(ids: number[]): string {
+    return ids.map((id) => this.tokenText(id)).join(' ');
+  }
+}
