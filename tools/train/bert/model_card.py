@@ -3,6 +3,15 @@
 import os
 
 
+def heads_summary(by_label, epochs):
+    """One sentence on what the labels found, from the labels themselves."""
+    single = [k for k in ("previous token", "next token", "current token") if k in by_label]
+    first = (f"Heads specialised to one neighbour: {'; '.join(k + ' ' + ', '.join(by_label[k]) for k in single)}" if single
+             else f"In a short run (about {epochs:.1f} epochs) no head specialised to one neighbour")
+    local = f"; the local heads ({', '.join(by_label['local'])}) look at the token and both neighbours together" if "local" in by_label else ""
+    return first + local + "; the others spread their attention widely."
+
+
 def write_card(out, c, ev, heads, genre, training, sample, wp):
     size = os.path.getsize(os.path.join(out, "model.safetensors"))
     by_label = {}
@@ -73,8 +82,7 @@ the share of its attention on `[CLS]`, on `[SEP]`, on the previous and the next 
 itself, and the entropy of its attention divided by log(n) (1 = uniform). Labels:
 `[CLS]/[SEP] sink` when cls + sep >= 0.5; `previous token` / `next token` / `current token` when that
 share is >= 0.4 and the largest; `local` when prev + self + next >= 0.45; else `broad`.
-In a short run (about 4.6 epochs) no head specialised to one neighbour: the layer-1 heads look at
-the token and both neighbours together, the other layers spread their attention widely.
+{heads_summary(by_label, training['epochs'])}
 
 | layer | head | label | cls | sep | prev | next | self | entropy/log n |
 |---|---|---|---|---|---|---|---|---|

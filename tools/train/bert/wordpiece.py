@@ -131,6 +131,8 @@ def learn(word_counts, vocab_size):
             for x, y in zip(w, w[1:]):  # remove this word's old pairs
                 pairs[x, y] -= f
                 where[x, y].discard(i)
+                if (x, y) != pair and pairs[x, y] > 0:
+                    heapq.heappush(heap, (-pairs[x, y], (x, y)))  # its count dropped: re-queue it
             out, j = [], 0
             while j < len(w):
                 if j + 1 < len(w) and w[j] == a and w[j + 1] == b:
