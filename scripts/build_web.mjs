@@ -9,6 +9,8 @@
 //        DEMO_BERT=<folder>   serve another BERT folder instead of web/models/brown-bert (e.g. a
 //                             random one from scripts/make_dev_bert.mjs); without one the site is
 //                             built with the decoder only (the page then offers no encoder)
+//        DEMO_BART=<folder>   serve another encoder-decoder (BART) folder instead of web/models/g2p-bart;
+//                             without one the page offers no encoder-decoder
 //        OUT=<dir>            output folder (default build/web)
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,8 @@ const modelDir = resolve(root, process.env.DEMO_MODEL ?? 'web/models/brown-gpt2'
 const modelName = basename(modelDir);
 const bertDir = resolve(root, process.env.DEMO_BERT ?? 'web/models/brown-bert');
 const bertName = basename(bertDir);
+const bartDir = resolve(root, process.env.DEMO_BART ?? 'web/models/g2p-bart');
+const bartName = basename(bartDir);
 
 function fail(message) {
   console.error(`build_web: ${message}`);
@@ -47,6 +51,15 @@ if (!haveBert) {
     + ' To develop without the trained one: node scripts/make_dev_bert.mjs /tmp/devbert, and build with DEMO_BERT=/tmp/devbert.');
 }
 if (haveBert && bertName === modelName) fail(`the GPT-2 and BERT folders are both named ${modelName}`);
+// The encoder-decoder (spelling to sound): vocab.json holds its symbols.
+const BART_FILES = ['config.json', 'model.safetensors', 'vocab.json'];
+const bartMissing = BART_FILES.filter((f) => !existsSync(join(bartDir, f)));
+const haveBart = bartMissing.length === 0;
+if (!haveBart) {
+  if (process.env.DEMO_BART) fail(`the BART folder ${bartDir} lacks ${bartMissing.join(', ')}.`);
+  console.warn(`build_web: no encoder-decoder (${relative(root, bartDir)} lacks ${bartMissing.join(', ')}): the page will not offer one.`
+    + ' tools/train/g2p/run_all.sh trains it.');
+}
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -63,7 +76,10 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   // The scripts find the model relative to themselves.
-  define: { DEMO_MODEL_PATH: JSON.stringify(`./models/${modelName}/`), DEMO_BERT_PATH: haveBert ? JSON.stringify(`./models/${bertName}/`) : 'null' },
+  define: {
+    DEMO_MODEL_PATH: JSON.stringify(`./models/${modelName}/`), DEMO_BERT_PATH: haveBert ? JSON.stringify(`./models/${bertName}/`) : 'null',
+    DEMO_BART_PATH: haveBart ? JSON.stringify(`./models/${bartName}/`) : 'null',
+  },
 });
 
 for (const f of ['index.html', 'embed-example.html', 'page.css']) copyFileSync(join(web, f), join(out, f));
@@ -79,6 +95,12 @@ if (haveBert) {
   for (const f of [...BERT_FILES, 'tokenizer_config.json', 'heads.json', 'MODEL_CARD.md'])
     if (existsSync(join(bertDir, f))) copyFileSync(join(bertDir, f), join(bertOut, f));
 }
+if (haveBart) {
+  const bartOut = join(out, 'models', bartName);
+  mkdirSync(bartOut, { recursive: true });
+  for (const f of [...BART_FILES, 'heads.json', 'MODEL_CARD.md'])
+    if (existsSync(join(bartDir, f))) copyFileSync(join(bartDir, f), join(bartOut, f));
+}
 
 // What a first visit downloads, raw and gzipped (the page itself, JS, WASM, model).
 const firstVisit = ['index.html', 'page.css', 'main.js', 'worker.js', 'attention_simd.wasm',
@@ -90,7 +112,7 @@ const sizes = firstVisit.map((f) => {
 const total = sizes.reduce((a, s) => ({ bytes: a.bytes + s.bytes, gzip: a.gzip + s.gzip }), { bytes: 0, gzip: 0 });
 const group = (test) => sizes.filter((s) => test(s.file)).reduce((a, s) => a + s.bytes, 0);
 const info = {
-  model: modelName, encoder: haveBert ? bertName : null, files: sizes, total,
+  model: modelName, encoder: haveBert ? bertName : null, encoderDecoder: haveBart ? bartName : null, files: sizes, total,
   js: group((f) => f.endsWith('.js')), wasm: group((f) => f.endsWith('.wasm')), modelBytes: group((f) => f.startsWith('models/')),
   widget: statSync(join(out, 'attention-view.js')).size,
   // Downloaded only when a visitor picks the encoder.

@@ -8,7 +8,10 @@
 // poem"), causal, cross, second (cross-attention's second sentence), decimals, model ("gpt2", the
 // default, or "bert": the demo's two models; anything else is a model folder URL), and for the
 // encoder: pair (a second sentence: a sentence pair), batch-with (run the sentence as one padded
-// row of a batch with this one), sentences (for view="compare", separated by "|"), pooling.
+// row of a batch with this one), sentences (for view="compare", separated by "|"), pooling; for
+// the encoder-decoder (model="bart", spelling to sound): sentence holds the words, word (1-based)
+// picks the one whose attention is drawn, attend = cross | decoder | encoder, view="pronounce"
+// lists the pronunciations.
 // Every widget on a page shares one worker, so one WebAssembly instance and one copy of each model.
 import { computeClient } from './compute_client.js';
 import { parseState, serializeState, MODELS } from './state.js';
@@ -20,6 +23,7 @@ import { renderModelView } from './views/model_view.js';
 import { renderHeatmapView } from './views/heatmap_view.js';
 import { renderNextTokenView } from './views/next_token_view.js';
 import { renderFillMaskView } from './views/fill_mask_view.js';
+import { renderPronunciationView } from './views/pronunciation_view.js';
 import { renderSimilarityView } from './views/similarity_view.js';
 import { StepsView } from './views/steps_view.js';
 import { VIEW_CSS } from './views/view_styles.js';
@@ -29,7 +33,7 @@ const SCRIPT_URL = import.meta.url;
 const WORKER_URL = new URL('./worker.js', SCRIPT_URL).href;
 const DEMO_PAGE = new URL('./index.html', SCRIPT_URL).href;
 // Views only the widget has (the page shows these in its side panel).
-const PANEL_VIEWS = ['next', 'fill'];
+const PANEL_VIEWS = ['next', 'fill', 'pronounce'];
 
 const WIDGET_CSS = `
 :host { display: block; width: 100%; min-width: 0; overflow: auto; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
@@ -48,7 +52,7 @@ let widgetCount = 0;
 class AttentionViewElement extends HTMLElement {
   static get observedAttributes() {
     return ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals', 'model',
-      'pair', 'batch-with', 'sentences', 'pooling'];
+      'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend'];
   }
 
   constructor() {
@@ -97,12 +101,13 @@ class AttentionViewElement extends HTMLElement {
   get state() {
     const p = new URLSearchParams();
     const map = { sentence: 's', layer: 'layer', head: 'head', view: 'view', query: 'q', preset: 'preset', second: 's2', decimals: 'd',
-      pair: 'pair', 'batch-with': 'bw', pooling: 'pool' };
+      pair: 'pair', 'batch-with': 'bw', pooling: 'pool', word: 'word', attend: 'attend' };
     for (const [attr, key] of Object.entries(map)) if (this.hasAttribute(attr)) p.set(key, this.getAttribute(attr));
     for (const flag of ['causal', 'cross']) if (this.hasAttribute(flag) && this.getAttribute(flag) !== 'false') p.set(flag, '1');
     if (this.hasAttribute('batch-with')) p.set('batch', '1');
     if (this.hasAttribute('sentences')) p.set('ss', this.getAttribute('sentences').split('|').join('\n'));
     if (MODELS.includes(this.getAttribute('model'))) p.set('model', this.getAttribute('model'));
+    if (this.getAttribute('model') === 'bart' && this.hasAttribute('sentence')) p.set('words', this.getAttribute('sentence'));
     const s = parseState(p.toString());
     if (PANEL_VIEWS.includes(this.getAttribute('view'))) s.view = this.getAttribute('view');
     return { ...s, ...this.local };
@@ -133,8 +138,9 @@ class AttentionViewElement extends HTMLElement {
         const sentences = s.sentences.map((t) => t.trim()).filter(Boolean);
         const request = s.view === 'compare'
           ? client.request('compare', { modelUrl: url, sentences, pooling: s.pooling }, this.channel)
-          : client.request('run', { modelUrl: url, text: s.sentence, layer: s.layer, topK: 8, crossText: s.cross ? s.second : null,
-            pair: s.pair, batchWith: s.batch ? s.batchWith : null }, this.channel);
+          : client.request('run', { modelUrl: url, text: s.model === 'bart' ? s.words : s.sentence, layer: s.layer, topK: 8,
+            crossText: s.cross ? s.second : null, pair: s.pair, batchWith: s.batch ? s.batchWith : null,
+            wordIndex: s.word, attend: s.attend }, this.channel);
         const [info, r] = await Promise.all([modelInfo.get(url), request]);
         result = r && { ...r, info, compare: s.view === 'compare' };
       }
@@ -169,7 +175,9 @@ class AttentionViewElement extends HTMLElement {
     this.titleEl.textContent = isSeed ? 'The tutorial’s example: write a poem'
       : s.view === 'model' ? `${data.nLayer} layers × ${data.nHead} heads: click one to open it`
         : s.view === 'next' ? 'The model’s next-token predictions'
-          : s.view === 'fill' ? 'Fill in the blank: click a word to mask it' : `Layer ${sel.layer + 1} · ${headText}`;
+          : s.view === 'fill' ? 'Fill in the blank: click a word to mask it'
+            : s.view === 'pronounce' ? 'Spelling to sound: click a word to see its attention'
+              : `Layer ${sel.layer + 1} · ${headText}${r.attend ? ` · ${r.attend === 'cross' ? 'cross-attention' : `${r.attend} self-attention`}` : ''}`;
     this.backButton.hidden = Object.keys(this.local).length === 0;
     this.link.href = DEMO_PAGE + serializeState({ ...s, view: PANEL_VIEWS.includes(s.view) ? 'heads' : s.view, layer: sel.layer, head: sel.head });
 
@@ -177,7 +185,10 @@ class AttentionViewElement extends HTMLElement {
     if (s.view === 'heads') renderHeadView(this.body, data, sel, on);
     else if (s.view === 'model') renderModelView(this.body, data, sel, on);
     else if (s.view === 'heatmap') renderHeatmapView(this.body, data, { ...sel, head: sel.head === 'all' ? 0 : sel.head }, on);
-    else if (s.view === 'next' || s.view === 'fill') {
+    else if (s.view === 'pronounce') {
+      if (isSeed || !r.info.features.pronounce) this.body.replaceChildren(el('p', { text: 'view="pronounce" needs the spelling-to-sound model (model="bart").' }));
+      else renderPronunciationView(this.body, r, { onSelect: (i) => { this.local.word = i; this.compute(); } });
+    } else if (s.view === 'next' || s.view === 'fill') {
       const feature = isSeed ? null : r.info.features[s.view];
       if (isSeed) this.body.replaceChildren(el('p', { text: 'The tutorial example is one attention layer, not a language model: it predicts nothing.' }));
       else if (!feature) this.body.replaceChildren(el('p', { text: s.view === 'next' ? `${r.info.name} reads in both directions: it fills in blanks (view="fill") rather than predicting the next word.` : `${r.info.name} predicts the next word (view="next"); it has no blanks to fill.` }));
@@ -219,7 +230,7 @@ class AttentionViewElement extends HTMLElement {
 
   /** Forgets what was chosen inside the widget: back to its attributes. */
   back() {
-    const recompute = ['sentence', 'seed', 'layer'].some((k) => k in this.local);
+    const recompute = ['sentence', 'seed', 'layer', 'word'].some((k) => k in this.local);
     this.local = {};
     this.blanks = null;
     if (recompute) this.compute(); else this.draw();

@@ -10,9 +10,10 @@ class ComputeClient {
     this.nextId = 1;
     this.waiting = new Map();
     this.worker.onmessage = (event) => {
-      const { id, ok, stale, result, error } = event.data;
+      const { id, ok, stale, result, error, progress } = event.data;
       const w = this.waiting.get(id);
       if (!w) return;
+      if (progress !== undefined) return void w.onProgress?.(progress);
       this.waiting.delete(id);
       if (stale) w.resolve(null);
       else if (ok) w.resolve(result);
@@ -27,13 +28,21 @@ class ComputeClient {
   }
 
   /** type: 'model' | 'run' | 'seed' | 'metrics'; channel: requests sharing one keep only the newest. */
-  request(type, payload, channel = null) {
+  request(type, payload, channel = null, onProgress = null) {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
+    this.lastId = id;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      this.waiting.set(id, { resolve, reject, onProgress });
       this.worker.postMessage({ id, type, payload, channel });
     });
+  }
+
+  /** Streams a generation: onToken gets each new token as the worker makes it. */
+  generate(payload, onToken) {
+    const done = this.request('generate', payload, null, onToken);
+    const target = this.lastId;
+    return { done, stop: () => this.request('stop', { target }) };
   }
 }
 

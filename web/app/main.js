@@ -15,6 +15,7 @@ import { renderModelView } from './views/model_view.js';
 import { renderHeatmapView } from './views/heatmap_view.js';
 import { renderNextTokenView } from './views/next_token_view.js';
 import { renderFillMaskView } from './views/fill_mask_view.js';
+import { renderPronunciationView } from './views/pronunciation_view.js';
 import { renderSimilarityView } from './views/similarity_view.js';
 import { StepsView } from './views/steps_view.js';
 import { stepsToSvg } from './views/steps_svg.js';
@@ -33,6 +34,7 @@ let state = parseState(location.search);
 if (!MODEL_URLS[state.model]) state.model = 'gpt2';
 const infos = new Map(); // 'gpt2' | 'bert' -> the worker's description of the model
 let run = null, seed = null, compared = null;
+let generation = null, generationSeed = 1; // "Continue the text": the stream in progress
 let pending = 0;
 let lastSteps = null, lastSvg = null, lastData = null, lastSel = null;
 // The words hidden behind the sentence's [MASK]s (to put them back).
@@ -41,6 +43,8 @@ const blanks = new Blanks(state.sentence);
 const modelUrl = () => MODEL_URLS[state.model];
 const info = () => infos.get(state.model) ?? null;
 const isSeed = () => state.preset === 'seed';
+// The encoder-decoder reads words (its own text field); the other models a sentence.
+const textKey = () => (!isSeed() && state.model === 'bart' ? 'words' : 'sentence');
 
 function requestInfo(model) {
   if (infos.has(model) || !MODEL_URLS[model]) return;
@@ -69,6 +73,8 @@ const ui = {
   next: $('next'), nextPanel: $('next-panel'), fill: $('fill'), fillPanel: $('fill-panel'),
   seedPanel: $('seed-panel'), seedNotes: $('seed-notes'), seedReset: $('seed-reset'),
   modelInfo: $('model-info'), sentenceHelp: $('sentence-help'), status: $('status'), presets: [...document.querySelectorAll('input[name=preset]')],
+  sentenceLabel: $('sentence-label'), attend: $('attend'), attendLabel: $('attend-label'), pron: $('pron'), pronPanel: $('pron-panel'),
+  continueButton: $('continue'), stopButton: $('stop-generation'),
 };
 document.head.append(el('style', { text: VIEW_CSS }));
 
@@ -109,8 +115,9 @@ async function requestRun() {
   const model = state.model;
   // Every model's run takes the same payload; each uses the parts its features need.
   const payload = {
-    modelUrl: modelUrl(), text: state.sentence, layer: state.layer, topK: 8,
+    modelUrl: modelUrl(), text: state[textKey()], layer: state.layer, topK: 8,
     crossText: state.cross ? state.second : null, pair: state.pair, batchWith: state.batch ? state.batchWith : null,
+    wordIndex: state.word, attend: state.attend,
   };
   try {
     const r = await track(client.request('run', payload, 'page-run'));
@@ -170,14 +177,28 @@ function recomputeSoon(delay = TYPING_DEBOUNCE_MS, what = recompute) {
 
 // ---- state changes ---------------------------------------------------------------------------
 
-const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'cross', 'second', 'pair', 'batch', 'batchWith'];
+// The URL follows the state, written at most every 150 ms: replaceState costs milliseconds, and
+// streamed tokens change the state many times a second. (Counted as pending work, so tests that
+// wait for an idle page read the final URL.)
+let urlTimer = null;
+function writeUrlSoon() {
+  if (urlTimer) return;
+  busy(+1);
+  urlTimer = setTimeout(() => {
+    urlTimer = null;
+    history.replaceState(null, '', serializeState(state) || location.pathname);
+    busy(-1);
+  }, 150);
+}
+
+const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'cross', 'second', 'pair', 'batch', 'batchWith', 'words', 'word', 'attend'];
 const COMPARE_INPUTS = ['sentences', 'pooling'];
 
 /** Applies a partial state change; recomputes when the inputs of the computation changed. */
 function update(change, { debounce = false } = {}) {
   const before = state;
   state = { ...state, ...change };
-  history.replaceState(null, '', serializeState(state) || location.pathname);
+  writeUrlSoon();
   const changed = (k) => k in change && change[k] !== before[k];
   const runChanged = RUN_INPUTS.some(changed) || (changed('layer') && !isSeed());
   const compareChanged = COMPARE_INPUTS.some(changed) || changed('model') || (changed('view') && state.view === 'compare');
@@ -198,7 +219,7 @@ function onSeedEdit(key, index, text) {
   const seedValues = { ...state.seed, [key]: state.seed[key].slice() };
   seedValues[key][index] = v;
   state = { ...state, seed: seedValues };
-  history.replaceState(null, '', serializeState(state) || location.pathname);
+  writeUrlSoon();
   recomputeSoon(40);
 }
 
@@ -223,7 +244,12 @@ function syncControls() {
     r.checked = r.value === (seedMode ? 'seed' : state.model);
     if (r.value !== 'seed' && !MODEL_URLS[r.value]) { r.disabled = true; r.parentElement.title = 'This build of the demo has no such model'; }
   });
-  if (document.activeElement !== ui.sentence) ui.sentence.value = seedMode ? SEED_TOKENS.join(' ') : state.sentence;
+  if (document.activeElement !== ui.sentence) ui.sentence.value = seedMode ? SEED_TOKENS.join(' ') : state[textKey()];
+  ui.sentenceLabel.textContent = textKey() === 'words' ? 'Words' : 'Sentence';
+  ui.attendLabel.hidden = !features.attend;
+  ui.attend.value = state.attend;
+  ui.pronPanel.hidden = seedMode || !features.pronounce;
+  ui.continueButton.parentElement.hidden = seedMode || !features.generate;
   ui.sentence.readOnly = seedMode;
   ui.sentenceHelp.textContent = seedMode ? SEED_HELP : m?.text.sentenceHelp ?? '';
   ui.sentence.setAttribute('aria-readonly', seedMode ? 'true' : 'false');
@@ -292,6 +318,7 @@ function render() {
   const data = seedMode ? seedViewData(seed, state) : modelViewData(run, m);
   const sel = clampSelection(state, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
   lastData = data; lastSel = sel;
+  if (!seedMode) ui.causal.checked = !!(run.causal ?? m.causal); // an encoder-decoder's depends on the attention shown
   const showTypes = !seedMode && !!run.tokenTypes?.some((t) => t === 1);
   renderTokenChips(ui.tokens, data.tokens, { query: sel.query, tokenTypes: seedMode ? null : run.tokenTypes, showTypes, padding: seedMode ? null : run.padding });
   ui.typesLegend.hidden = !showTypes;
@@ -304,13 +331,16 @@ function render() {
   ui.graphic.hidden = view === 'steps';
   ui.stepsPane.hidden = view !== 'steps';
   ui.comparePane.hidden = view !== 'compare';
-  if (view === 'heads') lastSvg = renderHeadView(ui.graphic, data, sel, handlers).svg;
+  // While text streams in, the head view redraws only the newest token's lines; the other views wait.
+  if (generation && view !== 'heads' && view !== 'steps') return;
+  if (view === 'heads') lastSvg = renderHeadView(ui.graphic, data, sel, handlers, { onlyQuery: generation ? sel.query : null }).svg;
   else if (view === 'model') lastSvg = renderModelView(ui.graphic, data, sel, handlers).svg;
   else if (view === 'heatmap') lastSvg = renderHeatmapView(ui.graphic, data, { ...sel, head: sel.head === 'all' ? 0 : sel.head }, handlers).svg;
   else if (view === 'compare') renderCompare();
   else renderSteps(seedMode, sel);
 
   if (!seedMode && m.features.next) renderNextTokenView(ui.next, { predictions: run.predictions }, { title: false });
+  if (!seedMode && m.features.pronounce) renderPronunciationView(ui.pron, run, { onSelect: (i) => update({ word: i, query: null }) });
   if (!seedMode && m.features.fill) renderFillMaskView(ui.fill, { words: splitWords(state.sentence), fill: run.fill }, { toggle: toggleMask });
   ui.seedNotes.replaceChildren(...SEED_NOTES.map((t) => el('li', {}, mathName(t))));
 
@@ -392,9 +422,36 @@ async function exportImage(kind) {
 
 ui.sentence.addEventListener('input', () => {
   if (isSeed()) return;
+  if (textKey() === 'words') return update({ words: ui.sentence.value, query: null }, { debounce: true });
   blanks.sync(ui.sentence.value);
   update({ sentence: ui.sentence.value, query: null }, { debounce: true });
 });
+ui.attend.addEventListener('change', () => update({ attend: ui.attend.value, query: null }));
+
+// "Continue the text": the worker generates through the model's KV cache and streams each token;
+// the sentence grows and every token's run redraws the views with the newest token as the query.
+function continueText() {
+  if (generation || isSeed() || !info()?.features.generate) return;
+  let text = state.sentence;
+  ui.continueButton.hidden = true;
+  ui.stopButton.hidden = false;
+  busy(+1);
+  generation = client.generate({ modelUrl: modelUrl(), text, maxNewTokens: 30, seed: generationSeed++ }, (token) => {
+    text += token.text;
+    update({ sentence: text, query: null });
+  });
+  generation.done.then((r) => {
+    if (r && r.finishReason === 'eos') ui.status.textContent = 'The model ended the text (it predicted <|endoftext|>).';
+  }, showError).finally(() => {
+    generation = null;
+    ui.continueButton.hidden = false;
+    ui.stopButton.hidden = true;
+    render(); // every line again
+    busy(-1);
+  });
+}
+ui.continueButton.addEventListener('click', continueText);
+ui.stopButton.addEventListener('click', () => generation?.stop());
 ui.pair.addEventListener('input', () => update({ pair: ui.pair.value, query: null }, { debounce: true }));
 ui.second.addEventListener('input', () => update({ second: ui.second.value }, { debounce: true }));
 ui.batchWith.addEventListener('input', () => update({ batchWith: ui.batchWith.value }, { debounce: true }));

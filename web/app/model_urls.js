@@ -1,12 +1,14 @@
 // Where the demo's models are. The build (scripts/build_web.mjs) sets DEMO_MODEL_PATH (the decoder,
-// default "./models/brown-gpt2/") and DEMO_BERT_PATH (the encoder, or null when the build has
-// none), relative to the script; unbundled, the defaults apply.
+// default "./models/brown-gpt2/"), DEMO_BERT_PATH (the encoder) and DEMO_BART_PATH (the
+// encoder-decoder), each null when the build has none, relative to the script; unbundled, the defaults apply.
 const base = import.meta.url;
 const gpt2Path = typeof DEMO_MODEL_PATH === 'string' ? DEMO_MODEL_PATH : './models/brown-gpt2/';
 const bertPath = typeof DEMO_BERT_PATH === 'undefined' ? './models/brown-bert/' : DEMO_BERT_PATH;
+const bartPath = typeof DEMO_BART_PATH === 'undefined' ? './models/g2p-bart/' : DEMO_BART_PATH;
 
-/** 'gpt2' | 'bert' -> folder URL (null: not in this build). */
+/** 'gpt2' | 'bert' | 'bart' -> folder URL (null: not in this build). */
 export const MODEL_URLS = {
   gpt2: new URL(gpt2Path, base).href,
   bert: typeof bertPath === 'string' ? new URL(bertPath, base).href : null,
+  bart: typeof bartPath === 'string' ? new URL(bartPath, base).href : null,
 };

@@ -15,8 +15,11 @@ export const DEFAULT_SENTENCES = [
   'Prices of stocks fell sharply on Monday.',
   'The market dropped as investors sold their shares.',
 ];
+// The encoder-decoder's words: the "ph" of "phone" is one sound, the "k" and "gh" of "knight" none.
+export const DEFAULT_WORDS = 'phone knight photograph';
+export const ATTENDS = ['cross', 'decoder', 'encoder'];
 export const VIEWS = ['heads', 'model', 'heatmap', 'steps', 'compare'];
-export const MODELS = ['gpt2', 'bert'];
+export const MODELS = ['gpt2', 'bert', 'bart'];
 const SEED_KEYS = ['x', 'y', 'wQ', 'wK', 'wV', 'wO'];
 
 export function defaultState() {
@@ -25,6 +28,7 @@ export function defaultState() {
     preset: 'model', model: 'gpt2', sentence: DEFAULT_SENTENCE, layer: 0, head: 0, view: 'heads', query: null,
     causal: false, cross: false, second: DEFAULT_SECOND, decimals: 4, // causal: the seed preset's toggle (the models' masks are fixed)
     pair: '', batch: false, batchWith: DEFAULT_BATCH_WITH, sentences: DEFAULT_SENTENCES.slice(), pooling: 'mean', // encoder only
+    words: DEFAULT_WORDS, word: 0, attend: 'cross', // encoder-decoder only
     seed: { ...structuredClone(SEED_DEFAULTS), y: CROSS_DEFAULT_Y.slice() },
   };
 }
@@ -53,6 +57,9 @@ export function parseState(search) {
   if (p.has('bw')) s.batchWith = p.get('bw');
   if (p.has('ss')) s.sentences = p.get('ss').split('\n');
   if (p.get('pool') === 'cls') s.pooling = 'cls';
+  if (p.has('words')) s.words = p.get('words');
+  s.word = int(p.get('word'), 1, 1) - 1;
+  if (ATTENDS.includes(p.get('attend'))) s.attend = p.get('attend');
   s.decimals = Math.min(6, Math.max(1, int(p.get('d'), 1, 4)));
   // Edited seed matrices: "wQ:0.54,-0.17,0.59,0.65;x:..." (only those that differ from the seed).
   for (const part of (p.get('w') ?? '').split(';')) {
@@ -84,6 +91,10 @@ export function serializeState(s) {
   if (isBert && s.batch && s.batchWith !== d.batchWith) p.set('bw', s.batchWith);
   if (isBert && s.view === 'compare' && s.sentences.join('\n') !== d.sentences.join('\n')) p.set('ss', s.sentences.join('\n'));
   if (isBert && s.pooling !== d.pooling) p.set('pool', s.pooling);
+  const isBart = !isSeed && s.model === 'bart';
+  if (isBart && s.words !== d.words) p.set('words', s.words);
+  if (isBart && s.word !== 0) p.set('word', String(s.word + 1));
+  if (isBart && s.attend !== d.attend) p.set('attend', s.attend);
   if (s.decimals !== 4) p.set('d', String(s.decimals));
   if (isSeed) {
     const edited = SEED_KEYS.filter((k) => s.seed[k].some((v, i) => v !== d.seed[k][i]));

@@ -8,16 +8,21 @@ const causalMask = (i, j) => j > i;
 /** The mask the views grey out: causal (decoders), the [PAD] keys of a padded row, or none. */
 function maskOf(info, run) {
   const pad = run.padding?.some((p) => p) ? run.padding : null;
-  if (info.causal && pad) return (i, j) => j > i || pad[j] === 1;
-  if (info.causal) return causalMask;
+  const causal = run.causal ?? info.causal;
+  if (causal && pad) return (i, j) => j > i || pad[j] === 1;
+  if (causal) return causalMask;
   return pad ? (i, j) => pad[j] === 1 : null;
 }
 
-/** A model run -> head/model/heatmap view data (the same for every model). */
+/** A model run -> head/model/heatmap view data (the same for every model). A run may override the
+ * model's shape and mask (an encoder-decoder shows its encoder, decoder or cross-attention) and
+ * name other key tokens (cross-attention: the keys are the encoder's sequence). */
 export function modelViewData(run, info) {
+  const labels = run.headLabels !== undefined ? run.headLabels : info.headLabels;
   return {
-    tokens: run.tokenTexts, tokenTypes: run.tokenTypes, nLayer: info.nLayer, nHead: info.nHead, attention: run.attention,
-    masked: maskOf(info, run), headLabel: (l, h) => info.headLabels?.[l]?.[h] ?? null,
+    tokens: run.tokenTexts, keyTokens: run.keyTokens, keyLabel: run.keyLabel, tokenTypes: run.tokenTypes,
+    nLayer: run.nLayer ?? info.nLayer, nHead: run.nHead ?? info.nHead, attention: run.attention,
+    masked: maskOf(info, run), headLabel: (l, h) => labels?.[l]?.[h] ?? null,
     // The query the step view starts on: the last real token (not a [PAD]).
     defaultQuery: run.padding ? Math.max(0, run.padding.lastIndexOf(0)) : run.tokenTexts.length - 1,
   };
@@ -43,7 +48,8 @@ export function clampSelection(state, nLayer, nHead, nTokens, defaultQuery = nTo
 export function modelSteps(run, info, state, sel) {
   const { nHead: H, dModel: C } = info;
   const head = sel.head === 'all' ? 0 : sel.head;
-  const useCross = !!(state.cross && info.features.cross && run.cross);
+  // Cross-attention: an encoder-decoder's own (always), or GPT-2's untrained illustration when asked.
+  const useCross = !!(run.cross && (run.cross.always || (state.cross && info.features.cross)));
   const trace = useCross ? run.cross.trace : run.trace;
   const padded = !useCross && run.padding?.some((p) => p);
   return buildSteps({

@@ -11,8 +11,9 @@
 import { loadAttention, simdSupported } from '../../dist/index.js';
 import { loadGpt2 } from './models/gpt2.js';
 import { loadBert } from './models/bert.js';
+import { loadBart } from './models/bart.js';
 
-const LOADERS = { gpt2: loadGpt2, bert: loadBert };
+const LOADERS = { gpt2: loadGpt2, bert: loadBert, bart: loadBart };
 
 let attnPromise = null;
 const models = new Map(); // folder URL -> Promise<{ info, run, compare? }>
@@ -99,11 +100,37 @@ const handlers = {
   },
 };
 
+// Text generation streams: it runs beside the queue (the model yields between tokens, so the
+// page's run requests for the growing text get in), posting each token as { id, progress }.
+// { type: 'stop', payload: { target } } aborts generation `target`.
+const generations = new Map(); // request id -> AbortController
+
+async function generate({ id, payload }) {
+  const ac = new AbortController();
+  generations.set(id, ac);
+  try {
+    const runner = await model(payload.modelUrl);
+    if (!runner.generate) throw new Error(`${runner.info.name} does not generate text`);
+    const result = await runner.generate({ ...payload, signal: ac.signal, onToken: (e) => self.postMessage({ id, progress: e }) });
+    self.postMessage({ id, ok: true, result });
+  } catch (e) {
+    self.postMessage({ id, ok: false, error: String(e?.message ?? e) });
+  } finally {
+    generations.delete(id);
+  }
+}
+
 // Latest-wins queue per channel.
 const pending = [];
 let draining = false;
 
 self.onmessage = (event) => {
+  const { type, id, payload } = event.data;
+  if (type === 'generate') return void generate(event.data);
+  if (type === 'stop') {
+    generations.get(payload?.target)?.abort();
+    return void self.postMessage({ id, ok: true, result: null });
+  }
   pending.push(event.data);
   if (!draining) {
     draining = true;

@@ -41,7 +41,7 @@ export async function loadGpt2({ attn, config: rawConfig, fetchFile, name }) {
   const info = {
     type: 'gpt2', name, config: lm.config, modelBytes: weights.byteLength,
     nLayer: L, nHead: H, dModel: C, maxTokens: P, causal: true, headLabels: headLabels(heads, L, H),
-    features: { next: true, cross: true },
+    features: { next: true, cross: true, generate: true },
     facts: [['Shape', `${L} layers × ${H} heads, d_model ${C}, context ${P}`], ['Vocabulary', `${lm.config.vocab_size} tokens (byte-level BPE)`]],
     text: {
       sentenceHelp: 'Results follow your typing. The model sees <|endoftext|> first, as in training.',
@@ -103,5 +103,14 @@ export async function loadGpt2({ attn, config: rawConfig, fetchFile, name }) {
     return result;
   }
 
-  return { info, run };
+  /** Continues the text through the KV cache, token by token (onToken streams them). */
+  function generate({ text, maxNewTokens = 30, temperature = 0.8, topK = 40, seed = 1, signal, onToken }) {
+    const { ids } = encode(text);
+    const room = P - ids.length;
+    if (room < 1) throw new Error(`The text already fills the model's ${P} tokens.`);
+    return lm.generate(ids, { maxNewTokens: Math.min(maxNewTokens, room), temperature, topK, seed, signal,
+      onToken: ({ token, text: piece, index }) => onToken({ token, text: piece, index }) });
+  }
+
+  return { info, run, generate };
 }

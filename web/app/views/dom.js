@@ -50,8 +50,22 @@ export function fmt(x, decimals) {
   return s.replace('-', '−');
 }
 
+// Container widths, measured once and then kept current by a ResizeObserver: reading the layout
+// on every draw forces the browser to lay the page out again (tens of ms a draw while text streams).
+const widths = new WeakMap();
+const resizes = typeof ResizeObserver === 'function'
+  ? new ResizeObserver((entries) => { for (const e of entries) widths.set(e.target, e.borderBoxSize?.[0]?.inlineSize ?? e.contentRect.width); })
+  : null;
+
 /** Width available to a view: its container's, with a floor so tiny containers still render. */
 export function widthOf(container, fallback = 640) {
-  const w = container.getBoundingClientRect().width || container.clientWidth;
+  let w = widths.get(container);
+  if (w === undefined || !resizes) {
+    w = container.getBoundingClientRect().width || container.clientWidth;
+    if (resizes && w) {
+      widths.set(container, w);
+      resizes.observe(container);
+    }
+  }
   return Math.max(260, Math.floor(w || fallback));
 }

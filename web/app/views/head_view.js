@@ -5,15 +5,17 @@ import { svg, numList, tokenLabel, widthOf } from './dom.js';
 import { headColor } from './colors.js';
 import { textWidth } from './measure.js';
 
+const SVG_NS = 'http://www.w3.org/2000/svg';
 const ROW = 24;
 const FONT = 13;
 
 /**
  * data: { tokens, keyTokens?, nLayer, nHead, attention (L x H x n x m), headLabel(l, h) }
- * sel: { layer, head: number | 'all', query }
+ * sel: { layer, head: number | 'all', query }; options.onlyQuery: draw the lines of that query only
+ * (while text streams in, the newest token's attention, cheap enough to redraw per token)
  * on: { select({ query }) }
  */
-export function renderHeadView(container, data, sel, on = {}) {
+export function renderHeadView(container, data, sel, on = {}, { onlyQuery = null } = {}) {
   const queries = data.tokens;
   const keys = data.keyTokens ?? data.tokens;
   const n = queries.length, m = keys.length;
@@ -47,7 +49,7 @@ export function renderHeadView(container, data, sel, on = {}) {
     lx += textWidth(text, FONT) + 30;
   }
   root.append(svg('text', { x: xL, y: top - 12, 'text-anchor': 'end', fill: '#57606a', 'font-size': 11, text: 'queries' }));
-  root.append(svg('text', { x: xR, y: top - 12, fill: '#57606a', 'font-size': 11, text: data.keyTokens ? 'keys (second sentence: cross-attention)' : 'keys' }));
+  root.append(svg('text', { x: xR, y: top - 12, fill: '#57606a', 'font-size': 11, text: data.keyTokens ? data.keyLabel ?? 'keys (second sentence: cross-attention)' : 'keys' }));
 
   // Lines first so the tokens stay on top.
   const lines = [];
@@ -56,16 +58,22 @@ export function renderHeadView(container, data, sel, on = {}) {
   const base = (h) => ((sel.layer * data.nHead + h) * n) * m;
   for (const h of heads) {
     for (let i = 0; i < n; i++) {
+      if (onlyQuery !== null && i !== onlyQuery) continue;
       const row = data.attention.subarray(base(h) + i * m, base(h) + (i + 1) * m);
-      const g = svg('g', { class: 'attn-row', 'data-head': h, 'data-query': i, 'data-weights': numList(row) });
+      // What every line of the row shares sits on its group (fewer attributes: faster redraws).
+      const g = svg('g', { class: 'attn-row', 'data-head': h, 'data-query': i, 'data-weights': numList(row),
+        stroke: headColor(h), 'stroke-width': 2.2, 'stroke-linecap': 'round' });
+      const y1 = top + i * ROW + ROW / 2 - 4;
       for (let j = 0; j < m; j++) {
         const w = row[j];
         if (!(w >= 0.002)) continue; // invisible anyway; keeps the DOM small
-        const line = svg('line', {
-          x1: xL + 6, y1: top + i * ROW + ROW / 2 - 4, x2: xR - 6, y2: top + j * ROW + ROW / 2 - 4,
-          stroke: headColor(h), 'stroke-opacity': Math.min(1, w).toFixed(4), 'stroke-width': 2.2,
-          'stroke-linecap': 'round', 'data-key': j,
-        });
+        const line = document.createElementNS(SVG_NS, 'line');
+        line.setAttribute('x1', xL + 6);
+        line.setAttribute('y1', y1);
+        line.setAttribute('x2', xR - 6);
+        line.setAttribute('y2', top + j * ROW + ROW / 2 - 4);
+        line.setAttribute('stroke-opacity', Math.min(1, w).toFixed(4));
+        line.dataset.key = j;
         lines.push({ line, i, j });
         g.append(line);
       }

@@ -37,7 +37,7 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   root.append(svg('rect', { x: 0, y: 0, width: total, height, fill: '#ffffff' }));
   const label = data.headLabel?.(sel.layer, head);
   root.append(svg('text', { x: 4, y: 18, 'font-weight': 600, fill: '#1b1f24', 'font-size': 13,
-    text: `Layer ${sel.layer + 1} · Head ${head + 1}${label ? ` · ${label}` : ''}${data.keyTokens ? ' · cross-attention (keys: second sentence)' : ''}` }));
+    text: `Layer ${sel.layer + 1} · Head ${head + 1}${label ? ` · ${label}` : ''}${data.keyTokens ? ` · cross-attention (${data.keyLabel ?? 'keys: second sentence'})` : ''}` }));
 
   // Column labels, rotated so long tokens fit; row labels right-aligned.
   keys.forEach((t, j) => {

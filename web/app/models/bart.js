@@ -1,0 +1,93 @@
+// Everything the demo knows about the encoder-decoder (worker side): the spelling-to-sound model's
+// files, pronouncing each typed word, and which of its three attentions the views draw:
+//   cross   - rows: the phonemes it wrote, columns: the letters (queries from the decoder, keys and
+//             values from the encoder output), the alignment a learner reads;
+//   decoder - the decoder's masked self-attention over what it has written so far;
+//   encoder - the encoder's self-attention over the letters.
+// The run it returns has the shape every model's has (models/gpt2.js), plus keyTokens when the
+// keys are another sequence, so the views stay generic.
+
+import { arpabetToIpa } from '../../../dist/index.js';
+
+const KINDS = ['cross', 'decoder', 'encoder'];
+
+export async function loadBart({ attn, config: rawConfig, fetchFile, name }) {
+  const [weights, vocab, heads] = await Promise.all([
+    fetchFile('model.safetensors', 'arrayBuffer'), fetchFile('vocab.json', 'json'),
+    // Optional: the cross-attention analysis (tools/train/g2p/analyze.py): each head's labels.
+    fetchFile('heads.json', 'json').catch(() => null),
+  ]);
+  const crossLabels = Array.isArray(heads?.cross) ? heads.cross : null;
+  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: { vocab } });
+  const c = lm.config;
+  const D = c.d_model;
+  const g2p = c.task === 'grapheme-to-phoneme';
+
+  const info = {
+    type: 'bart', name, config: c, modelBytes: weights.byteLength,
+    nLayer: c.decoder_layers, nHead: c.decoder_attention_heads, dModel: D, maxTokens: c.max_position_embeddings - 2, causal: true,
+    headLabels: null,
+    features: { pronounce: g2p, attend: true, crossTrained: true },
+    facts: [['Shape', `${c.encoder_layers} encoder + ${c.decoder_layers} decoder layers × ${c.decoder_attention_heads} heads, d_model ${D}`],
+      ['Vocabulary', `${Object.keys(vocab).length} symbols: letters in, phonemes (ARPAbet) out`]],
+    text: {
+      sentenceHelp: 'Type a word, or several: each is spelled out letter by letter to the encoder, and the decoder writes its sounds one phoneme at a time. Click a word on the right to see its attention.',
+      causalNote: 'The decoder’s self-attention is causal; the encoder’s and the cross-attention are not',
+      headLabelNote: '',
+      xName: 'X = decoder state', wOName: 'encoder_attn.out_proj',
+    },
+  };
+
+  /** Words of the text, each pronounced; the chosen one also with its attention and a trace. */
+  function run({ text, layer, wordIndex = 0, attend = 'cross', beams = 1 }) {
+    const kind = KINDS.includes(attend) ? attend : 'cross';
+    const traceLayer = Math.max(0, Math.min(c.decoder_layers - 1, layer | 0));
+    const words = (g2p ? text.match(/[\p{L}']+/gu) : [text.trim()])?.filter(Boolean) ?? [];
+    if (!words.length) throw new Error('Type a word (letters only).');
+    const chosen = Math.max(0, Math.min(words.length - 1, wordIndex | 0));
+    const results = words.map((w, i) => lm.generate(w.slice(0, info.maxTokens), {
+      beams, ...(i === chosen ? { traceLayer, traceKind: kind === 'decoder' ? 'self' : 'cross' } : {}),
+    }));
+    const r = results[chosen];
+    const pronunciations = words.map((word, i) => ({
+      word, phonemes: results[i].tokenTexts, ipa: g2p ? arpabetToIpa(results[i].tokenTexts) : null,
+      finished: results[i].finished,
+    }));
+    const letters = r.sourceTexts;
+    const decoderInputs = ['▶', ...r.tokenTexts].slice(0, r.outputTexts.length);
+    const T = r.outputTexts.length, S = letters.length;
+    const base = { ids: r.tokens, tokenTypes: null, padding: null, truncated: words[chosen].length > info.maxTokens, layer: traceLayer,
+      pronunciations, wordIndex: chosen, attend: kind, predictions: null, facts: [], xCheck: null };
+    if (kind === 'encoder') {
+      return { ...base, tokenTexts: letters, attention: r.encoderAttention, nLayer: c.encoder_layers, nHead: c.encoder_attention_heads,
+        causal: false, trace: r.trace, x: r.trace?.x ?? null, cross: stepsCross(r, letters),
+        xNote: 'The step view shows the cross-attention of the chosen decoder layer (the encoder’s self-attention is drawn in the other views).' };
+    }
+    if (kind === 'decoder') {
+      return { ...base, tokenTexts: decoderInputs, attention: r.selfAttention, nLayer: c.decoder_layers, nHead: c.decoder_attention_heads,
+        causal: true, trace: r.trace, x: r.trace?.x ?? null, cross: null,
+        xNote: `X: the decoder’s states entering layer ${traceLayer + 1}: row t is the step that writes phoneme t, reading ▶ (the start token) and the phonemes written before it.` };
+    }
+    return { ...base, tokenTexts: r.outputTexts, keyTokens: letters, keyLabel: 'keys: letters', headLabels: crossLabels,
+      attention: r.crossAttention, nLayer: c.decoder_layers,
+      nHead: c.decoder_attention_heads, causal: false, trace: r.trace, x: r.trace?.x ?? null, cross: stepsCross(r, letters),
+      xNote: `Rows: the phoneme each decoder step wrote (${T} steps); columns: the ${S} letters the encoder read (with <s> and </s>).` };
+  }
+
+  /** The step view's cross-attention: Q from the decoder (X), K and V from the encoder output (Y). */
+  function stepsCross(r, letters) {
+    if (!r.trace) return null;
+    const S = letters.length, y = r.trace.k ? encoderOutput(r) : null;
+    return {
+      keyTokens: letters, y, trace: r.trace, always: true,
+      note: `Trained cross-attention: the queries come from the decoder’s state at each step (X), the keys and values from the encoder’s output for the ${S} letters (Y). This is the attention that learned which letters make which sound.`,
+    };
+  }
+
+  /** The encoder output the cross-attention read its keys and values from (S x d_model). */
+  function encoderOutput(r) {
+    return lm.run(r.sourceTokens, [c.decoder_start_token_id]).encoderOutput;
+  }
+
+  return { info, run };
+}
