@@ -4,14 +4,16 @@
 //   <attention-view sentence="The cat sat on the mat" layer="1" head="2" view="heads"></attention-view>
 //
 // Attributes: sentence, layer, head (1-based, or head="all"), view (heads | model | heatmap |
-// steps | next | fill | compare), query (1-based token), preset="seed" (the tutorial's "write a
+// steps | next | fill | compare | generate), query (1-based token), preset="seed" (the tutorial's "write a
 // poem"), causal, cross, second (cross-attention's second sentence), decimals, model ("gpt2", the
 // default, or "bert": the demo's two models; anything else is a model folder URL), and for the
 // encoder: pair (a second sentence: a sentence pair), batch-with (run the sentence as one padded
 // row of a batch with this one), sentences (for view="compare", separated by "|"), pooling; for
 // the encoder-decoder (model="bart", spelling to sound): sentence holds the words, word (1-based)
 // picks the one whose attention is drawn, attend = cross | decoder | encoder, view="pronounce"
-// lists the pronunciations.
+// lists the pronunciations. view="generate" (GPT-2) adds a "Continue the text" button: tokens stream
+// in one by one and the head view follows the newest token's attention; max-new (default 20),
+// temperature (default 0.8) and seed (default 1) shape the continuation.
 // Every widget on a page shares one worker, so one WebAssembly instance and one copy of each model.
 import { computeClient } from './compute_client.js';
 import { parseState, serializeState, MODELS } from './state.js';
@@ -33,7 +35,7 @@ const SCRIPT_URL = import.meta.url;
 const WORKER_URL = new URL('./worker.js', SCRIPT_URL).href;
 const DEMO_PAGE = new URL('./index.html', SCRIPT_URL).href;
 // Views only the widget has (the page shows these in its side panel).
-const PANEL_VIEWS = ['next', 'fill', 'pronounce'];
+const PANEL_VIEWS = ['next', 'fill', 'pronounce', 'generate'];
 
 const WIDGET_CSS = `
 :host { display: block; width: 100%; min-width: 0; overflow: auto; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
@@ -44,6 +46,9 @@ const WIDGET_CSS = `
 .bar button { font: inherit; border: 1px solid #8c959f; background: #fff; border-radius: 4px; padding: 1px 8px; cursor: pointer; }
 .status { color: #57606a; font-size: 13px; min-height: 1.2em; margin: 2px 0; }
 .status.error { color: #cf222e; }
+.generate-bar { display: flex; gap: 8px; align-items: center; margin: 2px 0 6px; }
+.generate-bar button { font: inherit; border: 1px solid #1f883d; background: #1f883d; color: #fff; border-radius: 6px; padding: 2px 12px; cursor: pointer; }
+.generate-bar button.stop { border-color: #8c959f; background: #fff; color: #1b1f24; }
 `;
 
 const modelInfo = new Map(); // model URL -> Promise<info>, shared by all widgets
@@ -52,7 +57,7 @@ let widgetCount = 0;
 class AttentionViewElement extends HTMLElement {
   static get observedAttributes() {
     return ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals', 'model',
-      'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend'];
+      'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed'];
   }
 
   constructor() {
@@ -70,6 +75,8 @@ class AttentionViewElement extends HTMLElement {
     this.local = {}; // selections made inside the widget (a clicked head, a chosen query)
     this.result = null;
     this.width = 0;
+    this.generation = null; // view="generate": the stream in progress
+    this.generated = 0;     // continuations started (each gets the next seed)
   }
 
   connectedCallback() {
@@ -85,11 +92,13 @@ class AttentionViewElement extends HTMLElement {
   disconnectedCallback() {
     this.connected = false;
     this.resizeObserver?.disconnect();
+    this.generation?.stop();
   }
 
   attributeChangedCallback() {
     // The initial attributes arrive before connectedCallback, which computes once for all of them.
     if (!this.connected) return;
+    this.generation?.stop();
     this.local = {};
     this.blanks = null;
     clearTimeout(this.timer);
@@ -177,6 +186,7 @@ class AttentionViewElement extends HTMLElement {
         : s.view === 'next' ? 'The model’s next-token predictions'
           : s.view === 'fill' ? 'Fill in the blank: click a word to mask it'
             : s.view === 'pronounce' ? 'Spelling to sound: click a word to see its attention'
+              : s.view === 'generate' ? `Continue the text · layer ${sel.layer + 1} · ${headText}: what “${data.tokens[sel.query] ?? ''}” attends to`
               : `Layer ${sel.layer + 1} · ${headText}${r.attend ? ` · ${r.attend === 'cross' ? 'cross-attention' : `${r.attend} self-attention`}` : ''}`;
     this.backButton.hidden = Object.keys(this.local).length === 0;
     this.link.href = DEMO_PAGE + serializeState({ ...s, view: PANEL_VIEWS.includes(s.view) ? 'heads' : s.view, layer: sel.layer, head: sel.head });
@@ -185,6 +195,7 @@ class AttentionViewElement extends HTMLElement {
     if (s.view === 'heads') renderHeadView(this.body, data, sel, on);
     else if (s.view === 'model') renderModelView(this.body, data, sel, on);
     else if (s.view === 'heatmap') renderHeatmapView(this.body, data, { ...sel, head: sel.head === 'all' ? 0 : sel.head }, on);
+    else if (s.view === 'generate') this.drawGenerate(data, sel, on, isSeed || !r.info.features.generate ? (isSeed ? 'The tutorial example is one attention layer, not a language model: it generates nothing.' : `${r.info.name} does not continue text: view="generate" needs a model that predicts the next word (model="gpt2").`) : null);
     else if (s.view === 'pronounce') {
       if (isSeed || !r.info.features.pronounce) this.body.replaceChildren(el('p', { text: 'view="pronounce" needs the spelling-to-sound model (model="bart").' }));
       else renderPronunciationView(this.body, r, { onSelect: (i) => { this.local.word = i; this.compute(); } });
@@ -228,8 +239,60 @@ class AttentionViewElement extends HTMLElement {
     this.dataset.tokens = JSON.stringify(data.tokens);
   }
 
+  /**
+   * view="generate": the Continue/Stop bar above the head view. While the text grows, every new
+   * token is a new sentence for the widget (its run is superseded if the next token comes first),
+   * and the head view's query is the newest token (the model's default query is the last one).
+   */
+  drawGenerate(data, sel, on, unavailable) {
+    if (unavailable) return void this.body.replaceChildren(el('p', { text: unavailable }));
+    if (!this.generateBar?.isConnected) {
+      this.continueButton = el('button', { type: 'button', text: 'Continue the text ▸', onclick: () => this.continueText() });
+      this.stopButton = el('button', { type: 'button', class: 'stop', text: 'Stop', hidden: true, onclick: () => this.generation?.stop() });
+      this.generateBar = el('div', { class: 'generate-bar' }, this.continueButton, this.stopButton);
+      this.generateView = el('div', {});
+      this.body.replaceChildren(this.generateBar, this.generateView);
+    }
+    this.continueButton.hidden = !!this.generation;
+    this.stopButton.hidden = !this.generation;
+    // One query's lines (the newest token unless one was clicked): cheap to redraw per token.
+    renderHeadView(this.generateView, data, sel, on, { onlyQuery: sel.query });
+  }
+
+  continueText() {
+    if (this.generation) return;
+    const s = this.state;
+    const number = (name, fallback) => {
+      const v = Number(this.getAttribute(name) ?? fallback);
+      return Number.isFinite(v) ? v : fallback;
+    };
+    let text = s.sentence;
+    this.generation = computeClient(WORKER_URL).generate({
+      modelUrl: this.modelUrl, text, maxNewTokens: Math.max(1, Math.round(number('max-new', 20))),
+      temperature: Math.max(0, number('temperature', 0.8)), seed: Math.round(number('seed', 1)) + this.generated++,
+    }, (token) => {
+      text += token.text;
+      Object.assign(this.local, { sentence: text, query: null });
+      this.compute();
+    });
+    this.dataset.generating = '1';
+    this.draw();
+    this.generation.done.then((r) => {
+      if (r?.finishReason === 'eos') this.statusEl.textContent = 'The model ended the text (it predicted <|endoftext|>).';
+    }, (e) => {
+      this.statusEl.textContent = `Could not continue: ${e.message}`;
+      this.statusEl.classList.add('error');
+    }).finally(() => {
+      this.generation = null;
+      this.dataset.generating = '0';
+      this.dataset.continued = String(this.generated); // continuations finished, for scripts and tests
+      this.draw();
+    });
+  }
+
   /** Forgets what was chosen inside the widget: back to its attributes. */
   back() {
+    this.generation?.stop();
     const recompute = ['sentence', 'seed', 'layer', 'word'].some((k) => k in this.local);
     this.local = {};
     this.blanks = null;
