@@ -232,8 +232,14 @@ function toggleMask(i) {
 
 // ---- controls --------------------------------------------------------------------------------
 
+/** Sets a <select>'s options, keeping those already right (while text streams, only new tokens are added). */
 function options(select, items, selected) {
-  select.replaceChildren(...items.map(([value, label]) => el('option', { value, text: label, selected: String(value) === String(selected) })));
+  const have = select.options;
+  let same = 0;
+  while (same < Math.min(have.length, items.length) && have[same].value === String(items[same][0]) && have[same].text === items[same][1]) same++;
+  while (have.length > same) have[have.length - 1].remove();
+  select.append(...items.slice(same).map(([value, label]) => el('option', { value, text: label })));
+  select.value = String(selected);
 }
 
 function syncControls() {

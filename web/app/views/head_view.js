@@ -104,27 +104,10 @@ export function renderHeadView(container, data, sel, on = {}, { onlyQuery = null
       const isQuery = side === 'q';
       const node = svg('text', {
         class: `tok tok-${side}${isQuery && idx === sel.query ? ' tok-selected' : ''}`, x, y: top + idx * ROW + ROW / 2,
-        'text-anchor': anchor, fill: '#1b1f24', tabindex: 0, 'data-index': idx,
+        'text-anchor': anchor, fill: '#1b1f24', tabindex: 0, 'data-index': idx, 'data-side': side,
         'font-weight': isQuery && idx === sel.query ? 700 : 400,
         'aria-label': `${isQuery ? 'query' : 'key'} token ${idx + 1}: ${t}`,
         text: tokenLabel(t),
-      });
-      node.addEventListener('pointerenter', () => isolate(side, idx));
-      node.addEventListener('pointerleave', () => isolate(null));
-      node.addEventListener('focus', () => isolate(side, idx));
-      node.addEventListener('blur', () => isolate(null));
-      node.addEventListener('click', () => { if (isQuery) on.select?.({ query: idx }); });
-      node.addEventListener('keydown', (e) => {
-        const col = tokenNodes[side];
-        if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-          col[Math.max(0, Math.min(col.length - 1, idx + (e.key === 'ArrowDown' ? 1 : -1)))].focus();
-        } else if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
-          const other = tokenNodes[side === 'q' ? 'k' : 'q'];
-          other[Math.min(other.length - 1, idx)]?.focus();
-        } else if ((e.key === 'Enter' || e.key === ' ') && isQuery) {
-          on.select?.({ query: idx });
-        } else return;
-        e.preventDefault();
       });
       tokenNodes[side].push(node);
       root.append(node);
@@ -132,6 +115,30 @@ export function renderHeadView(container, data, sel, on = {}, { onlyQuery = null
   }
   addTokens('q', queries, xL - 2, 'end');
   addTokens('k', keys, xR + 4, 'start');
+
+  // One set of listeners on the view for every token (redraws per streamed token stay cheap).
+  const tokenOf = (e) => {
+    const node = e.target.closest?.('.tok');
+    return node ? { side: node.dataset.side, idx: Number(node.dataset.index) } : null;
+  };
+  const onToken = (handler) => (e) => { const t = tokenOf(e); if (t) handler(t, e); };
+  root.addEventListener('pointerover', onToken(({ side, idx }) => isolate(side, idx)));
+  root.addEventListener('pointerout', onToken(() => isolate(null)));
+  root.addEventListener('focusin', onToken(({ side, idx }) => isolate(side, idx)));
+  root.addEventListener('focusout', onToken(() => isolate(null)));
+  root.addEventListener('click', onToken(({ side, idx }) => { if (side === 'q') on.select?.({ query: idx }); }));
+  root.addEventListener('keydown', onToken(({ side, idx }, e) => {
+    const col = tokenNodes[side];
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      col[Math.max(0, Math.min(col.length - 1, idx + (e.key === 'ArrowDown' ? 1 : -1)))].focus();
+    } else if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+      const other = tokenNodes[side === 'q' ? 'k' : 'q'];
+      other[Math.min(other.length - 1, idx)]?.focus();
+    } else if ((e.key === 'Enter' || e.key === ' ') && side === 'q') {
+      on.select?.({ query: idx });
+    } else return;
+    e.preventDefault();
+  }));
 
   container.replaceChildren(root);
   return { svg: root };
