@@ -96,6 +96,19 @@ def monotonicity(model, vocab, words, predictions):
             "words": n_words, "steps": steps}
 
 
+def head_labels(attention):
+    """A short label per cross-attention head for the demo's legend (heads.json), from the
+    measured shares: where its most-attended position falls and how often it moves forward."""
+    def label(mono, on_letters):
+        if on_letters < 0.5:
+            return f"boundary head · argmax on <s>/</s> {1 - on_letters:.0%}"
+        if mono >= 0.85:
+            return f"alignment head · monotone {mono:.0%}"
+        return f"mixed · monotone {mono:.0%}"
+    return {"cross": [[label(m, o) for m, o in zip(ms, os_)] for ms, os_ in zip(attention["monotone"], attention["on_letters"])],
+            "measured_on": f"{attention['words']} held-out words, greedy outputs"}
+
+
 def main():
     build, model_dir = sys.argv[1:3]
     model, cfg, vocab = load_model(model_dir)
@@ -112,6 +125,8 @@ def main():
     print("baseline", json.dumps(base_score), flush=True)
     attention = monotonicity(model, vocab, words[:ATTENTION_WORDS], preds[:ATTENTION_WORDS])
     print("attention", json.dumps(attention), flush=True)
+    with open(os.path.join(model_dir, "heads.json"), "w") as f:
+        json.dump(head_labels(attention), f, indent=1)
     # A fixed, evenly spread sample of the test words for the WASM test.
     pick = np.linspace(0, len(test) - 1, SAMPLE_WORDS).round().astype(int)
     sample_data = [test[i] for i in pick]

@@ -31,6 +31,7 @@ come from the decoder, the keys and values from the encoder's reading of the let
 | `model.safetensors` | float16, {size:.2f} MB; `model.shared.weight` (letters, phonemes and specials in one table, tied to the output layer), `model.encoder.*`, `model.decoder.*`, `final_logits_bias` |
 | `vocab.json` | `<s>` `<pad>` `</s>` `<unk>`, the letters a-z and `'`, the 39 phonemes |
 | `heldout-sample.json` | {len(sample['words'])} held-out words with their pronunciations and this model's greedy output (`tests/js/g2p.test.cjs` recomputes them through WASM): WER {sample['wer']:.1%}, PER {sample['per']:.1%} |
+| `heads.json` | a label per decoder layer and cross-attention head (alignment / boundary / mixed, with the measured shares below) for the demo's legend |
 
 Input: `<s>` + the word's letters (lower-cased) + `</s>`. Output: phonemes, then `</s>`; decoding
 starts from `</s>` (`decoder_start_token_id`, as BART).
