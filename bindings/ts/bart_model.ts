@@ -295,15 +295,8 @@ export class BartModel extends WasmObject<BartHandle> {
         }
       },
       reorder(order: number[]): void {
-        const ro = st.plan(order.length * 4);
-        try {
-          st.commit();
-          st.writeI32(ro, order);
-          throwIfError(handle.reorderCache(ro.ptr, order.length), 'generate');
-          batch = order.length;
-        } finally {
-          st.release();
-        }
+        st.withI32(order, (ptr) => throwIfError(handle.reorderCache(ptr, order.length), 'generate'));
+        batch = order.length;
       },
     };
   }

@@ -63,6 +63,18 @@ export class Staging {
     return this.mod.HEAPF32.slice(start, start + count);
   }
 
+  /** Calls `use` with a heap copy of `values` as int32 (the whole call: plan, commit, release). */
+  withI32<T>(values: ArrayLike<number>, use: (ptr: number) => T): T {
+    const r = this.plan(values.length * 4);
+    try {
+      this.commit();
+      this.writeI32(r, values);
+      return use(r.ptr);
+    } finally {
+      this.release();
+    }
+  }
+
   /** Ends the call: forgets the plan, and gives back an unusually large block. */
   release(): void {
     this.regions = [];
