@@ -63,10 +63,23 @@ export async function readBytes(url: URL | string): Promise<ArrayBuffer | Uint8A
     const fsModule = 'node:fs/promises';
     const urlModule = 'node:url';
     const [{ readFile }, { fileURLToPath }] = await Promise.all([import(fsModule), import(urlModule)]);
-    return readFile(fileURLToPath(href));
+    const file = fileURLToPath(href);
+    try {
+      return await readFile(file);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'ENOENT') throw new AttentionError(`file not found: ${file}`);
+      if (code === 'EISDIR') throw new AttentionError(`${file} is a folder, not a file`);
+      throw new AttentionError(`could not read ${file}: ${code ?? (e as Error).message}`);
+    }
   }
-  const response = await fetch(href);
-  if (!response.ok) throw new AttentionError(`could not fetch ${href}: HTTP ${response.status}`);
+  let response: Response;
+  try {
+    response = await fetch(href);
+  } catch (e) {
+    throw new AttentionError(`could not fetch ${href}: ${(e as Error).message} (network error, or the server does not allow this origin)`);
+  }
+  if (!response.ok) throw new AttentionError(`could not fetch ${href}: HTTP ${response.status}${response.status === 404 ? ' (not found)' : ''}`);
   return response.arrayBuffer();
 }
 
@@ -186,8 +199,8 @@ export async function instantiate(options: LoadOptions): Promise<{ mod: WasmModu
   try {
     bytes = options.wasmBinary ?? await readBytes(options.wasmUrl ?? defaultWasmUrl(variant));
   } catch (e) {
-    if (e instanceof AttentionError) throw e;
-    throw new AttentionError(`could not load attention_${variant}.wasm: ${(e as Error).message}. Pass { wasmUrl } or { wasmBinary } to loadAttention()`);
+    // A bundler that did not copy the .wasm beside the script lands here too (a 404): say what to do.
+    throw new AttentionError(`could not load attention_${variant}.wasm: ${(e as Error).message}. Pass { wasmUrl } or { wasmBinary } to loadAttention(), or copy the .wasm files of attention-wasm/dist next to the bundle`);
   }
   const factory = variant === 'simd' ? createSimd : createScalar;
   const mod = await instantiateWith(factory, bytes, `attention_${variant}.wasm`, {});

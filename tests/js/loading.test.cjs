@@ -3,6 +3,7 @@
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const os = require('node:os');
 const { api, root, randomArray } = require('./helpers.cjs');
 
 const dist = path.join(root, 'dist');
@@ -52,9 +53,22 @@ test('wasmBinary: the module can be handed its bytes', async () => {
 
 test('a wrong wasmUrl or corrupt bytes give an AttentionError that says what to do', async () => {
   await expect(api.loadAttention({ wasmUrl: 'file:///nonexistent/attention.wasm' }))
-    .rejects.toThrow(/could not load attention_simd\.wasm: .*ENOENT.*Pass \{ wasmUrl \} or \{ wasmBinary \}/);
+    .rejects.toThrow(/could not load attention_simd\.wasm: file not found: \/nonexistent\/attention\.wasm\. Pass \{ wasmUrl \} or \{ wasmBinary \}/);
   await expect(api.loadAttention({ wasmBinary: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 99]) }))
     .rejects.toThrow(/failed to instantiate/);
+});
+
+test('loadModel on a folder or file that is not there names what is missing', async () => {
+  const attn = await api.loadAttention({ simd: true, threads: 1 });
+  const missing = path.join(os.tmpdir(), 'attention-wasm-no-such-model');
+  await expect(attn.loadModel(missing)).rejects.toThrow(new RegExp(`^file not found: ${missing}/config\\.json$`));
+  await expect(attn.loadModel(missing)).rejects.toBeInstanceOf(api.AttentionError);
+  // A folder with config.json but no weights names the weights file.
+  const half = fs.mkdtempSync(path.join(os.tmpdir(), 'attention-wasm-half-'));
+  fs.copyFileSync(path.join(root, 'web/models/brown-gpt2/config.json'), path.join(half, 'config.json'));
+  await expect(attn.loadModel(half)).rejects.toThrow(/file not found: .*model\.safetensors/);
+  fs.rmSync(half, { recursive: true });
+  await expect(attn.loadModel('http://127.0.0.1:9/model')).rejects.toThrow(/could not fetch http:\/\/127\.0\.0\.1:9\/model\/config\.json: .*network error/);
 });
 
 test('all builds give the same answer', async () => {
