@@ -30,6 +30,14 @@ test('typing a sentence shows its tokens, and every drawn attention row sums to 
   expect(longest).toBeLessThan(250);
   expect(await page.$eval('#sentence', (t) => t.value)).toBe(sentence);
   expect(new URL(await page.evaluate(() => location.href)).searchParams.get('s')).toBe(sentence);
+  // After the final "." the model would end the text: the panel says so in words and lists what
+  // would follow otherwise (without <|endoftext|>, probabilities given that the text goes on).
+  expect(await page.$eval('#next svg', (t) => t.textContent)).toMatch(/^Most likely, the text ends here:<\|endoftext\|> 99\.\d{3}%If it goes on/);
+  const next = await page.$$eval('#next .prediction', (gs) => gs.map((g) => [g.textContent, Number(g.dataset.probability)]));
+  expect(next.length).toBe(8);
+  expect(next.some(([t]) => t.includes('endoftext'))).toBe(false);
+  expect(next.reduce((a, [, p]) => a + p, 0)).toBeLessThanOrEqual(1 + 1e-9);
+  expect(new Set(next.map(([t]) => t.replace(/^.*”/, ''))).size).toBeGreaterThan(1); // printed probabilities differ
 
   const nTokens = await page.$$eval('#tokens .token', (b) => b.length);
   const nHeads = await page.$$eval('#head option', (o) => o.filter((x) => x.value !== 'all').length);

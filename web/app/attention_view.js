@@ -203,7 +203,7 @@ class AttentionViewElement extends HTMLElement {
       const feature = isSeed ? null : r.info.features[s.view];
       if (isSeed) this.body.replaceChildren(el('p', { text: 'The tutorial example is one attention layer, not a language model: it predicts nothing.' }));
       else if (!feature) this.body.replaceChildren(el('p', { text: s.view === 'next' ? `${r.info.name} reads in both directions: it fills in blanks (view="fill") rather than predicting the next word.` : `${r.info.name} predicts the next word (view="next"); it has no blanks to fill.` }));
-      else if (s.view === 'next') renderNextTokenView(this.body, { predictions: r.predictions });
+      else if (s.view === 'next') renderNextTokenView(this.body, { predictions: r.predictions, endOfText: r.endOfText });
       else {
         renderFillMaskView(this.body, { words: splitWords(s.sentence), fill: r.fill }, {
           toggle: (i) => {

@@ -345,7 +345,7 @@ function render() {
   else if (view === 'compare') renderCompare();
   else renderSteps(seedMode, sel);
 
-  if (!seedMode && m.features.next) renderNextTokenView(ui.next, { predictions: run.predictions }, { title: false });
+  if (!seedMode && m.features.next) renderNextTokenView(ui.next, { predictions: run.predictions, endOfText: run.endOfText }, { title: false });
   if (!seedMode && m.features.pronounce) renderPronunciationView(ui.pron, run, { onSelect: (i) => update({ word: i, query: null }) });
   if (!seedMode && m.features.fill) renderFillMaskView(ui.fill, { words: splitWords(state.sentence), fill: run.fill }, { toggle: toggleMask });
   ui.seedNotes.replaceChildren(...SEED_NOTES.map((t) => el('li', {}, mathName(t))));

@@ -69,6 +69,19 @@ export async function loadGpt2({ attn, config: rawConfig, fetchFile, name }) {
     return layers.get(layer);
   }
 
+  /**
+   * The next-token list. When the model's first choice is to end the text (<|endoftext|>), that is
+   * said apart (endOfText: its probability) and the list shows what would come if the text went
+   * on: the other tokens, their probabilities given that it does not end.
+   */
+  function nextTokens(r, topK) {
+    const preds = lm.predictNext(r, topK + 1);
+    if (preds[0]?.id !== lm.eosTokenId) return { predictions: preds.slice(0, topK) };
+    const pEnd = preds[0].probability;
+    const rest = preds.slice(1).map((p) => ({ ...p, probability: p.probability / (1 - pEnd) }));
+    return { predictions: rest, endOfText: { probability: pEnd, text: preds[0].text } };
+  }
+
   function run({ text, layer, topK = 8, crossText = null }) {
     const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
     const { ids, truncated } = encode(text);
@@ -83,7 +96,7 @@ export async function loadGpt2({ attn, config: rawConfig, fetchFile, name }) {
       xNote: x
         ? `X = LN₁(h): the LayerNorm of the residual stream h entering layer ${traceLayer + 1} (token plus position embedding for layer 1), from the library's trace. With the layer's weights read from model.safetensors, X W^Q + b^Q reproduces the trace's Q to ${xCheck.toExponential(1)}.`
         : 'X = LN₁(h), the LayerNorm of the residual stream entering this layer: this build of the library does not trace it.',
-      predictions: lm.predictNext(r, topK), loss, cross: null,
+      ...nextTokens(r, topK), loss, cross: null,
       facts: loss ? [['This sentence', `${loss.loss.toFixed(2)} nats/token (perplexity ${loss.perplexity.toFixed(1)})`]] : [],
     };
     if (crossText !== null && x) {
