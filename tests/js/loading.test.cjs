@@ -1,6 +1,6 @@
 // How the package loads: CommonJS and ESM in Node, variant choice, explicit bytes or URL, and
 // proof that the SIMD build really runs f32x4 instructions.
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const os = require('node:os');
@@ -69,6 +69,26 @@ test('loadModel on a folder or file that is not there names what is missing', as
   await expect(attn.loadModel(half)).rejects.toThrow(/file not found: .*model\.safetensors/);
   fs.rmSync(half, { recursive: true });
   await expect(attn.loadModel('http://127.0.0.1:9/model')).rejects.toThrow(/could not fetch http:\/\/127\.0\.0\.1:9\/model\/config\.json: .*network error/);
+});
+
+describe("the threaded build leaves the user's process alone", () => {
+  // Each script loads the default (threaded) build in Node, then misbehaves as an app might.
+  const run = (body) => spawnSync(process.execPath, ['-e', `
+    const { loadAttention } = require(${JSON.stringify(path.join(dist, 'index.cjs'))});
+    loadAttention().then((attn) => { if (attn.threads < 2) throw new Error('expected the threaded build'); ${body} });`], { encoding: 'utf8', timeout: 30000 });
+
+  test("a user's uncaught error exits with code 1 and prints the user's error, not the glue", () => {
+    const r = run("setTimeout(() => { throw new Error('user boom'); }, 0);");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/Error: user boom/);
+    expect(r.stderr.length).toBeLessThan(4000);
+  });
+
+  test("a user's unhandledRejection handler decides", () => {
+    const r = run("process.on('unhandledRejection', (e) => { console.log('handled', e.message); process.exitCode = 0; }); Promise.reject(new Error('user rejection'));");
+    expect(r.stdout).toMatch(/handled user rejection/);
+    expect(r.status).toBe(0);
+  });
 });
 
 test('all builds give the same answer', async () => {

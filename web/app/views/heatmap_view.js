@@ -67,7 +67,7 @@ export function renderHeatmapView(container, data, sel, on = {}) {
       if (showValues) {
         g.append(svg('text', {
           x: left + j * cell + cell / 2, y: top + i * cell + cell / 2 + 4, 'text-anchor': 'middle', 'font-size': 11,
-          fill: masked ? '#6e7781' : textOn(w), 'pointer-events': 'none', text: masked ? '−∞' : fmt(w, 2),
+          fill: masked ? '#6e7781' : textOn(w), 'pointer-events': 'none', text: masked ? fmt(0, 2) : fmt(w, 2),
         }));
       }
     }
@@ -91,7 +91,7 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   }
   if (data.masked) {
     root.append(svg('rect', { x: left + legendW + 16, y: legendY, width: 12, height: 12, fill: MASKED_FILL }));
-    root.append(svg('text', { x: left + legendW + 32, y: legendY + 10, fill: '#57606a', 'font-size': 11, text: 'masked' }));
+    root.append(svg('text', { x: left + legendW + 32, y: legendY + 10, fill: '#57606a', 'font-size': 11, text: 'masked: weight 0' }));
   }
 
   // The exact value: a tooltip that follows the pointer, and a readout line (also for keyboards).
