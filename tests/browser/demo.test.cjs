@@ -210,7 +210,15 @@ test('the URL holds sentence, layer, head, view and query, and reproduces the vi
   await settled(page);
   expect(await page.$eval('.heatmap-view', (s) => [s.dataset.layer, s.dataset.head])).toEqual(['1', '3']);
   expect(await rowsOf(page)).toEqual(after);
+
   expect(await page.evaluate(() => location.href)).toBe(url);
+
+  // A visit to the tutorial's example and back returns to the same layer and head.
+  await page.check('input[name="preset"][value="seed"]');
+  await settled(page);
+  await page.check('input[name="preset"][value="gpt2"]');
+  await settled(page);
+  expect([await page.$eval('#layer', (s) => s.value), await page.$eval('#head', (s) => s.value)]).toEqual(['1', '3']);
   expect(errors).toEqual([]);
   await page.close();
 });

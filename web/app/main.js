@@ -470,10 +470,14 @@ ui.causal.addEventListener('change', () => update({ causal: ui.causal.checked })
 ui.cross.addEventListener('change', () => update({ cross: ui.cross.checked }));
 ui.batch.addEventListener('change', () => update({ batch: ui.batch.checked, query: null }));
 ui.decimals.addEventListener('change', () => update({ decimals: Number(ui.decimals.value) }));
+// Each preset keeps the layer and head it was left on, so a visit to the tutorial's example and
+// back returns to the same head.
+const presetSelection = new Map(); // 'seed' | model name -> { layer, head }
 ui.presets.forEach((r) => r.addEventListener('change', () => {
   if (!r.checked) return;
+  presetSelection.set(isSeed() ? 'seed' : state.model, { layer: state.layer, head: state.head });
   const change = r.value === 'seed' ? { preset: 'seed' } : { preset: 'model', model: r.value };
-  update({ ...change, layer: 0, head: 0, query: null, cross: false, batch: false });
+  update({ ...change, layer: 0, head: 0, ...presetSelection.get(r.value), query: null, cross: false, batch: false });
 }));
 ui.seedReset.addEventListener('click', () => {
   const d = defaultState();
