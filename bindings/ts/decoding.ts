@@ -131,10 +131,12 @@ export function beamSearch(stepper: Stepper, first: Float32Array, o: BeamOptions
     });
     cands.sort((x, y) => y.logProb - x.logProb || x.beam - y.beam || x.token - y.token);
     const next: typeof live = [], order: number[] = [], tokens: number[] = [];
-    for (const c of cands.slice(0, 2 * k)) {
+    for (const [rank, c] of cands.slice(0, 2 * k).entries()) {
       const seq = [...live[c.beam].tokens, c.token];
       if (c.token === o.endTokenId) {
-        if (finished.length < k) finish(seq.slice(0, -1), c.logProb, true);
+        // An ending counts only when it is among the k best candidates (with k = 1: greedy's
+        // choice); a lower-ranked one is a worse sequence than every live beam.
+        if (rank < k && finished.length < k) finish(seq.slice(0, -1), c.logProb, true);
       } else if (next.length < k) {
         next.push({ tokens: seq, logProb: c.logProb });
         order.push(c.beam);

@@ -11,7 +11,7 @@ def write_card(out, cfg, model, base, attention, training, sample, examples, siz
     L, H = cfg["decoder_layers"], cfg["decoder_attention_heads"]
     mono = attention["monotone"]
     on_letters = attention["on_letters"]
-    rows = "\n".join(f"| {l} | {h} | {mono[l][h]:.1%} | {on_letters[l][h]:.1%} |" for l in range(L) for h in range(H))
+    rows = "\n".join(f"| {l + 1} | {h + 1} | {mono[l][h]:.1%} | {on_letters[l][h]:.1%} |" for l in range(L) for h in range(H))
     best = max(((l, h) for l in range(L) for h in range(H)), key=lambda lh: mono[lh[0]][lh[1]])
     ex = "\n".join(f"| {w} | {' '.join(p)} |" for w, p in examples.items())
     size = os.path.getsize(os.path.join(out, "model.safetensors")) / 1e6
@@ -81,7 +81,9 @@ the share of steps that look at a letter rather than at `<s>`/`</s>`.
 |---|---|---|---|
 {rows}
 
-The most monotone head is layer {best[0]} head {best[1]} ({mono[best[0]][best[1]]:.1%}): the demo opens on it.
+Layers and heads are counted from 1, as the demo labels them. The most monotone head is layer
+{best[0] + 1} head {best[1] + 1} ({mono[best[0]][best[1]]:.1%}): open it in the demo with
+`?model=bart&layer={best[0] + 1}&head={best[1] + 1}`.
 
 ## Reproduce
 
