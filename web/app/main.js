@@ -374,7 +374,8 @@ function renderSteps(seedMode, sel) {
     lastSteps = seedSteps(seed, state, sel);
   } else {
     if (run.layer !== sel.layer) return; // the trace for this layer is on its way
-    if (state.cross && info().features.cross) {
+    // run.cross.always: the model's own cross-attention (the encoder-decoder), not the GPT-2 toggle.
+    if ((state.cross && info().features.cross) || run.cross?.always) {
       ui.crossNote.hidden = false;
       ui.crossNote.textContent = run.cross?.note ?? 'Cross-attention needs the layer input X of both sentences, which this build of the library does not trace. Showing self-attention.';
     }
