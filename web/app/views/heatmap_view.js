@@ -25,7 +25,10 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   const top = 30 + colLabelH, left = labelW + 4;
   const legendY = top + n * cell + 22;
   const gridW = Math.max(m * cell, 240);
-  const total = left + gridW + 12;
+  const label = data.headLabel?.(sel.layer, head);
+  const title = `Layer ${sel.layer + 1} · Head ${head + 1}${label ? ` · ${label}` : ''}${data.keyTokens ? ` · cross-attention (${data.keyLabel ?? 'keys: second sentence'})` : ''}`;
+  // Wide enough for the title too (the SVG scales down to the container, never cuts it off).
+  const total = Math.max(left + gridW + 12, textWidth(title, 13, 600) + 12);
   const height = legendY + 46;
 
   const root = svg('svg', {
@@ -35,9 +38,7 @@ export function renderHeatmapView(container, data, sel, on = {}) {
     'data-view': 'heatmap', 'data-layer': sel.layer, 'data-head': head,
   });
   root.append(svg('rect', { x: 0, y: 0, width: total, height, fill: '#ffffff' }));
-  const label = data.headLabel?.(sel.layer, head);
-  root.append(svg('text', { x: 4, y: 18, 'font-weight': 600, fill: '#1b1f24', 'font-size': 13,
-    text: `Layer ${sel.layer + 1} · Head ${head + 1}${label ? ` · ${label}` : ''}${data.keyTokens ? ` · cross-attention (${data.keyLabel ?? 'keys: second sentence'})` : ''}` }));
+  root.append(svg('text', { x: 4, y: 18, 'font-weight': 600, fill: '#1b1f24', 'font-size': 13, text: title }));
 
   // Column labels, rotated so long tokens fit; row labels right-aligned.
   keys.forEach((t, j) => {

@@ -12,5 +12,5 @@ export function renderPronunciationView(container, data, { onSelect }) {
     el('span', { class: 'pron-arpabet', text: p.phonemes.join(' ') + (p.finished ? '' : ' …') }),
     p.ipa ? el('span', { class: 'pron-ipa', text: `/${p.ipa}/` }) : '');
   });
-  container.replaceChildren(...items);
+  container.replaceChildren(el('div', { class: 'prons' }, ...items));
 }

@@ -61,4 +61,12 @@ export const VIEW_CSS = `
 .fill-title { font: 600 13px/1.3 system-ui, sans-serif; color: #1b1f24; margin: 8px 0 2px; }
 .fill-note { font: 13px/1.4 system-ui, sans-serif; color: #57606a; margin: 4px 0; }
 .steps-note { font: 13px/1.45 system-ui, sans-serif; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 8px 10px; }
+/* The encoder-decoder's pronunciations: one button per word (page and widget). */
+.prons { display: flex; flex-direction: column; gap: 6px; }
+.pron { display: grid; grid-template-columns: minmax(5em, auto) 1fr; gap: 2px 10px; text-align: left; padding: 6px 8px;
+  border: 1px solid #d0d7de; border-radius: 6px; background: #fff; font: inherit; cursor: pointer; }
+.pron.chosen { border-color: #0072B2; background: #eef6fc; }
+.pron-word { font-weight: 600; grid-row: span 2; align-self: center; overflow-wrap: anywhere; }
+.pron-arpabet { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
+.pron-ipa { color: #57606a; }
 `;
