@@ -52,6 +52,34 @@ void columns_tail(int M, int n0, int N, int kc, const float* A, int lda, const f
     }
 }
 
+// One row of A (a decoding step's vector-matrix product, c = a B): stream B row by row, four
+// rows at a time, adding into c. Each row of B is read once, front to back, so the hardware
+// prefetcher keeps up; walking 8-column panels down B instead jumps a page per row and waits on
+// memory. c (N floats) stays in L1. Returns the first column not done (the scalar tail).
+int row_times_b(int N, int kc, const float* a, const float* B, int ldb, float* c, bool accumulate) {
+  const int n4 = N / 4 * 4;
+  if (!accumulate)
+    for (int j = 0; j < n4; j += 4) store(c + j, splat(0.0f));
+  int k = 0;
+  for (; k + 4 <= kc; k += 4) {
+    const float* b0 = B + static_cast<long>(k) * ldb;
+    const float *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+    const f32x4 a0 = splat(a[k]), a1 = splat(a[k + 1]), a2 = splat(a[k + 2]), a3 = splat(a[k + 3]);
+    for (int j = 0; j < n4; j += 4) {
+      f32x4 acc = madd(a0, load(b0 + j), load(c + j));
+      acc = madd(a1, load(b1 + j), acc);
+      acc = madd(a2, load(b2 + j), acc);
+      store(c + j, madd(a3, load(b3 + j), acc));
+    }
+  }
+  for (; k < kc; ++k) {
+    const float* b = B + static_cast<long>(k) * ldb;
+    const f32x4 ak = splat(a[k]);
+    for (int j = 0; j < n4; j += 4) store(c + j, madd(ak, load(b + j), load(c + j)));
+  }
+  return n4;
+}
+
 void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
                int ldc, bool accumulate) {
   if (K == 0) {
@@ -67,6 +95,11 @@ void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int
     const bool acc = accumulate || k0 > 0;
     const float* Ak = A + k0;
     const float* Bk = B + static_cast<long>(k0) * ldb;
+    if (M == 1) {
+      const int done = row_times_b(N, kc, Ak, Bk, ldb, C, acc);
+      if (done < N) columns_tail(1, done, N, kc, Ak, lda, Bk, ldb, C, ldc, acc);
+      continue;
+    }
     for (int j = 0; j < n_panels; j += kPanelCols) {
       // Pack B[k0:k0+kc, j:j+8] contiguously: one stream for the micro-kernel, reused by all row
       // tiles. With few rows there is little reuse, and the copy would cost more than it saves.
@@ -108,15 +141,29 @@ void gemm_bt_simd(int M, int N, int K, const float* A, int lda, const float* B, 
       const float* b1 = b0 + ldb;
       const float* b2 = b1 + ldb;
       const float* b3 = b2 + ldb;
-      f32x4 s0 = splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
-      for (int k = 0; k < k4; k += 4) {
+      // Two accumulators per row: eight independent mul+add chains hide their latency (with
+      // four, a long row such as a vocabulary's embedding waits on them, not on memory).
+      f32x4 s0 = splat(0.0f), s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0;
+      int k = 0;
+      for (; k + 8 <= k4; k += 8) {
+        const f32x4 av = load(a + k), aw = load(a + k + 4);
+        s0 = madd(av, load(b0 + k), s0);
+        s1 = madd(av, load(b1 + k), s1);
+        s2 = madd(av, load(b2 + k), s2);
+        s3 = madd(av, load(b3 + k), s3);
+        t0 = madd(aw, load(b0 + k + 4), t0);
+        t1 = madd(aw, load(b1 + k + 4), t1);
+        t2 = madd(aw, load(b2 + k + 4), t2);
+        t3 = madd(aw, load(b3 + k + 4), t3);
+      }
+      for (; k < k4; k += 4) {
         const f32x4 av = load(a + k);
         s0 = madd(av, load(b0 + k), s0);
         s1 = madd(av, load(b1 + k), s1);
         s2 = madd(av, load(b2 + k), s2);
         s3 = madd(av, load(b3 + k), s3);
       }
-      float r0 = hsum(s0), r1 = hsum(s1), r2 = hsum(s2), r3 = hsum(s3);
+      float r0 = hsum(add(s0, t0)), r1 = hsum(add(s1, t1)), r2 = hsum(add(s2, t2)), r3 = hsum(add(s3, t3));
       for (int k = k4; k < K; ++k) {
         r0 += a[k] * b0[k];
         r1 += a[k] * b1[k];

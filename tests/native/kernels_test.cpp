@@ -21,7 +21,7 @@ TEST(Kernels, SimdTwinIsCompiledNatively) { EXPECT_TRUE(attn::have_simd_kernels(
 TEST(Kernels, GemmSimdMatchesScalarAndDouble) {
   std::mt19937 rng(1);
   const int sizes_m[] = {1, 2, 3, 4, 5, 7, 8, 13, 33};
-  const int sizes_n[] = {1, 3, 4, 7, 8, 9, 16, 17, 40};
+  const int sizes_n[] = {1, 3, 4, 7, 8, 9, 16, 17, 40, 75};
   const int sizes_k[] = {1, 3, 8, 255, 256, 257, 300, 511, 512, 513, 1100};
   for (int M : sizes_m)
     for (int N : sizes_n)
