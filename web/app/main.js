@@ -74,7 +74,7 @@ const ui = {
   seedPanel: $('seed-panel'), seedNotes: $('seed-notes'), seedReset: $('seed-reset'),
   modelInfo: $('model-info'), sentenceHelp: $('sentence-help'), status: $('status'), presets: [...document.querySelectorAll('input[name=preset]')],
   sentenceLabel: $('sentence-label'), attend: $('attend'), attendLabel: $('attend-label'), pron: $('pron'), pronPanel: $('pron-panel'),
-  continueButton: $('continue'), stopButton: $('stop-generation'),
+  marksLegend: $('marks-legend'), continueButton: $('continue'), stopButton: $('stop-generation'),
 };
 document.head.append(el('style', { text: VIEW_CSS }));
 
@@ -242,6 +242,12 @@ function options(select, items, selected) {
   select.value = String(selected);
 }
 
+// What the marks inside tokens mean, said where the tokens are shown.
+const TOKEN_MARKS = {
+  gpt2: '· “␣” is a space: a GPT-2 token carries the space before its word',
+  bert: '· “##” joins a piece to the one before it: one word, several tokens',
+};
+
 function syncControls() {
   const seedMode = isSeed();
   const m = info();
@@ -252,6 +258,8 @@ function syncControls() {
   });
   if (document.activeElement !== ui.sentence) ui.sentence.value = seedMode ? SEED_TOKENS.join(' ') : state[textKey()];
   ui.sentenceLabel.textContent = textKey() === 'words' ? 'Words' : 'Sentence';
+  ui.marksLegend.textContent = seedMode ? '' : TOKEN_MARKS[state.model] ?? '';
+  ui.marksLegend.hidden = !ui.marksLegend.textContent;
   ui.attendLabel.hidden = !features.attend;
   ui.attend.value = state.attend;
   ui.pronPanel.hidden = seedMode || !features.pronounce;
