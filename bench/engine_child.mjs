@@ -1,7 +1,7 @@
 // Runs one engine in its own process (forked by engine_proxy.mjs). A fresh process per engine
 // gives cold load/first-call numbers, keeps one engine's JIT and heap from another's, and is
 // required for ORT, whose thread count is fixed at its wasm init.
-import { timeCalls } from './timing.mjs';
+import { median, timeCalls } from './timing.mjs';
 
 const [moduleFile, optionsJson] = process.argv.slice(2);
 let engine = null;
@@ -26,8 +26,16 @@ async function handle(msg) {
       current = { wl: msg.wl, inst };
       return { prepareMs: t1 - t0, sessionMs: inst.sessionMs, firstCallMs, output: Float32Array.from(out) };
     }
-    case 'time':
-      return timeCalls(current.inst.run, current.inst.isAsync, msg.policy);
+    case 'time': {
+      const r = await timeCalls(current.inst.run, current.inst.isAsync, msg.policy);
+      // Generate: each call also logged its time to first token; the last r.reps are the timed ones.
+      const split = current.inst.firstToken?.slice(-r.reps);
+      if (split?.length) {
+        r.ttftMs = median(split.map((s) => s.ttftMs));
+        r.decodeMs = median(split.map((s) => s.runMs - s.ttftMs));
+      }
+      return r;
+    }
     case 'exit':
       if (current) await current.inst.dispose();
       setImmediate(() => process.exit(0));

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { ChildEngine } from './engine_proxy.mjs';
 import { prepareEncoder } from './encoder.mjs';
+import { prepareGenerate, tokenAgreement } from './generate.mjs';
 import { ENGINES, REFERENCE_ID, runsWorkload, selectEngines } from './engines/index.mjs';
 import { NativeEngine } from './engines/native.mjs';
 import { measurePeak, mergePeaks } from './peak.mjs';
@@ -29,7 +30,8 @@ const HELP = `usage: npm run bench -- [--quick] [--workloads a,b] [--engines x,y
   engines:   ${ENGINES.map((e) => e.id).join(', ')}
   --quick    few repetitions (a smoke run of the harness)
   --browser  also run bench/browser.mjs (bert in headless Chromium)
-  e.g. --workloads encoder: only the encoder (MiniLM-L6-shaped BERT) on the engines that run it`;
+  e.g. --workloads encoder: only the encoder (MiniLM-L6-shaped BERT) on the engines that run it;
+       --workloads generate: only GPT-2-small text generation (tokens/s, time to first token)`;
 
 function options() {
   const { values } = parseArgs({
@@ -64,6 +66,9 @@ async function runEngine(e, ctx) {
   }
 }
 
+// Workloads whose data comes from a PyTorch export (cached in build/), by kind.
+const PREPARE = { encoder: prepareEncoder, generate: prepareGenerate };
+
 /** Agreement of an output with the reference: max |diff| for workloads with absTolerance, else relative. */
 function agreement(wl, ref, out, against) {
   const a = { ...compareOutputs(ref, out), against };
@@ -88,26 +93,33 @@ async function measureEngine(e, runner, { workloads, data, expected, refs, polic
     console.log(`${e.id}: failed to load: ${entry.reason}`);
     return;
   }
-  for (const wl of workloads.filter((w) => runsWorkload(e, w))) {
+  // An untimed reference skips generate: those outputs are checked against PyTorch, not it.
+  for (const wl of workloads.filter((w) => runsWorkload(e, w) && (timed || kindOf(w) !== 'generate'))) {
     const row = { workload: wl.name, engine: e.id, nominalFlops: nominalFlops(wl) };
     try {
       const p = await runner.prepare(wl, data.get(wl.name));
       Object.assign(row, { firstCallMs: p.firstCallMs, prepareMs: p.prepareMs, sessionMs: p.sessionMs });
+      // Generated token ids: every engine against PyTorch's own continuation.
+      if (kindOf(wl) === 'generate') row.agreement = tokenAgreement(wl, expected.get(wl.name), p.output);
       // The reference is checked against PyTorch's own output where the workload has one.
-      if (e.id === REFERENCE_ID) {
+      else if (e.id === REFERENCE_ID) {
         refs.set(wl.name, p.output);
         row.isReference = true;
         if (expected.has(wl.name)) row.agreement = agreement(wl, expected.get(wl.name), p.output, 'pytorch');
       }
       const ref = refs.get(wl.name);
-      if (ref && e.id !== REFERENCE_ID) row.agreement = agreement(wl, ref, p.output, REFERENCE_ID);
+      if (ref && e.id !== REFERENCE_ID && kindOf(wl) !== 'generate') row.agreement = agreement(wl, ref, p.output, REFERENCE_ID);
       if (row.agreement) row.agrees = row.agreement.ok;
-      const agree = row.agreement
+      const agree = row.agreement?.kind === 'tokens'
+        ? `first ${row.agreement.value} of ${wl.newTokens} tokens equal PyTorch's${row.agrees ? '' : ` DISAGREES (${row.agreement.tolerance} must)`}`
+        : row.agreement
         ? `${row.agreement.kind === 'abs' ? 'max|diff|' : 'agree'} ${row.agreement.value.toExponential(1)}${row.agreement.against === 'pytorch' ? ' vs PyTorch' : ''}${row.agrees ? '' : ` DISAGREES (tolerance ${row.agreement.tolerance})`}`
         : ref ? 'reference' : 'no reference';
       if (row.agrees === false && wl.strict) {
         // Timing a different function would be meaningless: stop here and fail the run.
-        row.error = `outputs differ from ${row.agreement.against}: max |diff| ${row.agreement.maxAbsDiff.toExponential(2)} > ${row.agreement.tolerance}`;
+        row.error = row.agreement.kind === 'tokens'
+          ? `only the first ${row.agreement.value} of ${wl.newTokens} tokens equal PyTorch's (${row.agreement.tolerance} must)`
+          : `outputs differ from ${row.agreement.against}: max |diff| ${row.agreement.maxAbsDiff.toExponential(2)} > ${row.agreement.tolerance}`;
         res.failures.push(`${wl.name} on ${e.id}: ${row.error}`);
         console.log(`  ${wl.name.padEnd(5)} ${agree}: NOT TIMED, the bench will fail`);
         if (timed) res.rows.push(row);
@@ -117,8 +129,14 @@ async function measureEngine(e, runner, { workloads, data, expected, refs, polic
         Object.assign(row, await runner.time(policy));
         row.gflops = row.nominalFlops / row.medianMs / 1e6;
         if (kindOf(wl) === 'encoder') row.sentencesPerSec = (wl.batch * 1000) / row.medianMs;
+        if (kindOf(wl) === 'generate') {
+          row.tokensPerSec = (wl.newTokens * 1000) / row.medianMs;
+          row.decodeTokensPerSec = ((wl.newTokens - 1) * 1000) / row.decodeMs;
+        }
       }
-      const speed = timed ? `; median ${row.medianMs.toFixed(3)} ms (${row.reps} reps), ${row.gflops.toFixed(2)} GFLOP/s${row.sentencesPerSec ? `, ${row.sentencesPerSec.toFixed(1)} sentences/s` : ''}` : '';
+      const units = row.sentencesPerSec ? `, ${row.sentencesPerSec.toFixed(1)} sentences/s`
+        : row.tokensPerSec ? `, ${row.tokensPerSec.toFixed(1)} tokens/s, first token ${row.ttftMs.toFixed(0)} ms` : '';
+      const speed = timed ? `; median ${row.medianMs.toFixed(3)} ms (${row.reps} reps), ${row.gflops.toFixed(2)} GFLOP/s${units}` : '';
       console.log(`  ${wl.name.padEnd(5)} ${row.agrees === false ? `${agree} (excluded from ratios)` : agree}; first call ${row.firstCallMs.toFixed(2)} ms${speed}`);
     } catch (err) {
       row.error = String(err.message);
@@ -150,21 +168,21 @@ async function main() {
     engines: [], rows: [], failures: [], skippedWorkloads: [],
   };
 
-  // Workload data. The encoder's files come from a PyTorch export (made once, cached in build/);
-  // without PyTorch the encoder is skipped, loudly.
+  // Workload data. The encoder's and generate's files come from PyTorch exports (made once,
+  // cached in build/); without PyTorch those workloads are skipped, loudly.
   const data = new Map();
   const expected = new Map();
   for (const w of opt.workloads) {
-    if (kindOf(w) === 'encoder') {
-      const enc = prepareEncoder(w);
-      if (enc.skip) {
-        console.log(`${w.name}: SKIPPED: ${enc.skip}`);
-        res.skippedWorkloads.push({ workload: w.name, reason: enc.skip });
-        continue;
-      }
-      data.set(w.name, enc.data);
-      expected.set(w.name, enc.expected);
-    } else data.set(w.name, makeData(w));
+    const prepare = PREPARE[kindOf(w)];
+    if (!prepare) { data.set(w.name, makeData(w)); continue; }
+    const got = prepare(w);
+    if (got.skip) {
+      console.log(`${w.name}: SKIPPED: ${got.skip}`);
+      res.skippedWorkloads.push({ workload: w.name, reason: got.skip });
+      continue;
+    }
+    data.set(w.name, got.data);
+    expected.set(w.name, got.expected);
   }
   const workloads = opt.workloads.filter((w) => data.has(w.name));
   if (!workloads.length) { console.error('bench: no workload left to run'); process.exit(1); }
@@ -178,9 +196,11 @@ async function main() {
   res.sizes = wasmSizes();
 
   const refs = new Map();
-  // The reference runs first; when it is not among the selected engines it still runs, untimed.
+  // The reference runs first; when it is not among the selected engines it still runs, untimed,
+  // unless every workload is checked against PyTorch alone (generate).
   const ref = ENGINES.find((e) => e.id === REFERENCE_ID);
-  const ordered = [ref, ...engines.filter((e) => e.id !== REFERENCE_ID)];
+  const needRef = engines.includes(ref) || workloads.some((w) => kindOf(w) !== 'generate');
+  const ordered = [...(needRef ? [ref] : []), ...engines.filter((e) => e.id !== REFERENCE_ID)];
   for (const e of ordered) {
     await runEngine(e, { workloads, data, expected, refs, policy, timed: engines.includes(e), res });
   }

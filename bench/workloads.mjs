@@ -5,6 +5,10 @@
 //    `seqLen` tokens; its files come from bench/encoder.mjs (PyTorch export), not from makeData.
 //    Its outputs (L2-normalized embeddings) must agree within absTolerance (max |diff|), and
 //    `strict` makes a disagreement fail the bench instead of only leaving the engine out.
+//  - kind 'generate' (issue 9): a random-weight GPT-2 small (12 layers, 768, 12 heads, vocabulary
+//    50257) continuing a `promptLen`-token prompt by `newTokens` greedy tokens through its KV
+//    cache; files from bench/generate.mjs. Its output is the new token ids, which must equal
+//    PyTorch's for at least the first `agreeTokens` of them.
 
 export const WORKLOADS = [
   { name: 'tiny', batch: 1, seqLen: 8, dModel: 64, numHeads: 4, causal: false },
@@ -14,6 +18,8 @@ export const WORKLOADS = [
   { name: 'batch', batch: 8, seqLen: 64, dModel: 256, numHeads: 8, causal: false },
   { name: 'encoder', kind: 'encoder', batch: 32, seqLen: 128, dModel: 384, numHeads: 12, causal: false, layers: 6, ffn: 1536,
     vocab: 1000, positions: 512, seed: 20261122, opset: 17, absTolerance: 1e-4, strict: true },
+  { name: 'generate', kind: 'generate', batch: 1, dModel: 768, numHeads: 12, layers: 12, vocab: 50257, positions: 1024,
+    promptLen: 64, newTokens: 64, seed: 20261123, opset: 17, agreeTokens: 64, strict: true },
 ];
 
 export const kindOf = (w) => w.kind ?? 'layer';
@@ -26,10 +32,24 @@ export const kindOf = (w) => w.kind ?? 'layer';
  * LayerNorm, GELU and pooling are not counted.
  */
 export function nominalFlops(w) {
+  if (kindOf(w) === 'generate') return generateFlops(w);
   const dk = w.dModel / w.numHeads;
   const attention = 2 * w.batch * w.seqLen * w.dModel * w.dModel * 4 + 4 * w.batch * w.numHeads * w.seqLen * w.seqLen * dk;
   if (kindOf(w) !== 'encoder') return attention;
   return w.layers * (attention + 4 * w.batch * w.seqLen * w.dModel * w.ffn);
+}
+
+/**
+ * One generate run: the prompt's positions and every new token but the last go through all
+ * layers (QKV, output projection and the 4x FFN: 24·D² per position and layer; QKᵀ and PV: 4·D
+ * per position and key it sees, the prompt counted as a full square), and each new token costs
+ * one LM head row block (2·D·V). Embeddings, LayerNorm, GELU and argmax are not counted.
+ */
+function generateFlops(w) {
+  const D = w.dModel, S = w.promptLen, steps = w.newTokens - 1;
+  const positions = S + steps;
+  const keysSeen = S * S + steps * S + (steps * (steps + 1)) / 2;
+  return w.layers * (24 * D * D * positions + 4 * D * keysSeen) + 2 * D * w.vocab * w.newTokens;
 }
 
 export function selectWorkloads(names) {
@@ -66,7 +86,7 @@ function uniform(next, n, scale) {
  * relative tolerance fits all workloads.
  */
 export function makeData(w, seed = 20261122) {
-  if (kindOf(w) !== 'layer') throw new Error(`makeData: ${w.name} is an ${kindOf(w)} workload (its data comes from bench/encoder.mjs)`);
+  if (kindOf(w) !== 'layer') throw new Error(`makeData: ${w.name} is an ${kindOf(w)} workload (its data comes from bench/${kindOf(w)}.mjs)`);
   const next = rng(seed + w.seqLen * 7919 + w.dModel * 31 + w.batch);
   const D = w.dModel;
   const ws = 1 / Math.sqrt(D);

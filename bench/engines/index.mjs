@@ -2,8 +2,8 @@
 // 'reference' (native: shows the ceiling, never a peer). threads matches ours to peers fairly.
 // kinds: the workload kinds it runs (bench/workloads.mjs); default ['layer'].
 export const ENGINES = [
-  { id: 'ours-simd', label: 'attention-wasm SIMD', role: 'ours', threads: 1, module: 'ours.mjs', options: { simd: true }, kinds: ['layer', 'encoder'] },
-  { id: 'ours-simd-2t', label: 'attention-wasm SIMD 2 threads', role: 'ours', threads: 2, module: 'ours.mjs', options: { simd: true, threads: 2 }, kinds: ['layer', 'encoder'] },
+  { id: 'ours-simd', label: 'attention-wasm SIMD', role: 'ours', threads: 1, module: 'ours.mjs', options: { simd: true }, kinds: ['layer', 'encoder', 'generate'] },
+  { id: 'ours-simd-2t', label: 'attention-wasm SIMD 2 threads', role: 'ours', threads: 2, module: 'ours.mjs', options: { simd: true, threads: 2 }, kinds: ['layer', 'encoder', 'generate'] },
   { id: 'ours-scalar', label: 'attention-wasm scalar', role: 'ours', threads: 1, module: 'ours.mjs', options: { simd: false } },
   { id: 'ort-fused-1t', label: 'onnxruntime-web Attention op', role: 'peer', threads: 1, module: 'ort.mjs', options: { graph: 'fused', threads: 1 } },
   { id: 'ort-fused-2t', label: 'onnxruntime-web Attention op 2 threads', role: 'peer', threads: 2, module: 'ort.mjs', options: { graph: 'fused', threads: 2 } },
@@ -11,6 +11,9 @@ export const ENGINES = [
   { id: 'ort-plain-2t', label: 'onnxruntime-web MatMul/Softmax graph 2 threads', role: 'peer', threads: 2, module: 'ort.mjs', options: { graph: 'plain', threads: 2 } },
   { id: 'ort-export-1t', label: 'onnxruntime-web, torch.onnx.export graph', role: 'peer', threads: 1, module: 'ort.mjs', options: { graph: 'export', threads: 1 }, kinds: ['encoder'] },
   { id: 'ort-export-2t', label: 'onnxruntime-web, torch.onnx.export graph, 2 threads', role: 'peer', threads: 2, module: 'ort.mjs', options: { graph: 'export', threads: 2 }, kinds: ['encoder'] },
+  // The generate workload's export with past key/values, driven by a greedy loop as transformers.js does.
+  { id: 'ort-kv-1t', label: 'onnxruntime-web, torch.onnx.export with past key/values', role: 'peer', threads: 1, module: 'ort.mjs', options: { graph: 'kv', threads: 1 }, kinds: ['generate'] },
+  { id: 'ort-kv-2t', label: 'onnxruntime-web, torch.onnx.export with past key/values, 2 threads', role: 'peer', threads: 2, module: 'ort.mjs', options: { graph: 'kv', threads: 2 }, kinds: ['generate'] },
   { id: 'tfjs-wasm', label: 'tfjs-backend-wasm', role: 'peer', threads: 1, module: 'tfjs.mjs', options: {} },
   { id: 'plain-js', label: 'plain JavaScript', role: 'peer', threads: 1, module: 'plainjs.mjs', options: {} },
   { id: 'native', label: 'same C++ native -O3 -march=native', role: 'reference', threads: 1, native: true },

@@ -2,6 +2,9 @@
 // com.microsoft.Attention graph or the plain MatMul/Softmax graph (bench/onnx_models.mjs) for
 // layer workloads; graph 'export' runs the encoder workload's torch.onnx.export file
 // (bench/encoder.mjs) as a user would: read the .onnx, default (full) graph optimization.
+// Graph 'kv' runs the generate workload's export with past key/values (bench/generate.mjs) in a
+// greedy loop the way transformers.js generates: prefill with empty past, then one token per
+// session.run, each step's presents fed back as the next step's past.
 import { readFileSync } from 'node:fs';
 
 import { encodeModel } from '../onnx_proto.mjs';
@@ -26,6 +29,40 @@ async function prepareEncoder(ort, wl, d) {
   };
 }
 
+async function prepareGenerate(ort, wl, d) {
+  const t = performance.now();
+  const session = await ort.InferenceSession.create(readFileSync(`${d.dir}/model.onnx`), SESSION_OPTIONS);
+  const sessionMs = performance.now() - t;
+  const dk = wl.dModel / wl.numHeads;
+  const names = [];
+  for (let i = 0; i < wl.layers; i++) names.push(`key.${i}`, `value.${i}`);
+  const ids = (tokens) => new ort.Tensor('int64', BigInt64Array.from(tokens, BigInt), [1, tokens.length]);
+  const argmax = (x) => {
+    let best = 0;
+    for (let v = 1; v < x.length; v++) if (x[v] > x[best]) best = v;  // first of equals, as torch
+    return best;
+  };
+  const firstToken = [];  // per call: time to the first token (prefill + argmax), and the whole call
+  async function run() {
+    const t0 = performance.now();
+    const feeds = { input_ids: ids(d.prompt) };
+    for (const n of names) feeds[`past_${n}`] = new ort.Tensor('float32', new Float32Array(0), [1, wl.numHeads, 0, dk]);
+    const tokens = [];
+    let ttftMs = 0;
+    for (;;) {
+      const out = await session.run(feeds);
+      tokens.push(argmax(out.logits.data));  // logits: [1, vocab], the last position's
+      if (tokens.length === 1) ttftMs = performance.now() - t0;
+      if (tokens.length === wl.newTokens) break;
+      feeds.input_ids = ids([tokens.at(-1)]);
+      for (const n of names) feeds[`past_${n}`] = out[`present_${n}`];
+    }
+    firstToken.push({ ttftMs, runMs: performance.now() - t0 });
+    return tokens;
+  }
+  return { isAsync: true, sessionMs, firstToken, run, dispose: () => session.release() };
+}
+
 export async function load({ graph, threads }) {
   const t0 = performance.now();
   const ort = await import('onnxruntime-web');
@@ -48,6 +85,10 @@ export async function load({ graph, threads }) {
     loadMs: t2 - t0,
     info: { importMs: t1 - t0, instantiateMs: t2 - t1, version: ort.env.versions?.web, numThreads: ort.env.wasm.numThreads },
     async prepare(wl, d) {
+      if (graph === 'kv') {
+        if (wl.kind !== 'generate') throw new Error(`graph 'kv' runs only the generate workload, not ${wl.name}`);
+        return prepareGenerate(ort, wl, d);
+      }
       if (graph === 'export') {
         if (wl.kind !== 'encoder') throw new Error(`graph 'export' runs only encoder workloads, not ${wl.name}`);
         return prepareEncoder(ort, wl, d);

@@ -1,7 +1,8 @@
 // This library (dist/index.js), one build per engine: SIMD, scalar, or a threaded build when
 // dist/ has one. Each engine runs in its own fresh process, so loadMs is a cold instantiate.
 // Layer workloads: createMultiHeadAttention + forward. Encoder: loadModel (config.json,
-// model.safetensors, vocab.txt from bench/encoder.mjs's folder) + embed(token ids).
+// model.safetensors, vocab.txt from bench/encoder.mjs's folder) + embed(token ids). Generate:
+// loadModel (GPT-2 files from bench/generate.mjs's folder) + generate(token ids), greedy.
 import { readFileSync } from 'node:fs';
 
 const DIST = new URL('../../dist/index.js', import.meta.url);
@@ -30,6 +31,30 @@ async function prepareEncoder(attn, wl, d) {
   };
 }
 
+async function prepareGenerate(attn, wl, d) {
+  const t = performance.now();
+  const model = await attn.loadModel({
+    config: JSON.parse(readFileSync(`${d.dir}/config.json`, 'utf8')),
+    weights: readFileSync(`${d.dir}/model.safetensors`),
+    tokenizer: { vocab: JSON.parse(readFileSync(`${d.dir}/vocab.json`, 'utf8')), merges: readFileSync(`${d.dir}/merges.txt`, 'utf8') },
+  });
+  const sessionMs = performance.now() - t;
+  const prompt = Array.from(d.prompt);
+  const firstToken = [];  // per call: the library's own time to first token, and the whole call
+  return {
+    isAsync: true,
+    sessionMs,
+    firstToken,
+    run: async () => {
+      const t0 = performance.now();
+      const r = await model.generate(prompt, { maxNewTokens: wl.newTokens, temperature: 0 });
+      firstToken.push({ ttftMs: r.timeToFirstTokenMs, runMs: performance.now() - t0 });
+      return r.tokens;
+    },
+    dispose: () => model.dispose(),
+  };
+}
+
 export async function load({ simd, threads = 1 }) {
   const t0 = performance.now();
   const lib = await import(DIST.href);
@@ -54,6 +79,7 @@ export async function load({ simd, threads = 1 }) {
     info: { importMs: t1 - t0, instantiateMs: t2 - t1, variant: attn.variant, threads: attn.threads ?? 1 },
     prepare(wl, d) {
       if (wl.kind === 'encoder') return prepareEncoder(attn, wl, d);
+      if (wl.kind === 'generate') return prepareGenerate(attn, wl, d);
       const mha = attn.createMultiHeadAttention({ dModel: wl.dModel, numHeads: wl.numHeads, bias: true });
       mha.setWeights({ wQ: d.wQ, wK: d.wK, wV: d.wV, wO: d.wO, bQ: d.bQ, bK: d.bK, bV: d.bV, bO: d.bO });
       const opts = { batch: wl.batch, seqLen: wl.seqLen, causal: wl.causal };
