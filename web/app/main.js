@@ -338,7 +338,7 @@ function render() {
   ui.typesLegend.hidden = !showTypes;
   syncPickers(data, sel);
   renderInfoPanel(ui.modelInfo, { seed: seedMode, info: seedMode ? [...infos.values()].find(Boolean) ?? null : m, run, modelUrl: modelUrl() });
-  ui.help.textContent = HELP[view] + (!seedMode && view === 'model' && m.headLabels ? m.text.headLabelNote : '')
+  ui.help.textContent = HELP[view] + (!seedMode && ['model', 'heads', 'heatmap'].includes(view) && (run.headLabels ?? m.headLabels) ? m.text.headLabelNote : '')
     + (seedMode && state.cross ? ' Cross-attention is on (switch it in the step view): the keys and values come from “escribe un poema”.' : '');
 
   const handlers = { select: (change) => update(change) };

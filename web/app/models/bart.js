@@ -33,7 +33,7 @@ export async function loadBart({ attn, config: rawConfig, fetchFile, name }) {
     text: {
       sentenceHelp: 'Type a word, or several: each is spelled out letter by letter to the encoder, and the decoder writes its sounds one phoneme at a time. Click a word on the right to see its attention.',
       causalNote: 'The decoder’s self-attention is causal; the encoder’s and the cross-attention are not',
-      headLabelNote: '',
+      headLabelNote: ' Cross-attention head labels come from 1998 held-out words (see the model card): an “alignment” head’s most-attended letter moves left to right as the phonemes are written (the % is how often it does); a “mixed” head moves less regularly; a “boundary” head looks mostly at <s> or </s>.',
       xName: 'X = decoder state', wOName: 'encoder_attn.out_proj',
     },
   };

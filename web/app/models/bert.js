@@ -48,7 +48,7 @@ export async function loadBert({ attn, config: rawConfig, fetchFile, name }) {
     text: {
       sentenceHelp: 'Results follow your typing. The model sees [CLS] sentence [SEP], and reads it in both directions at once. Click a word under “Fill in the blank” to mask it, or type [MASK].',
       causalNote: 'BERT is an encoder: every token attends to every other, before and after it (no causal mask)',
-      headLabelNote: ' Labels: the model card’s measurements (heads.json): each head’s pattern, or its largest average share of attention ([CLS], [SEP], previous or next token, self).',
+      headLabelNote: ' Head labels come from measurements on held-out text (see the model card): a “[CLS]/[SEP] sink” head rests most of its attention on those marker tokens; a “previous” or “next” head looks at the neighbouring token; a “local” head at the token and both neighbours; “broad” spreads its attention over the sentence.',
       xName: 'X = h', wOName: 'attention.output.dense',
     },
   };

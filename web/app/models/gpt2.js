@@ -46,7 +46,7 @@ export async function loadGpt2({ attn, config: rawConfig, fetchFile, name }) {
     text: {
       sentenceHelp: 'Results follow your typing. The model sees <|endoftext|> first, as in training.',
       causalNote: 'GPT-2 is a decoder: its attention is always causal',
-      headLabelNote: ' Labels: the model card’s measurements (heads.json): each head’s pattern, or its largest average share of attention (previous token, first token, self, punctuation).',
+      headLabelNote: ' Head labels come from measurements on held-out text (see the model card): a “first-token/sink” head puts most of its attention on the first token, a resting place when nothing else matters; a “previous” head looks at the token just before; “self” at the token itself; “broad” spreads its attention over many tokens (the % is the average share measured).',
       xName: 'X = LN₁(h)', wOName: 'c_proj',
     },
   };
