@@ -93,12 +93,20 @@ export class BpeTokenizer {
     return new TextDecoder().decode(new Uint8Array(bytes));
   }
 
-  /** How each token reads on its own (for display: "Ġthe" -> " the"). Ids past the vocabulary
-   * (models often pad vocab_size) read as "<|id|>". */
+  /** How each token reads on its own (for display: "Ġthe" -> " the"). A token holding only part
+   * of a character's UTF-8 bytes (byte-level BPE splits accented letters and emoji) reads as its
+   * bytes, "<0xC3>", never as U+FFFD. Ids past the vocabulary (models often pad vocab_size) read
+   * as "<|id|>". */
   tokenText(id: number): string {
     const token = this.decoder.get(id);
     if (token === undefined) return `<|${id}|>`;
-    return this.special?.test(token) ? token : this.decode([id]);
+    if (this.special?.test(token)) return token;
+    const bytes = Uint8Array.from(token, (ch) => this.byteDecoder.get(ch) ?? 0x3f);
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      return Array.from(bytes, (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
+    }
   }
 
   private token(id: number): string {

@@ -42,3 +42,19 @@ test('broken tokenizer files give AttentionErrors', () => {
   const tok = new api.BpeTokenizer({ vocab: { a: 0 }, merges: '' });
   expect(() => tok.encode('b')).toThrow(/"b" is not in the vocabulary/);
 });
+
+test('a token holding part of a character reads as its bytes, never as U+FFFD', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const dir = path.join(__dirname, '../../web/models/brown-gpt2');
+  const tok = new api.BpeTokenizer({ vocab: JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')), merges: fs.readFileSync(path.join(dir, 'merges.txt'), 'utf8') });
+  const text = 'café 🙂 naïve';
+  const ids = tok.encode(text);
+  const texts = ids.map((i) => tok.tokenText(i));
+  expect(texts.join('')).not.toContain('\ufffd');
+  expect(texts.some((t) => /^(<0x[0-9A-F]{2}>)+$/.test(t))).toBe(true); // the emoji's 4 bytes are split by a 4096-token vocabulary
+  // Byte notation and whole characters together spell the text.
+  const bytes = texts.flatMap((t) => (/^(<0x[0-9A-F]{2}>)+$/.test(t) ? t.match(/[0-9A-F]{2}/g).map((h) => parseInt(h, 16)) : [...Buffer.from(t, 'utf8')]));
+  expect(Buffer.from(bytes).toString('utf8')).toBe(text);
+  expect(tok.decode(ids)).toBe(text);
+});
