@@ -292,6 +292,26 @@ test('the embed example renders three widgets that share one worker', async () =
   await page.close();
 });
 
+test('a widget hosted without its worker names the missing file', async () => {
+  // A tutorial author who copied only attention-view.js: the error must say what else to host.
+  const os = require('node:os');
+  const { serve } = require('../../scripts/static_server.cjs');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-widget-only-'));
+  fs.copyFileSync(path.join(site.dir, 'attention-view.js'), path.join(dir, 'attention-view.js'));
+  fs.writeFileSync(path.join(dir, 'page.html'), '<script type="module" src="attention-view.js"></script><attention-view id="w" sentence="The cat sat"></attention-view>');
+  const { server, url } = await serve(dir);
+  try {
+    const { page } = await open(site.browser.context, `${url}/page.html`);
+    await page.waitForFunction(() => document.getElementById('w')?.shadowRoot?.querySelector('.status.error'), null, { timeout: 20000 });
+    const status = await page.$eval('#w', (v) => v.shadowRoot.querySelector('.status').textContent);
+    expect(status).toMatch(/worker\.js answers HTTP 404: host worker\.js, the \.wasm files and models\/ beside attention-view\.js/);
+    await page.close();
+  } finally {
+    server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('export as SVG, PNG and JSON', async () => {
   const { page, errors } = await demo('?view=heatmap');
   const save = async (button) => {

@@ -19,8 +19,11 @@ class ComputeClient {
       else if (ok) w.resolve(result);
       else w.reject(new Error(error));
     };
-    this.worker.onerror = (event) => {
-      const error = new Error(`the compute worker failed: ${event.message ?? 'could not start'}`);
+    this.worker.onerror = async (event) => {
+      // A worker that cannot start says nothing about why; the usual cause is a file not hosted
+      // beside the script, so look for it and name it.
+      const why = event.message ?? await missingFile(workerUrl) ?? 'could not start';
+      const error = new Error(`the compute worker failed: ${why}`);
       for (const w of this.waiting.values()) w.reject(error);
       this.waiting.clear();
       this.failed = error;
@@ -43,6 +46,17 @@ class ComputeClient {
     const done = this.request('generate', payload, null, onToken);
     const target = this.lastId;
     return { done, stop: () => this.request('stop', { target }) };
+  }
+}
+
+/** Why `url` cannot be loaded (HTTP status or network error), or null when it can. */
+async function missingFile(url) {
+  try {
+    const r = await fetch(url, { method: 'HEAD', cache: 'no-store' });
+    if (r.ok) return null;
+    return `${url} answers HTTP ${r.status}: host worker.js, the .wasm files and models/ beside attention-view.js`;
+  } catch (e) {
+    return `${url} could not be fetched (${e.message}): host worker.js beside attention-view.js, with CORS if on another origin`;
   }
 }
 
