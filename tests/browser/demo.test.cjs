@@ -284,6 +284,13 @@ test('the embed example renders three widgets that share one worker', async () =
   const widths = await page.$$eval('attention-view', (vs) => vs.map((v) => [v.getBoundingClientRect().width, v.parentElement.getBoundingClientRect().width]));
   widths.forEach(([w, parent]) => expect(w).toBeLessThanOrEqual(parent + 0.5));
   await shot(page, 'embed-example');
+  // "open in the demo": beside the script by default, elsewhere with demo="<url>", hidden with demo="none".
+  const linkOf = (id) => page.$eval(id, (v) => { const a = v.shadowRoot.querySelector('.bar a'); return { href: a.href, hidden: a.hidden }; });
+  expect((await linkOf('#w-heads')).href).toMatch(/\/index\.html\?/);
+  await page.$eval('#w-heads', (v) => v.setAttribute('demo', 'https://example.org/attention/'));
+  await page.waitForFunction(() => document.querySelector('#w-heads').shadowRoot.querySelector('.bar a').href.startsWith('https://example.org/attention/?'));
+  await page.$eval('#w-heads', (v) => v.setAttribute('demo', 'none'));
+  await page.waitForFunction(() => document.querySelector('#w-heads').shadowRoot.querySelector('.bar a').hidden);
   // Clicking a head in the model widget opens it inside that widget.
   await page.evaluate(() => document.querySelector('#w-model').shadowRoot.querySelector('.thumb[data-layer="0"][data-head="1"]').dispatchEvent(new MouseEvent('click', { bubbles: true })));
   await page.waitForFunction(() => document.querySelector('#w-model').shadowRoot.querySelector('.heatmap-view'));

@@ -57,7 +57,7 @@ let widgetCount = 0;
 class AttentionViewElement extends HTMLElement {
   static get observedAttributes() {
     return ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals', 'model',
-      'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed'];
+      'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed', 'demo'];
   }
 
   constructor() {
@@ -189,7 +189,7 @@ class AttentionViewElement extends HTMLElement {
               : s.view === 'generate' ? `Continue the text · layer ${sel.layer + 1} · ${headText}: what “${data.tokens[sel.query] ?? ''}” attends to`
               : `Layer ${sel.layer + 1} · ${headText}${r.attend ? ` · ${r.attend === 'cross' ? 'cross-attention' : `${r.attend} self-attention`}` : ''}`;
     this.backButton.hidden = Object.keys(this.local).length === 0;
-    this.link.href = DEMO_PAGE + serializeState({ ...s, view: PANEL_VIEWS.includes(s.view) ? 'heads' : s.view, layer: sel.layer, head: sel.head });
+    this.setDemoLink(serializeState({ ...s, view: PANEL_VIEWS.includes(s.view) ? 'heads' : s.view, layer: sel.layer, head: sel.head }));
 
     if (s.view !== 'steps') this.steps = null;
     if (s.view === 'heads') renderHeadView(this.body, data, sel, on);
@@ -290,6 +290,16 @@ class AttentionViewElement extends HTMLElement {
     });
   }
 
+  /**
+   * The "open in the demo" link: to the demo beside this script by default; demo="<url>" points
+   * it at a demo hosted elsewhere, demo="none" hides it (a page that hosts only the widget).
+   */
+  setDemoLink(query) {
+    const demo = this.getAttribute('demo');
+    this.link.hidden = demo === 'none';
+    this.link.href = (demo && demo !== 'none' ? new URL(demo, document.baseURI).href.split('?')[0] : DEMO_PAGE) + query;
+  }
+
   /** Forgets what was chosen inside the widget: back to its attributes. */
   back() {
     this.generation?.stop();
@@ -302,7 +312,7 @@ class AttentionViewElement extends HTMLElement {
   drawCompare(r) {
     this.titleEl.textContent = 'Which sentences does the model find alike?';
     this.backButton.hidden = true;
-    this.link.href = DEMO_PAGE + serializeState({ ...this.state, view: 'compare' });
+    this.setDemoLink(serializeState({ ...this.state, view: 'compare' }));
     if (r.sentences.length) renderSimilarityView(this.body, r);
     else this.body.replaceChildren(el('p', { text: 'Give the sentences to compare: sentences="First one|Second one|…"' }));
     this.dataset.ready = '1';
