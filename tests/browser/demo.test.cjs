@@ -299,6 +299,27 @@ test('the embed example renders three widgets that share one worker', async () =
   await page.close();
 });
 
+test('a widget says which attributes it could not use, and what it shows instead', async () => {
+  const { page, errors } = await demo('', { page: 'embed-example.html', width: 900 });
+  await page.evaluate(() => {
+    const v = document.createElement('attention-view');
+    v.id = 'w-bad';
+    for (const [k, val] of Object.entries({ sentence: 'The cat sat', view: 'headz', layer: '9', head: '0' })) v.setAttribute(k, val);
+    document.body.append(v);
+  });
+  await page.waitForFunction(() => document.getElementById('w-bad').dataset.ready === '1', null, { timeout: 30000 });
+  const status = await page.$eval('#w-bad', (v) => ({ text: v.shadowRoot.querySelector('.status').textContent, cls: v.shadowRoot.querySelector('.status').className }));
+  expect(status.cls).toMatch(/warning/);
+  expect(status.text).toMatch(/view="headz" is not a view \(heads, model, .*\): showing heads\./);
+  expect(status.text).toMatch(/layer="9": layers count from 1 to \d+ here: showing layer \d+\./);
+  expect(status.text).toMatch(/head="0": heads count from 1 to \d+ here: showing head 1\./);
+  // Fixing the attributes clears the note.
+  await page.$eval('#w-bad', (v) => { v.setAttribute('view', 'heads'); v.setAttribute('layer', '1'); v.setAttribute('head', '1'); });
+  await page.waitForFunction(() => document.getElementById('w-bad').shadowRoot.querySelector('.status').textContent === '', null, { timeout: 10000 });
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('a widget hosted without its worker names the missing file', async () => {
   // A tutorial author who copied only attention-view.js: the error must say what else to host.
   const os = require('node:os');

@@ -16,7 +16,7 @@
 // temperature (default 0.8) and seed (default 1) shape the continuation.
 // Every widget on a page shares one worker, so one WebAssembly instance and one copy of each model.
 import { computeClient } from './compute_client.js';
-import { parseState, serializeState, MODELS } from './state.js';
+import { parseState, serializeState, MODELS, VIEWS } from './state.js';
 import { modelViewData, seedViewData, clampSelection, modelSteps, seedSteps } from './view_data.js';
 import { MODEL_URLS } from './model_urls.js';
 import { splitWords, Blanks } from './masking.js';
@@ -46,6 +46,7 @@ const WIDGET_CSS = `
 .bar button { font: inherit; border: 1px solid #8c959f; background: #fff; border-radius: 4px; padding: 1px 8px; cursor: pointer; }
 .status { color: #57606a; font-size: 13px; min-height: 1.2em; margin: 2px 0; }
 .status.error { color: #cf222e; }
+.status.warning { color: #9a6700; }
 .generate-bar { display: flex; gap: 8px; align-items: center; margin: 2px 0 6px; }
 .generate-bar button { font: inherit; border: 1px solid #1f883d; background: #1f883d; color: #fff; border-radius: 6px; padding: 2px 12px; cursor: pointer; }
 .generate-bar button.stop { border-color: #8c959f; background: #fff; color: #1b1f24; }
@@ -174,6 +175,7 @@ class AttentionViewElement extends HTMLElement {
     if (s.view === 'compare') return this.drawCompare(r);
     const data = isSeed ? seedViewData(r, s) : modelViewData(r, r.info);
     const sel = clampSelection(s, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
+    this.warn(attributeProblems(this, data, sel));
     const on = {
       select: (change) => {
         Object.assign(this.local, change);
@@ -290,6 +292,15 @@ class AttentionViewElement extends HTMLElement {
     });
   }
 
+  /** Says, under the view, which attributes were not usable and what is shown instead. */
+  warn(problems) {
+    if (this.statusEl.classList.contains('error')) return;
+    this.statusEl.textContent = problems.join(' ');
+    this.statusEl.classList.toggle('warning', problems.length > 0);
+    if (problems.length && this.warned !== problems.join()) console.warn(`<attention-view>: ${problems.join(' ')}`);
+    this.warned = problems.join();
+  }
+
   /**
    * The "open in the demo" link: to the demo beside this script by default; demo="<url>" points
    * it at a demo hosted elsewhere, demo="none" hides it (a page that hosts only the widget).
@@ -317,6 +328,25 @@ class AttentionViewElement extends HTMLElement {
     else this.body.replaceChildren(el('p', { text: 'Give the sentences to compare: sentences="First one|Second one|…"' }));
     this.dataset.ready = '1';
   }
+}
+
+/** The attributes a widget could not honour, each with what it shows instead (plain words). */
+function attributeProblems(element, data, sel) {
+  const out = [];
+  const view = element.getAttribute('view');
+  if (view !== null && !VIEWS.includes(view) && !PANEL_VIEWS.includes(view))
+    out.push(`view="${view}" is not a view (${[...VIEWS, ...PANEL_VIEWS].join(', ')}): showing ${element.state.view}.`);
+  const counted = (name, count, shown, allowAll = false) => {
+    const raw = element.getAttribute(name);
+    if (raw === null || (allowAll && raw === 'all')) return;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1 || n > count)
+      out.push(`${name}="${raw}": ${name}s count from 1 to ${count} here: showing ${name} ${shown + 1}.`);
+  };
+  counted('layer', data.nLayer, sel.layer);
+  if (sel.head !== 'all') counted('head', data.nHead, sel.head, true);
+  if (!('query' in element.local)) counted('query', data.tokens.length, sel.query);
+  return out;
 }
 
 if (!customElements.get('attention-view')) customElements.define('attention-view', AttentionViewElement);
