@@ -313,6 +313,9 @@ test('a widget says which attributes it could not use, and what it shows instead
   expect(status.text).toMatch(/view="headz" is not a view \(heads, model, .*\): showing heads\./);
   expect(status.text).toMatch(/layer="9": layers count from 1 to \d+ here: showing layer \d+\./);
   expect(status.text).toMatch(/head="0": heads count from 1 to \d+ here: showing head 1\./);
+  await page.$eval('#w-bad', (v) => { v.setAttribute('cross', ''); v.setAttribute('second', 'A dog ran'); });
+  await page.waitForFunction(() => /cross: GPT-2's cross-attention .* is drawn in view="steps"/.test(document.getElementById('w-bad').shadowRoot.querySelector('.status').textContent), null, { timeout: 10000 });
+  await page.$eval('#w-bad', (v) => v.removeAttribute('cross'));
   // Fixing the attributes clears the note.
   await page.$eval('#w-bad', (v) => { v.setAttribute('view', 'heads'); v.setAttribute('layer', '1'); v.setAttribute('head', '1'); });
   await page.waitForFunction(() => document.getElementById('w-bad').shadowRoot.querySelector('.status').textContent === '', null, { timeout: 10000 });

@@ -346,6 +346,9 @@ function attributeProblems(element, data, sel) {
   counted('layer', data.nLayer, sel.layer);
   if (sel.head !== 'all') counted('head', data.nHead, sel.head, true);
   if (!('query' in element.local)) counted('query', data.tokens.length, sel.query);
+  const s = element.state;
+  if (s.cross && s.preset !== 'seed' && s.model === 'gpt2' && s.view !== 'steps')
+    out.push(`cross: GPT-2's cross-attention (an untrained illustration) is drawn in view="steps"; this view shows its self-attention.`);
   return out;
 }
 
