@@ -65,7 +65,7 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 await build({
-  entryPoints: { main: join(web, 'app/main.js'), 'attention-view': join(web, 'app/attention_view.js'), worker: join(web, 'app/worker.js') },
+  entryPoints: { main: join(web, 'app/main.js'), 'attention-view': join(web, 'app/attention_view.js'), worker: join(web, 'app/worker.js'), card: join(web, 'app/card.js') },
   outdir: out,
   bundle: true,
   format: 'esm',
@@ -82,7 +82,7 @@ await build({
   },
 });
 
-for (const f of ['index.html', 'embed-example.html', 'page.css']) copyFileSync(join(web, f), join(out, f));
+for (const f of ['index.html', 'embed-example.html', 'model-card.html', 'page.css']) copyFileSync(join(web, f), join(out, f));
 for (const f of ['attention_simd.wasm', 'attention_scalar.wasm']) copyFileSync(join(root, 'dist', f), join(out, f));
 const modelOut = join(out, 'models', modelName);
 mkdirSync(modelOut, { recursive: true });

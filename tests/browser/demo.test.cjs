@@ -299,6 +299,35 @@ test('the embed example renders three widgets that share one worker', async () =
   await page.close();
 });
 
+test('the model card opens as a page of the demo, rendered as text, and leads back', async () => {
+  const { page, errors } = await demo('?layer=2&head=3');
+  const demoUrl = await page.evaluate(() => location.href);
+  await page.click('#model-info a');
+  await page.waitForSelector('#card[data-ready="1"]');
+  expect(await page.$eval('#card h1', (h) => h.textContent)).toMatch(/brown-gpt2/);
+  expect(await page.$$eval('#card table', (t) => t.length)).toBeGreaterThan(1);
+  expect(await page.$$eval('#card h2', (t) => t.length)).toBeGreaterThan(3);
+  expect(await page.$eval('#card', (c) => c.textContent)).not.toMatch(/\|---|^#+ /m);
+  await shot(page, 'model-card');
+  await page.click('#back');
+  await settled(page);
+  expect(await page.evaluate(() => location.href)).toBe(demoUrl);
+  // Hostile Markdown stays text: no element from it, no javascript: link.
+  fs.writeFileSync(path.join(site.dir, 'models', 'evil.md'),
+    '# <img src=x onerror=alert(1)>\n\n[click](javascript:alert(1)) <script>alert(2)</script> **<b>bold</b>**\n\n| a | <i>b</i> |\n|---|---|\n| 1 | 2 |\n');
+  await page.goto(`${site.base}/model-card.html?card=models/evil.md`);
+  await page.waitForSelector('#card[data-ready="1"]');
+  expect(await page.$$eval('#card img, #card script, #card b, #card i', (e) => e.length)).toBe(0);
+  expect(await page.$$eval('#card a', (a) => a.length)).toBe(0);
+  expect(await page.$eval('#card h1', (h) => h.textContent)).toBe('<img src=x onerror=alert(1)>');
+  // Another site's file is not shown.
+  await page.goto(`${site.base}/model-card.html?card=${encodeURIComponent('https://example.org/x.md')}`);
+  await page.waitForSelector('#card[data-ready="1"]');
+  expect(await page.$eval('#card', (c) => c.textContent)).toMatch(/Could not show the model card: no model card named/);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('a widget says which attributes it could not use, and what it shows instead', async () => {
   const { page, errors } = await demo('', { page: 'embed-example.html', width: 900 });
   await page.evaluate(() => {
