@@ -450,6 +450,18 @@ test('narrow screen: one column, nothing wider than the viewport', async () => {
     expect(errors).toEqual([]);
     await page.close();
   }
+  // On a phone the tabs sit low on the screen: choosing one brings its view into sight.
+  const { page } = await demo('', { width: 390, height: 844 });
+  await page.evaluate(() => {
+    const tab = document.getElementById('tab-steps');
+    window.scrollTo(0, tab.getBoundingClientRect().bottom + window.scrollY - window.innerHeight + 2); // the tabs at the bottom edge
+    tab.click();
+  });
+  await settled(page);
+  const top = await page.$eval('#view', (v) => v.getBoundingClientRect().top);
+  expect(top).toBeGreaterThanOrEqual(-1);
+  expect(top).toBeLessThan(844 * 0.6);
+  await page.close();
 });
 
 test('first view interactive time and transfer size', async () => {

@@ -508,8 +508,13 @@ ui.tokens.addEventListener('keydown', (e) => {
   ui.tokens.children[next]?.focus();
   e.preventDefault();
 });
+// A tab brings its view into sight: on a phone the tabs can sit at the bottom of the screen.
+function showViewTop() {
+  const top = $('view').getBoundingClientRect().top;
+  if (top < 0 || top > window.innerHeight * 0.6) $('view').scrollIntoView({ block: 'start' });
+}
 ui.tabs.forEach((tab) => {
-  tab.addEventListener('click', () => update({ view: tab.dataset.view }));
+  tab.addEventListener('click', () => { update({ view: tab.dataset.view }); showViewTop(); });
   tab.addEventListener('keydown', (e) => {
     const moves = { ArrowRight: 1, ArrowLeft: -1 };
     if (!(e.key in moves)) return;
