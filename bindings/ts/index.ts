@@ -9,7 +9,7 @@ import { Gpt2Model } from './gpt2_model.js';
 import { fetchModelFiles, modelType } from './model_files.js';
 import type { BartFiles, BertFiles, Gpt2Files, ModelFiles } from './model_files.js';
 import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
-import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResult } from './scaled_dot_product_attention.js';
+import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultFor } from './scaled_dot_product_attention.js';
 import type { FloatInput } from './validate.js';
 import type { WasmModule } from './wasm_module.js';
 
@@ -17,8 +17,8 @@ export { AttentionError } from './errors.js';
 export { simdSupported, MAX_THREADS } from './loader.js';
 export type { LoadOptions, Variant } from './loader.js';
 export { MultiHeadAttention } from './multi_head_attention.js';
-export type { ForwardOptions, ForwardResult, MultiHeadAttentionConfig, MultiHeadAttentionWeights, MultiHeadTrace, ResolvedConfig } from './multi_head_attention.js';
-export type { AttentionTrace, ScaledDotProductAttentionOptions, ScaledDotProductAttentionResult } from './scaled_dot_product_attention.js';
+export type { ForwardOptions, ForwardResult, ForwardResultFor, MultiHeadAttentionConfig, MultiHeadAttentionWeights, MultiHeadTrace, ResolvedConfig } from './multi_head_attention.js';
+export type { AttentionTrace, ScaledDotProductAttentionOptions, ScaledDotProductAttentionResult, ScaledDotProductAttentionResultFor } from './scaled_dot_product_attention.js';
 export { weightsFromPyTorch } from './pytorch.js';
 export { Gpt2Model, Gpt2Model as LanguageModel } from './gpt2_model.js';
 export type { GenerateOptions, GenerateResult, Gpt2Config, RunOptions, RunResult, TokenEvent } from './gpt2_model.js';
@@ -67,7 +67,7 @@ export class AttentionModule {
    * softmax(Q K^T * scale + M) V on given tensors: q is B x H x S_q x dK, k is B x H x S_k x dK,
    * v is B x H x S_k x dV (row-major); the output is B x H x S_q x dV.
    */
-  scaledDotProductAttention(q: FloatInput, k: FloatInput, v: FloatInput, options: ScaledDotProductAttentionOptions): ScaledDotProductAttentionResult {
+  scaledDotProductAttention<O extends ScaledDotProductAttentionOptions>(q: FloatInput, k: FloatInput, v: FloatInput, options: O): ScaledDotProductAttentionResultFor<O> {
     this.sdpa ??= new ScaledDotProductAttention(this.mod);
     return this.sdpa.run(q, k, v, options);
   }

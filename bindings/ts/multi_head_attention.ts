@@ -114,6 +114,12 @@ export interface ForwardResult {
   seqLenKV: number;
 }
 
+/** ForwardResult as the options make it: `attention` is there with `returnAttention: true`,
+ * `trace` with `trace: true` (no `?.` needed on what was asked for). */
+export type ForwardResultFor<O> = ForwardResult
+  & (O extends { returnAttention: true } ? { attention: Float32Array } : unknown)
+  & (O extends { trace: true } ? { trace: MultiHeadTrace } : unknown);
+
 export type ResolvedConfig = Required<MultiHeadAttentionConfig>;
 
 export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
@@ -179,7 +185,7 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
    * Runs the layer. `query` is B x S_q x dModel (row-major, batch first); for self-attention it
    * is also the key and value. Returns owned copies.
    */
-  forward(query: FloatInput, options: ForwardOptions = {}): ForwardResult {
+  forward<O extends ForwardOptions = ForwardOptions>(query: FloatInput, options: O = {} as O): ForwardResultFor<O> {
     const handle = this.live();
     const { dModel, numHeads: h, dK, dV, kdim, vdim } = this.config;
     const batch = positiveInt('batch', options.batch ?? 1);
@@ -216,7 +222,7 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
       const result: ForwardResult = { output: st.readF32(rout, nOut), batch, seqLen, seqLenKV };
       if (wantWeights) result.attention = st.readF32(rw, nWeights);
       if (options.trace === true) result.trace = readMhaTrace(this.mod, handle, this.config, batch, seqLen, seqLenKV);
-      return result;
+      return result as ForwardResultFor<O>;
     } finally {
       st.release();
     }

@@ -26,6 +26,11 @@ export interface AttentionTrace {
   weights: Float32Array;
 }
 
+/** The result as the options make it: `attention` with `returnAttention: true`, `trace` with `trace: true`. */
+export type ScaledDotProductAttentionResultFor<O> = ScaledDotProductAttentionResult
+  & (O extends { returnAttention: true } ? { attention: Float32Array } : unknown)
+  & (O extends { trace: true } ? { trace: AttentionTrace } : unknown);
+
 export interface ScaledDotProductAttentionResult {
   /** B x H x S_q x dV */
   output: Float32Array;
@@ -47,7 +52,7 @@ export class ScaledDotProductAttention {
     this.staging = new Staging(mod);
   }
 
-  run(q: FloatInput, k: FloatInput, v: FloatInput, options: ScaledDotProductAttentionOptions): ScaledDotProductAttentionResult {
+  run<O extends ScaledDotProductAttentionOptions>(q: FloatInput, k: FloatInput, v: FloatInput, options: O): ScaledDotProductAttentionResultFor<O> {
     const dK = positiveInt('dK', options?.dK);
     const batch = positiveInt('batch', options.batch ?? 1);
     const heads = positiveInt('heads', options.heads ?? 1);
@@ -83,7 +88,7 @@ export class ScaledDotProductAttention {
           maskedScores: read(Slot.MaskedScores), weights: read(Slot.Weights),
         };
       }
-      return result;
+      return result as ScaledDotProductAttentionResultFor<O>;
     } finally {
       st.release();
     }

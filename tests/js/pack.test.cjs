@@ -69,15 +69,25 @@ test('the shipped types check a TypeScript program, and catch a misuse', () => {
       mha.setWeights(weightsFromPyTorch({ in_proj_weight: new Float32Array(48), in_proj_bias: new Float32Array(12), 'out_proj.weight': new Float32Array(16), 'out_proj.bias': new Float32Array(4) }, { dModel: 4, numHeads: 2 }));
       const r: ForwardResult = mha.forward(new Float32Array(8), { causal: true, trace: true });
       const w: Float32Array | undefined = r.trace?.weights;
+      // What the options asked for is in the result's type: no ?. needed.
+      const asked = mha.forward(new Float32Array(8), { returnAttention: true, trace: true });
+      const sure: number = asked.attention.length + asked.trace.weights.length;
+      const sd = attn.scaledDotProductAttention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { dK: 2, returnAttention: true });
+      const sdSure: number = sd.attention.length + sure;
       mha.dispose();
-      return (w?.length ?? 0) + (new AttentionError('x').name.length);
+      return (w?.length ?? 0) + (new AttentionError('x').name.length) + sdSure;
     }
     main();\n`;
   fs.writeFileSync(path.join(dir, 'good.ts'), good);
   fs.writeFileSync(path.join(dir, 'bad.ts'), `import { loadAttention } from 'attention-wasm';\nloadAttention().then((a) => a.createMultiHeadAttention({ dModel: '4', numHeads: 2 }));\n`);
+  // Not asked for, not promised: reading attention without returnAttention is a type error.
+  fs.writeFileSync(path.join(dir, 'unasked.ts'), `import { loadAttention } from 'attention-wasm';\nloadAttention().then((a) => { const n: number = a.createMultiHeadAttention({ dModel: 4, numHeads: 2 }).forward(new Float32Array(8)).attention.length; return n; });\n`);
   const flags = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom'];
   execFileSync(process.execPath, [tsc, ...flags, 'good.ts'], { cwd: dir, encoding: 'utf8' });
   let message = '';
   try { execFileSync(process.execPath, [tsc, ...flags, 'bad.ts'], { cwd: dir, encoding: 'utf8' }); } catch (e) { message = e.stdout; }
   expect(message).toMatch(/Type 'string' is not assignable to type 'number'/);
+  message = '';
+  try { execFileSync(process.execPath, [tsc, ...flags, 'unasked.ts'], { cwd: dir, encoding: 'utf8' }); } catch (e) { message = e.stdout; }
+  expect(message).toMatch(/error TS(18048|2532): .*possibly 'undefined'/);
 });
