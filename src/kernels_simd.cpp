@@ -52,32 +52,63 @@ void columns_tail(int M, int n0, int N, int kc, const float* A, int lda, const f
     }
 }
 
-// One row of A (a decoding step's vector-matrix product, c = a B): stream B row by row, four
-// rows at a time, adding into c. Each row of B is read once, front to back, so the hardware
-// prefetcher keeps up; walking 8-column panels down B instead jumps a page per row and waits on
-// memory. c (N floats) stays in L1. Returns the first column not done (the scalar tail).
-int row_times_b(int N, int kc, const float* a, const float* B, int ldb, float* c, bool accumulate) {
+// A few rows of A (a decoding step: one row per sequence or beam), C = A B: stream B row by row,
+// four rows at a time, adding into each row of C. Every row of B is read once, front to back, so
+// the hardware prefetcher keeps up; walking 8-column panels down B instead jumps a page per row
+// and waits on memory. The MR rows of C (N floats each) stay in L1. Returns the first column not
+// done (the scalar tail).
+template <int MR>
+int rows_times_b(int N, int kc, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool accumulate) {
   const int n4 = N / 4 * 4;
   if (!accumulate)
-    for (int j = 0; j < n4; j += 4) store(c + j, splat(0.0f));
+    for (int r = 0; r < MR; ++r)
+      for (int j = 0; j < n4; j += 4) store(C + r * ldc + j, splat(0.0f));
   int k = 0;
   for (; k + 4 <= kc; k += 4) {
     const float* b0 = B + static_cast<long>(k) * ldb;
     const float *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-    const f32x4 a0 = splat(a[k]), a1 = splat(a[k + 1]), a2 = splat(a[k + 2]), a3 = splat(a[k + 3]);
+    f32x4 a[MR][4];
+    for (int r = 0; r < MR; ++r)
+      for (int t = 0; t < 4; ++t) a[r][t] = splat(A[r * lda + k + t]);
     for (int j = 0; j < n4; j += 4) {
-      f32x4 acc = madd(a0, load(b0 + j), load(c + j));
-      acc = madd(a1, load(b1 + j), acc);
-      acc = madd(a2, load(b2 + j), acc);
-      store(c + j, madd(a3, load(b3 + j), acc));
+      const f32x4 v0 = load(b0 + j), v1 = load(b1 + j), v2 = load(b2 + j), v3 = load(b3 + j);
+      for (int r = 0; r < MR; ++r) {
+        float* c = C + r * ldc + j;
+        f32x4 acc = madd(a[r][0], v0, load(c));
+        acc = madd(a[r][1], v1, acc);
+        acc = madd(a[r][2], v2, acc);
+        store(c, madd(a[r][3], v3, acc));
+      }
     }
   }
   for (; k < kc; ++k) {
     const float* b = B + static_cast<long>(k) * ldb;
-    const f32x4 ak = splat(a[k]);
-    for (int j = 0; j < n4; j += 4) store(c + j, madd(ak, load(b + j), load(c + j)));
+    for (int r = 0; r < MR; ++r) {
+      const f32x4 ak = splat(A[r * lda + k]);
+      float* c = C + r * ldc;
+      for (int j = 0; j < n4; j += 4) store(c + j, madd(ak, load(b + j), load(c + j)));
+    }
   }
   return n4;
+}
+
+// Up to kStreamMaxRows rows: rows_times_b on blocks of at most four rows.
+constexpr int kStreamMaxRows = 8;
+void stream_rows(int M, int N, int kc, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool acc) {
+  for (int i = 0; i < M;) {
+    const float* a = A + static_cast<long>(i) * lda;
+    float* c = C + static_cast<long>(i) * ldc;
+    const int rows = M - i >= 4 ? 4 : M - i;
+    int done = 0;
+    switch (rows) {
+      case 4: done = rows_times_b<4>(N, kc, a, lda, B, ldb, c, ldc, acc); break;
+      case 3: done = rows_times_b<3>(N, kc, a, lda, B, ldb, c, ldc, acc); break;
+      case 2: done = rows_times_b<2>(N, kc, a, lda, B, ldb, c, ldc, acc); break;
+      default: done = rows_times_b<1>(N, kc, a, lda, B, ldb, c, ldc, acc); break;
+    }
+    if (done < N) columns_tail(rows, done, N, kc, a, lda, B, ldb, c, ldc, acc);
+    i += rows;
+  }
 }
 
 void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
@@ -95,9 +126,8 @@ void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int
     const bool acc = accumulate || k0 > 0;
     const float* Ak = A + k0;
     const float* Bk = B + static_cast<long>(k0) * ldb;
-    if (M == 1) {
-      const int done = row_times_b(N, kc, Ak, Bk, ldb, C, acc);
-      if (done < N) columns_tail(1, done, N, kc, Ak, lda, Bk, ldb, C, ldc, acc);
+    if (M <= kStreamMaxRows) {
+      stream_rows(M, N, kc, Ak, lda, Bk, ldb, C, ldc, acc);
       continue;
     }
     for (int j = 0; j < n_panels; j += kPanelCols) {
