@@ -159,7 +159,7 @@ test('the model step view: real numbers for one head and query, X, cross-attenti
   for (let i = 0; i < n; i++) expect(Math.abs(sum(await stepRow(page, 'weights', i)) - 1)).toBeLessThan(1e-5);
   const fromSteps = await stepRow(page, 'weights', query);
   // X (the trace's) times the layer's W^Q from model.safetensors gives the trace's Q.
-  const xCheck = async () => Number((await page.$eval('[data-step-id="input"] .step-explain', (p) => p.textContent)).match(/Q to ([0-9.]+(e[+-]?\d+)?)/)[1]);
+  const xCheck = async () => Number(await page.$eval('[data-step-id="input"]', (s) => s.dataset.check));
   expect(await page.$eval('#steps-body [data-step="x"]', (f) => f.dataset.shape)).toBe(`${n}x${await page.$$eval('#steps-body [data-step="x"] .mx-col', (c) => c.length)}`);
   expect(await xCheck()).toBeLessThan(1e-3);
   await shot(page, 'model-steps');

@@ -153,7 +153,7 @@ if (!haveBert) {
     }
     expect(await page.$eval('[data-step-id="maskedScores"] h3', (h) => h.textContent)).toContain('none');
     // X (the trace's) times the layer's W^Q from model.safetensors gives the trace's Q.
-    const xCheck = Number((await page.$eval('[data-step-id="input"] .step-explain', (p) => p.textContent)).match(/Q to ([0-9.]+(e[+-]?\d+)?)/)[1]);
+    const xCheck = Number(await page.$eval('[data-step-id="input"]', (s) => s.dataset.check));
     expect(xCheck).toBeLessThan(1e-3);
     const query = n - 1;
     const alone = await stepRow(page, 'weights', query);

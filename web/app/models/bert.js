@@ -72,14 +72,14 @@ export async function loadBert({ attn, config: rawConfig, fetchFile, name }) {
     const x = r.trace.x ?? null;
     const N = r.tokens.length;
     const xCheck = x ? checkAgainstQ(x, queryWeights(tensors, D, traceLayer), r.trace.q, N, D, H) : null;
-    const layerInput = traceLayer === 0 ? 'the LayerNorm of word + position + token-type embeddings' : `layer ${traceLayer}'s output`;
     const hasMask = enc.ids.includes(tk.maskId);
     return {
       ids: r.tokens, tokenTexts: r.tokenTexts, tokenTypes: r.tokenTypes, padding: r.padding ?? null, truncated: enc.truncated,
       layer: traceLayer, attention: r.attention, trace: r.trace, x, xCheck,
+      // For learners: what X is. The numeric self-check (X W^Q + b^Q = the trace's Q) is xCheck, for tests.
       xNote: x
-        ? `X = h: the hidden states entering layer ${traceLayer + 1} (${layerInput}; BERT normalizes at the end of each block, so attention takes h as it is), from the library's trace. With the layer's weights read from model.safetensors, X W^Q + b^Q reproduces the trace's Q to ${xCheck.toExponential(1)}.`
-        : 'X = h, the hidden states entering this layer: this build of the library does not trace it.',
+        ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each word piece’s embedding plus the embeddings of its position and of its sentence (A or B), normalized' : `It is layer ${traceLayer}’s output (BERT normalizes at the end of each block)`}. Each head turns these rows into its queries, keys and values.`
+        : 'X, what this layer reads (one row per token): this build of the library does not trace it.',
       // Fill in the blank: one entry per [MASK] (not for an input cut to the model's length).
       fill: hasMask && info.features.fill && !enc.truncated ? lm.fillMask(enc.input, topK) : null,
       batch: partner ? { tokens: partner.ids.map((id) => tk.tokenText(id)), length: N, padded: N - n } : null,

@@ -93,9 +93,10 @@ export async function loadGpt2({ attn, config: rawConfig, fetchFile, name }) {
     const result = {
       ids, tokenTexts: texts(ids, r), tokenTypes: null, padding: null, truncated, layer: traceLayer,
       attention: r.attention, trace: r.trace, x, xCheck,
+      // For learners: what X is. The numeric self-check (X W^Q + b^Q = the trace's Q) is xCheck, for tests.
       xNote: x
-        ? `X = LN₁(h): the LayerNorm of the residual stream h entering layer ${traceLayer + 1} (token plus position embedding for layer 1), from the library's trace. With the layer's weights read from model.safetensors, X W^Q + b^Q reproduces the trace's Q to ${xCheck.toExponential(1)}.`
-        : 'X = LN₁(h), the LayerNorm of the residual stream entering this layer: this build of the library does not trace it.',
+        ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each token’s embedding plus the embedding of its position' : 'It is everything the layers before have added up, token by token'}, normalized (LayerNorm) so that every row has a similar scale. Each head turns these rows into its queries, keys and values.`
+        : 'X, what this layer reads (one row per token): this build of the library does not trace it.',
       ...nextTokens(r, topK), loss, cross: null,
       facts: loss ? [['This sentence', `${loss.loss.toFixed(2)} nats/token (perplexity ${loss.perplexity.toFixed(1)})`]] : [],
     };

@@ -23,7 +23,7 @@ const MAX_FULL_COLS = 48;
  *   mask: 'causal' | 'padding' ([PAD] keys of a padded batch row) | 'none',
  *   config: { nHead, dK, dV, dModel, layer },
  *   names (model): { x: the input's name, e.g. 'X = LN₁(h)'; wO: the checkpoint's name for W^O, e.g. 'c_proj' },
- *   x, y (cross: keys/values input) or null, xNote, weights: { wQ, wK, wV, wO } (seed) or null,
+ *   x, y (cross: keys/values input) or null, xNote, xCheck (self-check of X, or null), weights: { wQ, wK, wV, wO } (seed) or null,
  *   trace (MultiHeadTrace, batch 1)
  * }
  */
@@ -63,6 +63,9 @@ export function buildSteps(input) {
         : 'Each word is represented by two numbers (word embedding plus positional encoding). Real models use hundreds.')
       : input.xNote,
     terms: inputTerms,
+    // max |X W^Q + b^Q - Q| with the layer's weights from the checkpoint: a self-check for tests
+    // (data-check on the step), not prose for the learner.
+    check: input.xCheck ?? null,
   });
 
   // 2. Q, K, V.

@@ -23,6 +23,11 @@ export class StepsView {
     } else {
       for (const s of steps) {
         for (const t of allTerms(s)) if (t.kind === 'matrix') this.matrices.get(t.key)?.update(t);
+        // Same structure, new numbers: the words (they name the layer) and the self-check follow.
+        const section = this.container.querySelector(`[data-step-id="${s.id}"]`);
+        const explain = section?.querySelector('.step-explain');
+        if (explain && s.explain) explain.replaceChildren(mathName(s.explain));
+        if (section && s.check != null) section.dataset.check = s.check;
         const d = this.details.get(s.id);
         if (d) d.replaceChildren(...detailNodes(s.detail, decimals));
       }
@@ -41,7 +46,7 @@ export class StepsView {
       return view.el;
     };
     const sections = steps.map((s, index) => {
-      const section = el('section', { class: 'step', 'data-step-id': s.id },
+      const section = el('section', { class: 'step', 'data-step-id': s.id, ...(s.check != null ? { 'data-check': s.check } : {}) },
         el('h3', {}, el('span', { class: 'step-num', text: `${index + 1}` }), ' ', mathName(s.title)),
         s.explain ? el('p', { class: 'step-explain' }, mathName(s.explain)) : null);
       if (s.terms?.length) section.append(el('div', { class: 'eq' }, s.terms.map(term)));
