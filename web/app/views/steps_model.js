@@ -76,7 +76,7 @@ export function buildSteps(input) {
   steps.push({
     id: 'qkv', title: `Queries, keys and values${H > 1 ? ` for head ${h + 1}` : ''}`,
     explain: seed ? 'Multiply the inputs by the three weight matrices (edit any cell: everything below recomputes). The tutorial labels them “weightsᵀ”: the same numbers, used as X × W.'
-      : `Each head has its own slice of the projection weights (plus a bias). Q${sub}, K${sub}, V${sub} are the library's trace for this head.`,
+      : `Each head has its own slice of the layer's weights (plus a bias). X times that slice gives this head's queries Q${sub}, keys K${sub} and values V${sub}: one row per token, ${dK} numbers each.`,
     terms: [],
     groups: [
       [input.x && seed ? mat('xq', 'X', n, dModel, input.x, { ...rowsQ, signed: true, compact: true }) : shapeOnly('xq', 'X', n, dModel, input.x ? 'as in step 1' : 'not exposed'), op('×'),
