@@ -1,5 +1,7 @@
-// Packages the TypeScript wrapper and the Emscripten glue into dist/: one ES module, one
-// CommonJS file, the .wasm files beside them and the type declarations.
+// Packages the TypeScript wrapper and the Emscripten glue into dist/: the browser/bundler ES module
+// (index.js, from bindings/ts/index.ts: no Node module in it), the Node ES module (index.node.js)
+// and CommonJS file (index.cjs), both from bindings/ts/index_node.ts, the .wasm files beside them
+// and the type declarations.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -21,7 +23,6 @@ const gluePlugin = {
 };
 
 const common = {
-  entryPoints: [join(root, 'bindings/ts/index.ts')],
   bundle: true,
   platform: 'neutral',
   target: 'es2021',
@@ -32,15 +33,15 @@ const common = {
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
-await build({ ...common, format: 'esm', outfile: join(dist, 'index.js') });
+await build({ ...common, entryPoints: [join(root, 'bindings/ts/index.ts')], format: 'esm', outfile: join(dist, 'index.js') });
+const node = { ...common, entryPoints: [join(root, 'bindings/ts/index_node.ts')], platform: 'node', target: 'node18' };
+await build({ ...node, format: 'esm', outfile: join(dist, 'index.node.js') });
 await build({
-  ...common,
+  ...node,
   format: 'cjs',
   outfile: join(dist, 'index.cjs'),
   // CommonJS has no import.meta: derive the module's own URL from __filename.
   define: { 'import.meta.url': '__attnModuleUrl' },
-  // Turn import('node:fs/promises') into require(): Jest and older tools lack dynamic import in CJS.
-  supported: { 'dynamic-import': false },
   banner: {
     js: "const __attnModuleUrl = 'file://' + (__filename.startsWith('/') ? '' : '/') + encodeURI(__filename.replace(/\\\\/g, '/')).replace(/#/g, '%23').replace(/\\?/g, '%3F');",
   },

@@ -1,11 +1,11 @@
-// This library (dist/index.js), one build per engine: SIMD, scalar, or a threaded build when
+// This library (dist/index.node.js, the Node entry), one build per engine: SIMD, scalar, or a threaded build when
 // dist/ has one. Each engine runs in its own fresh process, so loadMs is a cold instantiate.
 // Layer workloads: createMultiHeadAttention + forward. Encoder: loadModel (config.json,
 // model.safetensors, vocab.txt from bench/encoder.mjs's folder) + embed(token ids). Generate:
 // loadModel (GPT-2 files from bench/generate.mjs's folder) + generate(token ids), greedy.
 import { readFileSync } from 'node:fs';
 
-const DIST = new URL('../../dist/index.js', import.meta.url);
+const DIST = new URL('../../dist/index.node.js', import.meta.url);
 
 async function prepareEncoder(attn, wl, d) {
   const t = performance.now();

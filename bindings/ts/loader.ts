@@ -1,9 +1,12 @@
 // Finds, fetches and instantiates the right .wasm: the SIMD build where the engine supports
-// WebAssembly SIMD, else the scalar one. Works in Node (ESM and CommonJS), browsers and bundlers.
+// WebAssembly SIMD, else the scalar one, or the threaded build. What differs between Node and
+// browsers (reading files, threads) comes from the Platform the entry point passes in.
 import createSimd from 'attention-glue:simd';
 import createScalar from 'attention-glue:scalar';
 import { AttentionError } from './errors.js';
-import type { WasmModule } from './wasm_module.js';
+import { wasmUrl } from './package_files.js';
+import type { Platform } from './platform.js';
+import type { GlueFactory, WasmModule } from './wasm_module.js';
 
 /** Which WebAssembly build runs. 'simd-threads' is the SIMD build with pthreads (Node). */
 export type Variant = 'simd' | 'scalar' | 'simd-threads';
@@ -50,102 +53,32 @@ function chooseVariant(simd: LoadOptions['simd']): Variant {
   return supported ? 'simd' : 'scalar';
 }
 
-function defaultWasmUrl(variant: Variant): URL {
-  // The CommonJS bundle defines import.meta.url from __filename (scripts/bundle.mjs).
-  return new URL(`./attention_${variant}.wasm`, import.meta.url);
-}
-
-/** Bytes of a file: URL (Node) or an http(s) URL. */
-export async function readBytes(url: URL | string): Promise<ArrayBuffer | Uint8Array> {
-  const href = url.toString();
-  if (href.startsWith('file:')) {
-    // Node: read from disk. The specifier is a variable so bundlers for browsers leave it alone.
-    const fsModule = 'node:fs/promises';
-    const urlModule = 'node:url';
-    const [{ readFile }, { fileURLToPath }] = await Promise.all([import(fsModule), import(urlModule)]);
-    const file = fileURLToPath(href);
-    try {
-      return await readFile(file);
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === 'ENOENT') throw new AttentionError(`file not found: ${file}`);
-      if (code === 'EISDIR') throw new AttentionError(`${file} is a folder, not a file`);
-      throw new AttentionError(`could not read ${file}: ${code ?? (e as Error).message}`);
-    }
-  }
-  let response: Response;
-  try {
-    response = await fetch(href);
-  } catch (e) {
-    throw new AttentionError(`could not fetch ${href}: ${(e as Error).message} (network error, or the server does not allow this origin)`);
-  }
-  if (!response.ok) throw new AttentionError(`could not fetch ${href}: HTTP ${response.status}${response.status === 404 ? ' (not found)' : ''}`);
-  return response.arrayBuffer();
-}
-
-const env = globalThis as { process?: { versions?: { node?: string } }; crossOriginIsolated?: boolean; navigator?: { hardwareConcurrency?: number } };
-/** Running in Node (not a browser or a bundler's browser build). */
-export const isNode = !!env.process?.versions?.node;
-
-/** Whether this environment can run the threaded build (shared memory + workers). */
-function threadsAvailable(): boolean {
-  return isNode || (env.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function');
-}
-
-async function cpuCount(): Promise<number> {
-  if (!isNode) return env.navigator?.hardwareConcurrency ?? 1;
-  const osName = 'node:os';
-  const os = await import(osName);
-  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-}
-
-async function chooseThreads(options: LoadOptions): Promise<number> {
+async function chooseThreads(platform: Platform, options: LoadOptions): Promise<number> {
   const requested = options.threads ?? 'auto';
   if (requested === 'auto') {
     // wasmUrl / wasmBinary name a single-threaded build's bytes: honour them as given.
     const explicit = options.wasmUrl !== undefined || options.wasmBinary !== undefined;
-    return threadsAvailable() && !explicit && options.simd !== false && simdSupported() ? Math.min(MAX_THREADS, await cpuCount()) : 1;
+    return platform.threadsAvailable() && !explicit && options.simd !== false && simdSupported() ? Math.min(MAX_THREADS, platform.cpuCount()) : 1;
   }
   if (!Number.isInteger(requested) || requested < 1 || requested > MAX_THREADS)
     throw new AttentionError(`threads must be 'auto' or an integer from 1 to ${MAX_THREADS}, got ${String(requested)}`);
-  if (requested > 1 && !threadsAvailable())
+  if (requested > 1 && !platform.threadsAvailable())
     throw new AttentionError('threads > 1 needs shared memory: in browsers, serve the page cross-origin isolated (Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy: require-corp)');
   if (requested > 1 && options.simd === false) throw new AttentionError('threads > 1 comes with the SIMD build only: drop simd: false');
   return requested;
 }
 
-type ThreadsFactory = (m: Record<string, unknown>) => Promise<WasmModule>;
-
-// The pthreads build's glue and worker stay files beside dist/index.js rather than being
-// bundled: its workers load the glue again by URL. Node requires them by path; browsers fetch
-// them and hand the workers blob: URLs, so no server needs to know the .cjs extension.
-async function threadedFiles(): Promise<{ factory: ThreadsFactory; bytes: ArrayBuffer | Uint8Array; locate: Record<string, string> }> {
-  const url = (name: string) => new URL(`./${name}`, import.meta.url);
-  if (isNode) {
-    const moduleName = 'node:module', urlName = 'node:url';
-    const [{ createRequire }, { fileURLToPath }] = await Promise.all([import(moduleName), import(urlName)]);
-    const factory = createRequire(import.meta.url)(fileURLToPath(url('attention_threads.cjs'))) as ThreadsFactory;
-    return { factory, bytes: await readBytes(url('attention_threads.wasm')), locate: { worker: fileURLToPath(url('attention_threads.worker.cjs')) } };
-  }
-  const text = async (name: string) => new TextDecoder().decode(await readBytes(url(name)));
-  const [glue, worker, bytes] = await Promise.all([text('attention_threads.cjs'), text('attention_threads.worker.cjs'), readBytes(url('attention_threads.wasm'))]);
-  const blob = (code: string) => URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
-  // The glue is a classic script that defines createAttentionModule; run it to get the factory.
-  const factory = new Function(`${glue}\nreturn createAttentionModule;`)() as ThreadsFactory;
-  return { factory, bytes, locate: { worker: blob(worker), main: blob(glue) } };
-}
-
-async function instantiateThreaded(threads: number): Promise<WasmModule> {
-  const { factory, bytes, locate } = await threadedFiles();
+async function instantiateThreaded(platform: Platform, threads: number): Promise<WasmModule> {
+  const build = await platform.threadedBuild();
   let mod: WasmModule;
   try {
-    mod = await instantiateWith(factory, bytes, 'attention_threads.wasm', {
-      locateFile: (path: string) => (path.endsWith('.worker.js') ? locate.worker : path),
-      ...(locate.main ? { mainScriptUrlOrBlob: locate.main } : {}),
+    mod = await instantiateWith(build.factory, build.bytes, 'attention_threads.wasm', {
+      locateFile: (path: string) => (path.endsWith('.worker.js') ? build.worker : path),
+      ...(build.main ? { mainScriptUrlOrBlob: build.main } : {}),
     });
   } finally {
-    // The pool's workers have loaded by now (or never will): the blob: URLs can go.
-    if (locate.main) for (const url of [locate.main, locate.worker]) URL.revokeObjectURL(url);
+    // The pool's workers have loaded by now (or never will).
+    build.release();
   }
   const effective = mod.setNumThreads(threads);
   // The pool's workers must not keep Node alive once the program is done.
@@ -160,7 +93,7 @@ async function instantiateThreaded(threads: number): Promise<WasmModule> {
  * in Node, so we always instantiate ourselves). Rejects instead of hanging when the bytes do not
  * instantiate or the runtime aborts.
  */
-async function instantiateWith(factory: (m: Record<string, unknown>) => Promise<WasmModule>, bytes: ArrayBuffer | Uint8Array,
+async function instantiateWith(factory: GlueFactory, bytes: ArrayBuffer | Uint8Array,
   name: string, extra: Record<string, unknown>): Promise<WasmModule> {
   let failed: (e: unknown) => void = () => {};
   const failure = new Promise<never>((_, reject) => { failed = reject; });
@@ -181,11 +114,11 @@ async function instantiateWith(factory: (m: Record<string, unknown>) => Promise<
 }
 
 /** Instantiates one build; resolves when its runtime is ready. */
-export async function instantiate(options: LoadOptions): Promise<{ mod: WasmModule; variant: Variant; threads: number }> {
-  const threads = await chooseThreads(options);
+export async function instantiate(platform: Platform, options: LoadOptions): Promise<{ mod: WasmModule; variant: Variant; threads: number }> {
+  const threads = await chooseThreads(platform, options);
   if (threads > 1) {
     try {
-      return { mod: await instantiateThreaded(threads), variant: 'simd-threads', threads };
+      return { mod: await instantiateThreaded(platform, threads), variant: 'simd-threads', threads };
     } catch (e) {
       // 'auto' falls back to one thread (e.g. a bundler did not copy the threaded files).
       if ((options.threads ?? 'auto') !== 'auto') {
@@ -197,7 +130,7 @@ export async function instantiate(options: LoadOptions): Promise<{ mod: WasmModu
   const variant = chooseVariant(options.simd ?? 'auto');
   let bytes: ArrayBuffer | Uint8Array;
   try {
-    bytes = options.wasmBinary ?? await readBytes(options.wasmUrl ?? defaultWasmUrl(variant));
+    bytes = options.wasmBinary ?? await platform.readBytes(options.wasmUrl ?? (variant === 'simd' ? wasmUrl.simd() : wasmUrl.scalar()));
   } catch (e) {
     // A bundler that did not copy the .wasm beside the script lands here too (a 404): say what to do.
     throw new AttentionError(`could not load attention_${variant}.wasm: ${(e as Error).message}. Pass { wasmUrl } or { wasmBinary } to loadAttention(), or copy the .wasm files of attention-wasm/dist next to the bundle`);

@@ -3,7 +3,7 @@
 import { BpeTokenizer } from './bpe_tokenizer.js';
 import type { TokenizerFiles } from './bpe_tokenizer.js';
 import { AttentionError } from './errors.js';
-import { isNode, readBytes } from './loader.js';
+import type { Platform } from './platform.js';
 import type { SymbolTokenizer } from './symbol_tokenizer.js';
 import { WordPieceTokenizer } from './wordpiece_tokenizer.js';
 import type { WordPieceFiles } from './wordpiece_tokenizer.js';
@@ -57,20 +57,14 @@ export function modelType(config: unknown): ModelType {
 }
 
 /** A folder URL or path -> URL of a file in it. Node: plain strings are file paths. */
-async function resolveIn(base: string | URL, file: string): Promise<URL> {
+function resolveIn(platform: Platform, base: string | URL, file: string): URL {
   let baseUrl: URL;
   if (base instanceof URL) baseUrl = base;
   else if (/^[a-z][a-z0-9+.-]*:/i.test(base)) baseUrl = new URL(base);
-  else if (isNode) {
-    const urlModule = 'node:url', pathModule = 'node:path';
-    const [{ pathToFileURL }, { resolve }] = await Promise.all([import(urlModule), import(pathModule)]);
-    baseUrl = pathToFileURL(resolve(base) + '/');
-  } else baseUrl = new URL(base, (globalThis as { document?: { baseURI: string } }).document?.baseURI);
+  else baseUrl = platform.folderUrl(base);
   if (!baseUrl.pathname.endsWith('/')) baseUrl = new URL(baseUrl.href + '/');
   return new URL(file, baseUrl);
 }
-
-const text = async (url: URL) => new TextDecoder().decode(await readBytes(url));
 
 function parseJson(name: string, content: string): Record<string, unknown> {
   try {
@@ -81,8 +75,10 @@ function parseJson(name: string, content: string): Record<string, unknown> {
 }
 
 /** Reads the files of a folder laid out as on the Hugging Face Hub. */
-export async function fetchModelFiles(folder: string | URL): Promise<ModelFiles> {
-  const at = (f: string) => resolveIn(folder, f);
+export async function fetchModelFiles(folder: string | URL, platform: Platform): Promise<ModelFiles> {
+  const readBytes = (url: URL) => platform.readBytes(url);
+  const text = async (url: URL) => new TextDecoder().decode(await readBytes(url));
+  const at = async (f: string) => resolveIn(platform, folder, f);
   const readJson = async (f: string) => parseJson(f, await at(f).then(text));
   const optionalJson = (f: string) => readJson(f).catch(() => undefined);
   const config = await readJson('config.json');

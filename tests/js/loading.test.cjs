@@ -27,9 +27,9 @@ test('a Node program using the threaded build exits by itself', () => {
   expect(out.trim()).toBe('simd-threads');
 });
 
-test('ESM: import() of the package entry works in Node', () => {
+test('ESM: import() of the Node entry (what the "node" export condition picks) works in Node', () => {
   const script = `
-    const { loadAttention, AttentionError } = await import(${JSON.stringify(path.join(dist, 'index.js'))});
+    const { loadAttention, AttentionError } = await import(${JSON.stringify(path.join(dist, 'index.node.js'))});
     const attn = await loadAttention();
     const mha = attn.createMultiHeadAttention({ dModel: 4, numHeads: 2 });
     const w = new Float32Array(16).fill(0.1), b = new Float32Array(4);

@@ -1,0 +1,76 @@
+// AttentionModule: one instantiated WebAssembly module and what is made from it (layers, models).
+// Shared by both entry points; the Platform they pass says how files are read (Node or browser).
+import { instantiate } from './loader.js';
+import type { LoadOptions, Variant } from './loader.js';
+import { MultiHeadAttention } from './multi_head_attention.js';
+import type { MultiHeadAttentionConfig } from './multi_head_attention.js';
+import { BartModel } from './bart_model.js';
+import { BertModel } from './bert_model.js';
+import { Gpt2Model } from './gpt2_model.js';
+import { fetchModelFiles, modelType } from './model_files.js';
+import type { BartFiles, BertFiles, Gpt2Files, ModelFiles } from './model_files.js';
+import type { Platform } from './platform.js';
+import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
+import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultFor } from './scaled_dot_product_attention.js';
+import type { FloatInput } from './validate.js';
+import type { WasmModule } from './wasm_module.js';
+
+/** Any model loadModel() returns; `type` tells which. */
+export type Model = Gpt2Model | BertModel | BartModel;
+
+/** One instantiated WebAssembly module. Layers created from it share its memory. */
+export class AttentionModule {
+  /** Which build runs: 'simd' (WebAssembly SIMD128), 'scalar', or 'simd-threads'. */
+  readonly variant: Variant;
+  /** Threads one call may use (1 except in the threaded build). */
+  readonly threads: number;
+  private sdpa: ScaledDotProductAttention | null = null;
+
+  /** @internal use loadAttention() */
+  constructor(private readonly mod: WasmModule, variant: Variant, threads: number, private readonly platform: Platform) {
+    this.variant = variant;
+    this.threads = threads;
+  }
+
+  /** A multi-head attention layer; set its weights before calling forward(). */
+  createMultiHeadAttention(config: MultiHeadAttentionConfig): MultiHeadAttention {
+    return new MultiHeadAttention(this.mod, config);
+  }
+
+  /**
+   * softmax(Q K^T * scale + M) V on given tensors: q is B x H x S_q x dK, k is B x H x S_k x dK,
+   * v is B x H x S_k x dV (row-major); the output is B x H x S_q x dV.
+   */
+  scaledDotProductAttention<O extends ScaledDotProductAttentionOptions>(q: FloatInput, k: FloatInput, v: FloatInput, options: O): ScaledDotProductAttentionResultFor<O> {
+    this.sdpa ??= new ScaledDotProductAttention(this.mod);
+    return this.sdpa.run(q, k, v, options);
+  }
+
+  /**
+   * Loads a model from a folder laid out as on the Hugging Face Hub (a URL, or a path in Node), or
+   * from its files already in memory. config.json's model_type picks the class:
+   * - "gpt2" -> Gpt2Model: model.safetensors + vocab.json/merges.txt (or tokenizer.json);
+   * - "bert" -> BertModel: model.safetensors + vocab.txt (+ tokenizer_config.json) or tokenizer.json,
+   *   and sentence-transformers' modules.json / 1_Pooling/config.json when present;
+   * - "bart" -> BartModel (encoder-decoder): model.safetensors + vocab.json (+ merges.txt).
+   * Weights may be F32, F16 or BF16. Narrow the result with `model.type`.
+   */
+  async loadModel(source: string | URL | ModelFiles): Promise<Model> {
+    const files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform) : source;
+    const type = modelType(files.config);
+    if (type === 'bert') return new BertModel(this.mod, files as BertFiles);
+    if (type === 'bart') return new BartModel(this.mod, files as BartFiles);
+    return new Gpt2Model(this.mod, files as Gpt2Files);
+  }
+
+  /** Bytes of WebAssembly memory in use (grows with the largest call; never shrinks). */
+  get memoryBytes(): number {
+    return this.mod.HEAPU8.byteLength;
+  }
+}
+
+/** @internal What loadAttention() does, on a given platform (each entry point passes its own). */
+export async function openAttention(platform: Platform, options: LoadOptions): Promise<AttentionModule> {
+  const { mod, variant, threads } = await instantiate(platform, options);
+  return new AttentionModule(mod, variant, threads, platform);
+}
