@@ -11,7 +11,8 @@
 // row of a batch with this one), sentences (for view="compare", separated by "|"), pooling; for
 // the encoder-decoder (model="bart", spelling to sound): sentence holds the words, word (1-based)
 // picks the one whose attention is drawn, attend = cross | decoder | encoder, view="pronounce"
-// lists the pronunciations. view="generate" (GPT-2) adds a "Continue the text" button: tokens stream
+// lists the pronunciations. view="steps" follows the query's row through the steps; rows="all" shows
+// every row. view="generate" (GPT-2) adds a "Continue the text" button: tokens stream
 // in one by one and the head view follows the newest token's attention; max-new (default 20),
 // temperature (default 0.8) and seed (default 1) shape the continuation.
 // Every widget on a page shares one worker, so one WebAssembly instance and one copy of each model.
@@ -33,7 +34,10 @@ import { el } from './views/dom.js';
 
 const SCRIPT_URL = import.meta.url;
 const WORKER_URL = new URL('./worker.js', SCRIPT_URL).href;
-const DEMO_PAGE = new URL('./index.html', SCRIPT_URL).href;
+// The demo page the link opens: beside this script in the demo site (build/web). The npm package's
+// widget (dist/widget/, scripts/build_widget.mjs) has no demo page beside it: that build defines
+// WIDGET_DEMO_PAGE as null, and the link shows only when demo="<url>" names one.
+const DEMO_PAGE = typeof WIDGET_DEMO_PAGE === 'undefined' ? new URL('./index.html', SCRIPT_URL).href : WIDGET_DEMO_PAGE;
 // Views only the widget has (the page shows these in its side panel).
 const PANEL_VIEWS = ['next', 'fill', 'pronounce', 'generate'];
 
@@ -58,7 +62,7 @@ let widgetCount = 0;
 class AttentionViewElement extends HTMLElement {
   static get observedAttributes() {
     return ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals', 'model',
-      'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed', 'demo'];
+      'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed', 'demo', 'rows'];
   }
 
   constructor() {
@@ -111,7 +115,7 @@ class AttentionViewElement extends HTMLElement {
   get state() {
     const p = new URLSearchParams();
     const map = { sentence: 's', layer: 'layer', head: 'head', view: 'view', query: 'q', preset: 'preset', second: 's2', decimals: 'd',
-      pair: 'pair', 'batch-with': 'bw', pooling: 'pool', word: 'word', attend: 'attend' };
+      pair: 'pair', 'batch-with': 'bw', pooling: 'pool', word: 'word', attend: 'attend', rows: 'rows' };
     for (const [attr, key] of Object.entries(map)) if (this.hasAttribute(attr)) p.set(key, this.getAttribute(attr));
     for (const flag of ['causal', 'cross']) if (this.hasAttribute(flag) && this.getAttribute(flag) !== 'false') p.set(flag, '1');
     if (this.hasAttribute('batch-with')) p.set('batch', '1');
@@ -223,6 +227,7 @@ class AttentionViewElement extends HTMLElement {
         this.body.replaceChildren();
         this.steps = new StepsView(this.body, {
           selectQuery: (i) => on.select({ query: i }),
+          showRows: (all) => on.select({ rows: all ? 'all' : 'query' }),
           edit: (key, index, text) => {
             const v = Number(String(text).trim().replace(/\u2212/g, '-'));
             if (String(text).trim() === '' || !Number.isFinite(v)) return;
@@ -235,7 +240,8 @@ class AttentionViewElement extends HTMLElement {
           },
         });
       }
-      this.steps.render(isSeed ? seedSteps(r, s, sel) : modelSteps(r, r.info, s, sel), { decimals: s.decimals });
+      this.steps.render(isSeed ? seedSteps(r, s, sel) : modelSteps(r, r.info, s, sel),
+        { decimals: s.decimals, rows: isSeed ? null : { all: s.rows === 'all', query: data.tokens[sel.query] } });
     }
     this.dataset.ready = '1';
     this.dataset.tokens = JSON.stringify(data.tokens);
@@ -303,12 +309,15 @@ class AttentionViewElement extends HTMLElement {
 
   /**
    * The "open in the demo" link: to the demo beside this script by default; demo="<url>" points
-   * it at a demo hosted elsewhere, demo="none" hides it (a page that hosts only the widget).
+   * it at a demo hosted elsewhere, demo="none" hides it (a page that hosts only the widget). A
+   * build with no demo beside the script (the npm package's) shows it only for demo="<url>".
    */
   setDemoLink(query) {
     const demo = this.getAttribute('demo');
-    this.link.hidden = demo === 'none';
-    this.link.href = (demo && demo !== 'none' ? new URL(demo, document.baseURI).href.split('?')[0] : DEMO_PAGE) + query;
+    const page = demo && demo !== 'none' ? new URL(demo, document.baseURI).href.split('?')[0] : demo === 'none' ? null : DEMO_PAGE;
+    this.link.hidden = !page;
+    if (page) this.link.href = page + query;
+    else this.link.removeAttribute('href');
   }
 
   /** Forgets what was chosen inside the widget: back to its attributes. */

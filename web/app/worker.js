@@ -18,9 +18,14 @@ const LOADERS = { gpt2: loadGpt2, bert: loadBert, bart: loadBart };
 let attnPromise = null;
 const models = new Map(); // folder URL -> Promise<{ info, run, compare? }>
 
+// Where the .wasm files are, relative to this script: beside it in the demo site (build/web); the
+// npm package's widget (dist/widget/worker.js) uses the package's own, one folder up
+// (scripts/build_widget.mjs defines WIDGET_WASM_DIR as '../').
+const WASM_DIR = typeof WIDGET_WASM_DIR === 'string' ? WIDGET_WASM_DIR : './';
+
 function library() {
-  // Both builds sit next to this script; the SIMD one wherever the engine supports it.
-  attnPromise ??= loadAttention({ wasmUrl: new URL(simdSupported() ? './attention_simd.wasm' : './attention_scalar.wasm', import.meta.url) });
+  // The SIMD build wherever the engine supports it.
+  attnPromise ??= loadAttention({ wasmUrl: new URL(`${WASM_DIR}attention_${simdSupported() ? 'simd' : 'scalar'}.wasm`, import.meta.url) });
   return attnPromise;
 }
 

@@ -1,0 +1,32 @@
+// A new user's project: `npm pack` of this repository installed into an empty temp folder, as the
+// package-in-an-app tests (widget from a CDN, bundlers) need it. Uses what dist/ holds now.
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '../..');
+
+/** Packs and installs; returns { dir: the app folder, pkg: its node_modules/attention-wasm, tarball, remove() }. */
+function installPackedApp(prefix) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `attention-wasm-${prefix}-`));
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const tarball = path.join(tmp, packed[0].filename);
+  const dir = path.join(tmp, 'app');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: dir, stdio: 'ignore' });
+  return { dir, pkg: path.join(dir, 'node_modules/attention-wasm'), tarball, packed: packed[0], remove: () => fs.rmSync(tmp, { recursive: true, force: true }) };
+}
+
+/** A plain HTTP server for one author's page: no special headers, as most hosts send. */
+function servePage(html) {
+  const server = http.createServer((req, res) => {
+    if (req.url === '/' || req.url === '/index.html') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    else res.writeHead(404).end();
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` })));
+}
+
+module.exports = { installPackedApp, servePage, root };

@@ -1,0 +1,88 @@
+// A tutorial author embeds <attention-view> from the npm package alone, the way a CDN (jsDelivr,
+// unpkg) serves it: the packed tarball is installed into an empty folder, that folder's
+// node_modules is served by a plain static server on one port (the "CDN", with CORS as CDNs send
+// it), and the author's page, on another port (another origin), holds one script tag and two
+// widgets. Both must draw the attention the library computes, with no error and nothing fetched
+// from the author's origin but the page.
+const path = require('node:path');
+const { serve } = require('../../scripts/static_server.cjs');
+const { launch, open } = require('./chromium.cjs');
+const { installPackedApp, servePage } = require('./packed_app.cjs');
+
+let app, cdn, author, browser;
+const SENTENCE = 'The cat sat on the mat.';
+
+beforeAll(async () => {
+  app = installPackedApp('widget');
+  cdn = await serve(path.join(app.dir, 'node_modules'));
+  const script = `${cdn.url}/attention-wasm/dist/widget/attention-view.js`;
+  author = await servePage(`<!doctype html><meta charset="utf-8"><title>A tutorial</title><link rel="icon" href="data:,">
+<h1>Attention, explained</h1>
+<script type="module" src="${script}"></script>
+<attention-view id="w-gpt2" sentence="${SENTENCE}" layer="1" head="all"></attention-view>
+<attention-view id="w-bert" model="bert" sentence="The jury said the election was fair." view="heads" head="all"></attention-view>
+`);
+  browser = await launch();
+}, 180000);
+
+afterAll(async () => {
+  await browser?.close();
+  cdn?.server.close();
+  author?.server.close();
+  app?.remove();
+});
+
+const rowsOf = (page, id) => page.$eval(id, (v) => [...v.shadowRoot.querySelectorAll('.attn-row')].map((r) => r.dataset.weights.split(',').map(Number)));
+
+test('two widgets render on another origin from the installed package alone', async () => {
+  const { page, errors } = await open(browser.context, 'about:blank');
+  const requests = [], failed = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('requestfailed', (r) => failed.push(`${r.url()}: ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.url()}: HTTP ${r.status()}`); });
+  await page.goto(author.url);
+  await page.waitForFunction(() => ['w-gpt2', 'w-bert'].every((id) => document.getElementById(id).dataset.ready === '1'), null, { timeout: 60000 });
+
+  // GPT-2: what the widget draws is what the installed package computes in Node on the packaged model.
+  const tokens = JSON.parse(await page.$eval('#w-gpt2', (v) => v.dataset.tokens));
+  const n = tokens.length;
+  const drawn = await rowsOf(page, '#w-gpt2');
+  const { loadAttention } = require(path.join(app.pkg, 'dist/index.cjs'));
+  const attn = await loadAttention({ threads: 1 });
+  const lm = await attn.loadModel(path.join(app.pkg, 'dist/models/brown-gpt2'));
+  const ids = [lm.config.bos_token_id ?? lm.tokenizer.tokenId('<|endoftext|>'), ...lm.tokenizer.encode(SENTENCE)];
+  expect(ids.length).toBe(n);
+  const H = lm.config.n_head;
+  const { attention } = lm.run(ids, { attention: true });
+  lm.dispose?.();
+  expect(drawn.length).toBe(H * n); // layer 1, every head: one row per (head, query)
+  drawn.forEach((row, k) => {
+    const h = Math.floor(k / n), i = k % n;
+    const ref = attention.subarray(((0 * H + h) * n + i) * n, ((0 * H + h) * n + i + 1) * n);
+    row.forEach((w, j) => expect(Math.abs(w - ref[j])).toBeLessThan(1e-4));
+    expect(row.slice(i + 1).every((w) => w === 0)).toBe(true);
+  });
+
+  // BERT: the second default model, from the same package folder.
+  const bertTokens = JSON.parse(await page.$eval('#w-bert', (v) => v.dataset.tokens));
+  expect(bertTokens[0]).toBe('[CLS]');
+  const bertRows = await rowsOf(page, '#w-bert');
+  expect(bertRows.length).toBeGreaterThan(0);
+  expect(bertRows.length % bertTokens.length).toBe(0);
+  bertRows.forEach((r) => expect(Math.abs(r.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-4));
+
+  // One worker for both (started through a same-origin blob: that imports the CDN's worker.js).
+  expect(page.workers().length).toBe(1);
+  // The package has no demo page beside the widget: no dead "open in the demo" link.
+  expect(await page.$eval('#w-gpt2', (v) => v.shadowRoot.querySelector('.bar a').hidden)).toBe(true);
+  // Everything but the page itself came from the "CDN": the widget, its worker, the .wasm, the models.
+  const fromAuthor = requests.filter((u) => u.startsWith(author.url) && new URL(u).pathname !== '/');
+  expect(fromAuthor).toEqual([]);
+  const fromCdn = requests.filter((u) => u.startsWith(cdn.url)).map((u) => new URL(u).pathname);
+  expect(fromCdn).toEqual(expect.arrayContaining(['/attention-wasm/dist/widget/attention-view.js', '/attention-wasm/dist/widget/worker.js',
+    '/attention-wasm/dist/attention_simd.wasm', '/attention-wasm/dist/models/brown-gpt2/model.safetensors', '/attention-wasm/dist/models/brown-bert/model.safetensors']));
+  expect(failed).toEqual([]);
+  expect(errors).toEqual([]);
+  await page.screenshot({ path: path.join(__dirname, 'screenshots', 'widget-from-package.png'), fullPage: true }).catch(() => {});
+  await page.close();
+}, 120000);
