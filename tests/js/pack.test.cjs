@@ -27,6 +27,25 @@ test('the tarball holds only what users need', () => {
   expect(fs.readFileSync(path.join(dir, 'node_modules/attention-wasm/LICENSE'), 'utf8')).toMatch(/^MIT License/);
 });
 
+test('the registry page can resolve README links, and the browser entry holds no Node code', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules/attention-wasm/package.json'), 'utf8'));
+  // npm turns README's relative links into links to the repository named here.
+  expect(pkg.repository.url).toMatch(/^git\+https:\/\/github\.com\/[\w-]+\/[\w-]+\.git$/);
+  expect(pkg.homepage).toMatch(/^https:\/\//);
+  expect(pkg.bugs.url).toMatch(/^https:\/\/.*\/issues$/);
+  // Bundlers building for browsers take dist/index.js ("browser" / "import"): no Node module may
+  // be named in it (webpack would warn or fail, Vite would warn and ship dead code).
+  const browserEntry = fs.readFileSync(path.join(dir, 'node_modules/attention-wasm', pkg.exports['.'].browser), 'utf8');
+  expect(browserEntry).not.toMatch(/["'](node:)?(fs|fs\/promises|path|os|url|module|worker_threads|crypto)["']/);
+  expect(browserEntry).not.toMatch(/\brequire\(|createRequire/);
+  // Each shipped file is named by a literal new URL('./file', import.meta.url), never a computed one.
+  expect(browserEntry).not.toMatch(/new URL\(`/);
+  // The widget and its default models ship too.
+  for (const f of ['dist/widget/attention-view.js', 'dist/widget/worker.js', 'dist/models/brown-gpt2/model.safetensors', 'dist/models/brown-bert/model.safetensors', 'dist/models/g2p-bart/model.safetensors'])
+    expect(fs.existsSync(path.join(dir, 'node_modules/attention-wasm', f))).toBe(true);
+  expect(pkg.exports['./widget']).toBe('./dist/widget/attention-view.js');
+});
+
 const program = `
   const attn = await loadAttention();
   const mha = attn.createMultiHeadAttention({ dModel: 512, numHeads: 8, dK: 64, dV: 64, bias: true });

@@ -1,0 +1,181 @@
+// The package in a user's app, with NO configuration for it: the packed tarball is installed into
+// an empty folder, one small app imports "attention-wasm", and it is run through Vite's dev server,
+// Vite's build, webpack 5 and esbuild, then loaded in Chromium. Each must compute what a plain
+// float64 reference computes, with zero bundler warnings, only the package's browser entry in the
+// output (no Node code, no index.cjs, no copy of all of dist/).
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const { serve } = require('../../scripts/static_server.cjs');
+const { launch, open } = require('./chromium.cjs');
+const { installPackedApp, root } = require('./packed_app.cjs');
+
+const VITE = path.join(root, 'node_modules/vite/bin/vite.js');
+const D_K = 4, HEADS = 2, S_Q = 3, S_K = 5, D_V = 3;
+const gen = (n, seed) => Array.from({ length: n }, (_, i) => Math.fround(Math.sin(i * 1.3 + seed)));
+
+// What a user writes (no top-level await, so every bundler's default target takes it).
+const MAIN = `import { loadAttention, AttentionError } from 'attention-wasm';
+const gen = (n, seed) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 1.3 + seed));
+async function main() {
+  const attn = await loadAttention();
+  const r = attn.scaledDotProductAttention(gen(${HEADS * S_Q * D_K}, 1), gen(${HEADS * S_K * D_K}, 2), gen(${HEADS * S_K * D_V}, 3),
+    { dK: ${D_K}, heads: ${HEADS}, returnAttention: true });
+  return { variant: attn.variant, output: [...r.output], attention: [...r.attention], named: new AttentionError('x').name };
+}
+main().then((r) => { window.__result = r; }, (e) => { window.__result = { error: String(e) }; });
+`;
+
+/** softmax(Q K^T / sqrt(dK)) V per head, in float64. */
+function reference() {
+  const q = gen(HEADS * S_Q * D_K, 1), k = gen(HEADS * S_K * D_K, 2), v = gen(HEADS * S_K * D_V, 3);
+  const output = [], attention = [];
+  for (let h = 0; h < HEADS; h++)
+    for (let i = 0; i < S_Q; i++) {
+      const s = [];
+      for (let j = 0; j < S_K; j++) {
+        let d = 0;
+        for (let c = 0; c < D_K; c++) d += q[(h * S_Q + i) * D_K + c] * k[(h * S_K + j) * D_K + c];
+        s.push(d / Math.sqrt(D_K));
+      }
+      const m = Math.max(...s), e = s.map((x) => Math.exp(x - m)), z = e.reduce((a, b) => a + b, 0);
+      const w = e.map((x) => x / z);
+      attention.push(...w);
+      for (let c = 0; c < D_V; c++) output.push(w.reduce((a, wj, j) => a + wj * v[(h * S_K + j) * D_V + c], 0));
+    }
+  return { output, attention };
+}
+
+let app, browser;
+const servers = [];
+beforeAll(async () => {
+  app = installPackedApp('bundlers');
+  fs.mkdirSync(path.join(app.dir, 'src'));
+  fs.writeFileSync(path.join(app.dir, 'src/main.js'), MAIN);
+  fs.writeFileSync(path.join(app.dir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="/src/main.js"></script>\n');
+  browser = await launch();
+}, 180000);
+afterAll(async () => {
+  await browser?.close();
+  for (const s of servers) s.close();
+  app?.remove();
+});
+
+/** Opens the app's page, waits for its result and checks it against the reference. */
+async function runPage(url) {
+  const { page, errors } = await open(browser.context, 'about:blank');
+  const failed = [];
+  page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.url()}: HTTP ${r.status()}`); });
+  page.on('requestfailed', (r) => failed.push(`${r.url()}: ${r.failure()?.errorText}`));
+  await page.goto(url);
+  await page.waitForFunction(() => window.__result, null, { timeout: 60000 });
+  const result = await page.evaluate(() => window.__result);
+  const isolated = await page.evaluate(() => crossOriginIsolated);
+  await page.close();
+  expect(result.error).toBeUndefined();
+  const ref = reference();
+  expect(result.output.length).toBe(ref.output.length);
+  result.output.forEach((x, i) => expect(Math.abs(x - ref.output[i])).toBeLessThan(1e-5));
+  result.attention.forEach((x, i) => expect(Math.abs(x - ref.attention[i])).toBeLessThan(1e-6));
+  expect(result.named).toBe('AttentionError');
+  // A cross-origin isolated page gets the threaded build: its files reached the output too.
+  expect(result.variant).toBe(isolated ? 'simd-threads' : 'simd');
+  expect(failed).toEqual([]);
+  expect(errors).toEqual([]);
+  console.log(`${url}: variant ${result.variant}`);
+  return result;
+}
+
+/** The files a build wrote, relative to its folder. */
+const filesUnder = (dir) => fs.readdirSync(dir, { recursive: true }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+
+/** Only the browser entry made it in: no Node built-ins, no CommonJS build, no copy of dist/. */
+function expectBrowserOnly(outDir) {
+  const files = filesUnder(outDir);
+  const js = files.filter((f) => /\.(m?js|cjs)$/.test(f)).map((f) => fs.readFileSync(path.join(outDir, f), 'utf8')).join('\n');
+  expect(js).not.toMatch(/node:(fs|path|os|module|url)|createRequire/);
+  expect(files.filter((f) => /index\.(c|node\.)?js$|\.d\.ts$|\.ts$|models\//.test(f))).toEqual([]);
+  // The .wasm files the loader names, each once.
+  expect(files.filter((f) => f.endsWith('.wasm')).length).toBe(3);
+  console.log(`${path.basename(outDir)}: ${files.map((f) => `${f} ${fs.statSync(path.join(outDir, f)).size}`).join(', ')}`);
+  return files;
+}
+
+function run(command, args, options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`))));
+  });
+}
+
+const freePort = () => new Promise((resolve) => {
+  const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+});
+
+test('Vite dev server (npx vite), no config: the .wasm arrives as WebAssembly', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [VITE, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { cwd: app.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => { log += d; });
+  child.stderr.on('data', (d) => { log += d; });
+  try {
+    const t0 = Date.now();
+    while (!/ready in/i.test(log)) {
+      if (Date.now() - t0 > 30000 || child.exitCode !== null) throw new Error(`vite did not start:\n${log}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await runPage(`http://127.0.0.1:${port}/`);
+    // The pre-bundler's log: nothing about this package (no warnings, no errors).
+    expect(log).not.toMatch(/warn|error|attention-wasm/i);
+  } finally {
+    child.kill();
+  }
+}, 90000);
+
+test('Vite build, no config: no warnings, only the browser entry in the output', async () => {
+  const out = await run(process.execPath, [VITE, 'build', '--logLevel', 'info'], { cwd: app.dir, env: { ...process.env, NO_COLOR: '1' } });
+  expect(out).toMatch(/built in/);
+  expect(out).not.toMatch(/warn|node:|attention-wasm|\(!\)/i);
+  expectBrowserOnly(path.join(app.dir, 'dist'));
+  const site = await serve(path.join(app.dir, 'dist'));
+  servers.push(site.server);
+  await runPage(`${site.url}/index.html`);
+}, 120000);
+
+test('webpack 5, no config: no warnings ("Critical dependency"), only the files the loader names', async () => {
+  const webpack = require('webpack');
+  const outDir = path.join(app.dir, 'webpack-dist');
+  // webpack's defaults (entry ./src/index.js) but for the entry file's name and the output folder.
+  const stats = await new Promise((resolve, reject) => webpack({ mode: 'production', context: app.dir, entry: './src/main.js', output: { path: outDir } },
+    (err, s) => (err ? reject(err) : resolve(s))));
+  const { warnings, errors, assets } = stats.toJson({ all: false, warnings: true, errors: true, assets: true });
+  expect(errors).toEqual([]);
+  expect(warnings.map((w) => w.message)).toEqual([]);
+  expect(assets.length).toBeLessThanOrEqual(6); // main.js + 3 .wasm + the threaded build's 2 scripts
+  expectBrowserOnly(outDir);
+  fs.writeFileSync(path.join(outDir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script src="main.js"></script>\n');
+  const site = await serve(outDir);
+  servers.push(site.server);
+  await runPage(`${site.url}/index.html`);
+}, 120000);
+
+test('esbuild: no warnings; with the .wasm files copied beside the bundle (esbuild copies no assets), it runs', async () => {
+  const esbuild = require('esbuild');
+  const outDir = path.join(app.dir, 'esbuild-dist');
+  const result = await esbuild.build({ entryPoints: [path.join(app.dir, 'src/main.js')], bundle: true, format: 'esm', platform: 'browser', outdir: outDir, absWorkingDir: app.dir, logLevel: 'silent' });
+  expect(result.warnings).toEqual([]);
+  expect(result.errors).toEqual([]);
+  // What README tells esbuild users to copy: the package's .wasm and threaded files.
+  const dist = path.join(app.pkg, 'dist');
+  for (const f of fs.readdirSync(dist).filter((f) => /^attention_.*\.(wasm|cjs)$/.test(f))) fs.copyFileSync(path.join(dist, f), path.join(outDir, f));
+  expectBrowserOnly(outDir);
+  fs.writeFileSync(path.join(outDir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="main.js"></script>\n');
+  const site = await serve(outDir);
+  servers.push(site.server);
+  await runPage(`${site.url}/index.html`);
+}, 60000);
