@@ -170,12 +170,18 @@ test('esbuild: no warnings; with the .wasm files copied beside the bundle (esbui
   const result = await esbuild.build({ entryPoints: [path.join(app.dir, 'src/main.js')], bundle: true, format: 'esm', platform: 'browser', outdir: outDir, absWorkingDir: app.dir, logLevel: 'silent' });
   expect(result.warnings).toEqual([]);
   expect(result.errors).toEqual([]);
+  fs.writeFileSync(path.join(outDir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="main.js"></script>\n');
+  const site = await serve(outDir);
+  servers.push(site.server);
+  // Before the copy: the .wasm answers 404, and the error says what to do.
+  const bare = await open(browser.context, `${site.url}/index.html`);
+  await bare.page.waitForFunction(() => window.__result, null, { timeout: 30000 });
+  expect((await bare.page.evaluate(() => window.__result)).error)
+    .toMatch(/AttentionError: could not load attention_simd\.wasm: could not fetch .*attention_simd\.wasm: HTTP 404 \(not found\)\. Pass \{ wasmUrl \} or \{ wasmBinary \}/);
+  await bare.page.close();
   // What README tells esbuild users to copy: the package's .wasm and threaded files.
   const dist = path.join(app.pkg, 'dist');
   for (const f of fs.readdirSync(dist).filter((f) => /^attention_.*\.(wasm|cjs)$/.test(f))) fs.copyFileSync(path.join(dist, f), path.join(outDir, f));
   expectBrowserOnly(outDir);
-  fs.writeFileSync(path.join(outDir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="main.js"></script>\n');
-  const site = await serve(outDir);
-  servers.push(site.server);
   await runPage(`${site.url}/index.html`);
 }, 60000);
