@@ -81,6 +81,7 @@ document.head.append(el('style', { text: VIEW_CSS }));
 const steps = new StepsView(ui.stepsBody, {
   edit: onSeedEdit,
   selectQuery: (i) => update({ query: i }),
+  showRows: (all) => update({ rows: all ? 'all' : 'query' }),
 });
 
 // data-busy="1" on <main> while a request of ours is in the worker or a debounced one is waiting
@@ -396,7 +397,9 @@ function renderSteps(seedMode, sel) {
     }
     lastSteps = modelSteps(run, info(), state, sel);
   }
-  steps.render(lastSteps, { decimals: state.decimals });
+  const t0 = performance.now();
+  steps.render(lastSteps, { decimals: state.decimals, rows: seedMode ? null : { all: state.rows === 'all', query: lastData.tokens[sel.query] } });
+  metrics.lastStepsMs = performance.now() - t0; // the DOM work, without the layout that follows
 }
 
 // ---- exports ---------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ export function defaultState() {
     // preset: 'model' (a trained model: `model` says which) or 'seed' (the tutorial's numbers).
     preset: 'model', model: 'gpt2', sentence: DEFAULT_SENTENCE, layer: 0, head: 0, view: 'heads', query: null,
     causal: false, cross: false, second: DEFAULT_SECOND, decimals: 4, // causal: the seed preset's toggle (the models' masks are fixed)
+    // The model's step view: 'query' follows the chosen query's row through every step; 'all' shows every row.
+    rows: 'query',
     pair: '', batch: false, batchWith: DEFAULT_BATCH_WITH, sentences: DEFAULT_SENTENCES.slice(), pooling: 'mean', // encoder only
     words: DEFAULT_WORDS, word: 0, attend: 'cross', // encoder-decoder only
     seed: { ...structuredClone(SEED_DEFAULTS), y: CROSS_DEFAULT_Y.slice() },
@@ -61,6 +63,7 @@ export function parseState(search) {
   s.word = int(p.get('word'), 1, 1) - 1;
   if (ATTENDS.includes(p.get('attend'))) s.attend = p.get('attend');
   s.decimals = Math.min(6, Math.max(1, int(p.get('d'), 1, 4)));
+  if (p.get('rows') === 'all') s.rows = 'all';
   // Edited seed matrices: "wQ:0.54,-0.17,0.59,0.65;x:..." (only those that differ from the seed).
   for (const part of (p.get('w') ?? '').split(';')) {
     const [key, list] = part.split(':');
@@ -96,6 +99,7 @@ export function serializeState(s) {
   if (isBart && s.word !== 0) p.set('word', String(s.word + 1));
   if (isBart && s.attend !== d.attend) p.set('attend', s.attend);
   if (s.decimals !== 4) p.set('d', String(s.decimals));
+  if (!isSeed && s.rows === 'all') p.set('rows', 'all');
   if (isSeed) {
     const edited = SEED_KEYS.filter((k) => s.seed[k].some((v, i) => v !== d.seed[k][i]));
     if (edited.length) p.set('w', edited.map((k) => `${k}:${s.seed[k].join(',')}`).join(';'));

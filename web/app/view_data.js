@@ -54,7 +54,7 @@ export function modelSteps(run, info, state, sel) {
   const padded = !useCross && run.padding?.some((p) => p);
   return buildSteps({
     preset: 'model', queryTokens: run.tokenTexts, keyTokens: useCross ? run.cross.keyTokens : run.tokenTexts,
-    cross: useCross, head, query: sel.query,
+    cross: useCross, head, query: sel.query, rows: state.rows,
     mask: useCross ? 'none' : info.causal ? 'causal' : padded ? 'padding' : 'none',
     config: { nHead: H, dK: C / H, dV: C / H, dModel: C, layer: sel.layer },
     names: { x: info.text.xName, wO: info.text.wOName },

@@ -3,6 +3,7 @@
 // typed in keeps its focus and caret while everything around it recomputes.
 import { el, fmt, numList, tokenLabel } from './dom.js';
 import { signedColor, weightColor, textOn, MASKED_FILL } from './colors.js';
+import { textWidth } from './measure.js';
 
 /**
  * Text with ^Q, ^K, ^V, ^O, ^T as superscripts and _1, _k, _h as subscripts (text nodes only; the
@@ -27,20 +28,59 @@ export function validNumber(text) {
 }
 
 export class MatrixView {
-  /** term: see steps_model.js; ctx: { decimals, onEdit(key, index, text), onRow(i) } */
+  /**
+   * term: see steps_model.js (and rowIndex: the token index of each row, for data-row; maxRows: rows
+   * open at first, the rest behind a button; maskedFrom: the masked scores, so masked weights read 0,
+   * greyed). ctx: { decimals, onEdit(key, index, text), onRow(i), expanded: Set of keys opened in full }
+   */
   constructor(term, ctx) {
     this.term = term;
     this.ctx = ctx;
     const { rows, cols, key } = term;
+    this.scroll = el('div', { class: 'mx-scroll' });
+    this.more = null;
+    if (term.maxRows && rows > term.maxRows) {
+      this.more = el('button', { type: 'button', class: 'mx-more', onclick: () => this.toggleRows() });
+    }
+    this.el = el('figure', { class: `mx${term.compact ? ' mx-compact' : ''}`, 'data-step': key, 'data-shape': `${rows}x${cols}` },
+      el('figcaption', {}, mathName(term.name), ' ', el('span', { class: 'mx-shape', text: term.partial ?? `${rows} × ${cols}` })),
+      this.scroll, this.more);
+    this.build();
+    this.update(term);
+  }
+
+  /** Rows drawn: all, or the first maxRows until the reader asks for the rest. */
+  get shownRows() {
+    const { rows, maxRows, key } = this.term;
+    return maxRows && rows > maxRows && !this.ctx.expanded?.has(key) ? maxRows : rows;
+  }
+
+  toggleRows() {
+    const { key } = this.term;
+    this.ctx.expanded ??= new Set();
+    if (this.ctx.expanded.has(key)) this.ctx.expanded.delete(key); else this.ctx.expanded.add(key);
+    this.build();
+    this.update(this.term);
+  }
+
+  build() {
+    const { term, ctx } = this;
+    const { cols } = term;
+    const rows = this.shownRows;
     const sums = term.rowSums ? 1 : 0;
     this.cells = [];
     this.rowHeads = [];
     const grid = el('div', { class: 'mx-grid', style: `grid-template-columns: auto repeat(${cols}, auto)${sums ? ' auto' : ''}` });
+    this.grid = grid;
+    this.template = null;
+    // The widest column label (tokens, in the labels' 11px font), for the fixed column width below.
+    this.labelWidth = 0;
+    for (let c = 0; c < cols; c++) this.labelWidth = Math.max(this.labelWidth, textWidth(tokenLabel(term.colLabels[c] ?? String(c + 1)), 11));
     grid.append(el('span', { class: 'mx-corner' }));
     for (let c = 0; c < cols; c++) grid.append(el('span', { class: 'mx-col', text: tokenLabel(term.colLabels[c] ?? String(c + 1)) }));
     if (sums) grid.append(el('span', { class: 'mx-col mx-sum', text: 'Σ' }));
     for (let r = 0; r < rows; r++) {
-      const head = el('span', { class: 'mx-row', 'data-row': r, text: tokenLabel(term.rowLabels[r] ?? String(r + 1)) });
+      const head = el('span', { class: 'mx-row', 'data-row': term.rowIndex?.[r] ?? r, text: tokenLabel(term.rowLabels[r] ?? String(r + 1)) });
       if (ctx.onRow && term.highlightRow !== undefined && !term.partial) {
         head.classList.add('mx-row-pick');
         head.setAttribute('title', 'Show the steps for this query token');
@@ -60,7 +100,7 @@ export class MatrixView {
               ctx.onEdit?.(term.editable, i, e.target.value);
             },
           }));
-        } else cell = el('span', { class: 'mx-c' });
+        } else cell = document.createElement('span');
         this.cells.push(cell);
         grid.append(cell);
       }
@@ -71,44 +111,69 @@ export class MatrixView {
       }
     }
     grid.append(el('span', { class: 'mx-bracket', 'aria-hidden': 'true', style: `grid-column: 2 / span ${cols}; grid-row: 2 / span ${rows}` }));
-    this.el = el('figure', { class: `mx${term.compact ? ' mx-compact' : ''}`, 'data-step': key, 'data-shape': `${rows}x${cols}` },
-      el('figcaption', {}, mathName(term.name), ' ', el('span', { class: 'mx-shape', text: term.partial ?? `${rows} × ${cols}` })),
-      el('div', { class: 'mx-scroll' }, grid));
-    this.update(term);
+    this.scroll.replaceChildren(grid);
+    if (this.more) {
+      const hidden = term.rows - rows;
+      this.more.textContent = hidden > 0 ? `… ${hidden} more rows: show all ${term.rows}` : `show the first ${term.maxRows} rows only`;
+      this.more.setAttribute('aria-expanded', hidden > 0 ? 'false' : 'true');
+    }
   }
 
   update(term) {
     this.term = term;
-    const { rows, cols, values } = term;
+    const { cols, values, maskedFrom } = term;
+    const rows = this.shownRows;
     const { decimals } = this.ctx;
     const sums = term.rowSums ? 1 : 0;
     let maxAbs = 0;
     for (const v of values) if (Number.isFinite(v)) maxAbs = Math.max(maxAbs, Math.abs(v));
-    this.el.dataset.values = numList(values);
+    const digits = term.integer ? 0 : decimals;
+    const texts = term.editable ? null : new Array(rows * cols);
+    if (texts) {
+      // Every column as wide as the widest number (monospace: a width in ch) or label: fixed tracks
+      // spare the browser sizing 128 columns from their content, most of the layout time.
+      let chars = 1;
+      for (let i = 0; i < rows * cols; i++) {
+        texts[i] = fmt(values[i], digits);
+        if (texts[i].length > chars) chars = texts[i].length;
+      }
+      if (sums) chars = Math.max(chars, 2 + decimals);
+      const pad = term.compact ? 8 : 12;
+      const track = `max(${chars + 0.5}ch + ${pad}px, ${Math.ceil(this.labelWidth + 6)}px)`;
+      const template = `auto repeat(${cols}, ${track})${sums ? ` ${track}` : ''}`;
+      if (template !== this.template) {
+        this.grid.style.gridTemplateColumns = template;
+        this.template = template;
+      }
+    }
     for (let r = 0; r < rows; r++) {
-      const row = values.slice ? values.slice(r * cols, (r + 1) * cols) : Array.from(values).slice(r * cols, (r + 1) * cols);
       const head = this.rowHeads[r];
-      head.dataset.values = numList(row);
+      head.dataset.values = numList(values.subarray ? values.subarray(r * cols, (r + 1) * cols) : values.slice(r * cols, (r + 1) * cols));
       head.classList.toggle('mx-hl', r === term.highlightRow);
       let sum = 0;
       for (let c = 0; c < cols; c++) {
         const v = values[r * cols + c];
         sum += Number.isFinite(v) ? v : 0;
         const cell = this.cells[r * (cols + sums) + c];
-        const inBlock = term.highlightCols && c >= term.highlightCols[0] && c < term.highlightCols[1];
-        cell.classList.toggle('mx-hl', r === term.highlightRow);
-        cell.classList.toggle('mx-hc', !!inBlock);
         if (term.editable) {
+          const inBlock = term.highlightCols && c >= term.highlightCols[0] && c < term.highlightCols[1];
+          cell.classList.toggle('mx-hl', r === term.highlightRow);
+          cell.classList.toggle('mx-hc', !!inBlock);
           const input = cell.firstChild;
           // Never rewrite what the user is typing; otherwise show the current value.
           if (input !== input.getRootNode().activeElement && (!validNumber(input.value) || Number(input.value) !== v)) input.value = String(v);
           input.setAttribute('aria-invalid', validNumber(input.value) ? 'false' : 'true');
           continue;
         }
-        cell.textContent = fmt(v, term.integer ? 0 : decimals);
-        cell.title = Number.isFinite(v) ? String(v) : (v < 0 ? '−∞ (masked)' : String(v));
+        // One className write per cell (not several classList toggles): a full 128 × 128 matrix has 16k cells.
+        const hiddenKey = maskedFrom && maskedFrom[r * cols + c] === -Infinity; // a masked key's weight: 0, greyed
+        const inBlock = term.highlightCols && c >= term.highlightCols[0] && c < term.highlightCols[1];
+        cell.className = `mx-c${r === term.highlightRow ? ' mx-hl' : ''}${inBlock ? ' mx-hc' : ''}${hiddenKey ? ' mx-masked' : ''}`;
+        cell.textContent = texts[r * cols + c];
+        // (No per-cell title with the exact value: a string per cell; the row's data-values holds them.)
+        cell.title = hiddenKey ? 'weight 0: this key is masked (its score is −∞)' : v === -Infinity ? '−∞: masked' : '';
         let bg = '', fg = '';
-        if (v === -Infinity) { bg = MASKED_FILL; fg = '#57606a'; } else if (term.probability) { bg = weightColor(v); fg = textOn(v); } else if (term.signed) bg = signedColor(v, maxAbs);
+        if (v === -Infinity || hiddenKey) { bg = MASKED_FILL; fg = '#57606a'; } else if (term.probability) { bg = weightColor(v); fg = textOn(v); } else if (term.signed) bg = signedColor(v, maxAbs);
         cell.style.background = bg;
         cell.style.color = fg;
       }

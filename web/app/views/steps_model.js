@@ -14,25 +14,34 @@ function transpose(values, rows, cols) {
   return out;
 }
 
-// Wide matrices (the model's 128-wide concat and output) show only the query's row.
+// Wide matrices (the model's 128-wide concat and output) show only the query's row, even when every
+// row is asked for.
 const MAX_FULL_COLS = 48;
+// Matrices the query's row needs whole (its keys and values) open on their first rows, with a button
+// for the rest: 128 rows of numbers is a wall, and drawing it costs more than the rest together.
+export const ROW_PREVIEW = 8;
 
 /**
  * input: {
  *   preset: 'model' | 'seed', queryTokens, keyTokens, cross, head, query,
+ *   rows (model): 'query' (the default: the chosen query's row carried through every step) | 'all' (every row),
  *   mask: 'causal' | 'padding' ([PAD] keys of a padded batch row) | 'none',
  *   config: { nHead, dK, dV, dModel, layer },
  *   names (model): { x: the input's name, e.g. 'X = LN₁(h)'; wO: the checkpoint's name for W^O, e.g. 'c_proj' },
  *   x, y (cross: keys/values input) or null, xNote, xCheck (self-check of X, or null), weights: { wQ, wK, wV, wO } (seed) or null,
  *   trace (MultiHeadTrace, batch 1)
  * }
+ * The tutorial's example (seed) always shows every row: three tokens fit, and whole matrices are what
+ * the tutorial prints.
  */
 export function buildSteps(input) {
   const { queryTokens: qt, keyTokens: kt, trace, head: h, query: qi, cross, preset } = input;
   const { nHead: H, dK, dV, dModel } = input.config;
   const n = qt.length, m = kt.length;
   const seed = preset === 'seed';
+  const one = !seed && input.rows !== 'all';
   const sub = H > 1 ? `_${h + 1}` : '';
+  const who = `“${tokenLabel(qt[qi])}”`;
   const dims = (k) => Array.from({ length: k }, (_, c) => String(c + 1));
   const mat = (key, name, rows, cols, values, extra = {}) => ({
     kind: 'matrix', key, name, rows, cols, values, rowLabels: extra.rowLabels ?? dims(rows), colLabels: extra.colLabels ?? dims(cols), ...extra,
@@ -45,15 +54,31 @@ export function buildSteps(input) {
   const masked = headSlice(trace.maskedScores, h, n, m), weights = headSlice(trace.weights, h, n, m);
   const z = headSlice(trace.z, h, n, dV);
   const rowsQ = { rowLabels: qt, highlightRow: qi }, rowsK = { rowLabels: kt };
+  const rowOf = (t, cols) => t.subarray(qi * cols, (qi + 1) * cols);
+  const queryRow = (cols) => ({ rowLabels: [qt[qi]], rowIndex: [qi], highlightRow: 0, partial: `1 × ${cols}: the row of ${who}` });
+  // A matrix with one row per query (X, Q, scores, weights, Z): the query's row alone, or every row
+  // with the query's highlighted. maskedBy: the masked scores, so that masked weights read 0, greyed.
+  const qMat = (key, name, cols, values, extra = {}) => {
+    const { maskedBy, ...rest } = extra;
+    if (one) return mat(key, name, 1, cols, rowOf(values, cols), { ...queryRow(cols), ...(maskedBy ? { maskedFrom: rowOf(maskedBy, cols) } : {}), ...rest });
+    return mat(key, name, n, cols, values, { ...rowsQ, ...(maskedBy ? { maskedFrom: maskedBy } : {}), ...rest });
+  };
+  // The previous step's result as this step's operand: the tutorial's three tokens print it again;
+  // the model's (up to 128 × 128 numbers) is not drawn twice: a box names the step it comes from.
+  const again = (key, name, cols, values, extra, step) => (seed
+    ? qMat(key, name, cols, values, { ...extra, compact: true })
+    : shapeOnly(key, name, one ? 1 : n, cols, one ? `the row of ${who} from step ${step}` : `as in step ${step}`));
+  // One row per key (K, V, Y): all of them, the first few open when following one query.
+  const preview = one ? { maxRows: ROW_PREVIEW } : {};
   const steps = [];
 
   // 1. The input.
   const xName = seed ? 'X' : input.names?.x ?? 'X';
   const inputTerms = [];
-  if (input.x) inputTerms.push(mat('x', xName, n, dModel, input.x, { ...rowsQ, signed: true, editable: seed ? 'x' : null }));
+  if (input.x) inputTerms.push(qMat('x', xName, dModel, input.x, { signed: true, editable: seed ? 'x' : null }));
   else inputTerms.push(shapeOnly('x', xName, n, dModel, input.xNote));
   if (cross) {
-    if (input.y) inputTerms.push(op(' '), mat('y', 'Y', m, dModel, input.y, { ...rowsK, signed: true, editable: seed ? 'y' : null }));
+    if (input.y) inputTerms.push(op(' '), mat('y', 'Y', m, dModel, input.y, { ...rowsK, ...preview, signed: true, editable: seed ? 'y' : null }));
     else inputTerms.push(op(' '), shapeOnly('y', 'Y', m, dModel, input.xNote));
   }
   steps.push({
@@ -61,7 +86,7 @@ export function buildSteps(input) {
     explain: seed
       ? (cross ? 'Each word of both sentences is two numbers (embedding plus position). The query sentence is X; the second sentence, Y, provides the keys and values.'
         : 'Each word is represented by two numbers (word embedding plus positional encoding). Real models use hundreds.')
-      : input.xNote,
+      : `${input.xNote ?? ''}${one && input.x ? ` Shown: the row of ${who}, the token chosen above; the steps below follow it${cross ? ', with every row of Y' : ''}.` : ''}`,
     terms: inputTerms,
     // max |X W^Q + b^Q - Q| with the layer's weights from the checkpoint: a self-check for tests
     // (data-check on the step), not prose for the learner.
@@ -73,28 +98,33 @@ export function buildSteps(input) {
     ? mat(key, name, rows, cols, values, { signed: true, editable: key })
     : shapeOnly(key, `${name}${sub}`, rows, cols, `columns ${h * cols + 1}–${(h + 1) * cols} of the layer's ${name}; not printed`));
   const kvSource = cross ? 'Y' : 'X';
+  const kvInput = (suffix) => (one
+    ? shapeOnly(`${kvSource.toLowerCase()}${suffix}`, kvSource, cross ? m : n, dModel, cross ? 'every row of Y, from step 1' : `every token’s row of X (step 1 shows ${who}’s)`)
+    : shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : { rowLabels: qt }, mat, shapeOnly, suffix, seed));
   steps.push({
     id: 'qkv', title: `Queries, keys and values${H > 1 ? ` for head ${h + 1}` : ''}`,
     explain: seed ? 'Multiply the inputs by the three weight matrices (edit any cell: everything below recomputes). The tutorial labels them “weightsᵀ”: the same numbers, used as X × W.'
-      : `Each head has its own slice of the layer's weights (plus a bias). X times that slice gives this head's queries Q${sub}, keys K${sub} and values V${sub}: one row per token, ${dK} numbers each.`,
+      : one ? `Each head has its own slice of the layer's weights (plus a bias). The row of ${who} times the W^Q slice gives its query: what ${who} is looking for. Every token also gets a key (what it can be found by) and a value (what it passes on), ${dK} numbers each. Following one query takes every key and value, so K${sub} and V${sub} keep all ${m} rows.`
+        : `Each head has its own slice of the layer's weights (plus a bias). X times that slice gives this head's queries Q${sub}, keys K${sub} and values V${sub}: one row per token, ${dK} numbers each.`,
     terms: [],
     groups: [
-      [input.x && seed ? mat('xq', 'X', n, dModel, input.x, { ...rowsQ, signed: true, compact: true }) : shapeOnly('xq', 'X', n, dModel, input.x ? 'as in step 1' : 'not exposed'), op('×'),
-        wTerm('wQ', 'W^Q', dModel, dK, input.weights?.wQ), op(seed ? '=' : '+ b^Q ='), mat('q', `Q${sub}`, n, dK, q, { ...rowsQ, signed: true })],
-      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : { rowLabels: qt }, mat, shapeOnly, 'k', seed), op('×'),
-        wTerm('wK', 'W^K', dModel, dK, input.weights?.wK), op(seed ? '=' : '+ b^K ='), mat('k', `K${sub}`, m, dK, k, { ...rowsK, signed: true })],
-      [shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : { rowLabels: qt }, mat, shapeOnly, 'v', seed), op('×'),
-        wTerm('wV', 'W^V', dModel, dV, input.weights?.wV), op(seed ? '=' : '+ b^V ='), mat('v', `V${sub}`, m, dV, v, { ...rowsK, signed: true })],
+      [one ? shapeOnly('xq', 'x', 1, dModel, `the row of ${who}, from step 1`)
+        : input.x && seed ? mat('xq', 'X', n, dModel, input.x, { ...rowsQ, signed: true, compact: true }) : shapeOnly('xq', 'X', n, dModel, input.x ? 'as in step 1' : 'not exposed'), op('×'),
+      wTerm('wQ', 'W^Q', dModel, dK, input.weights?.wQ), op(seed ? '=' : '+ b^Q ='), qMat('q', `Q${sub}`, dK, q, { signed: true })],
+      [kvInput('k'), op('×'), wTerm('wK', 'W^K', dModel, dK, input.weights?.wK), op(seed ? '=' : '+ b^K ='), mat('k', `K${sub}`, m, dK, k, { ...rowsK, ...preview, signed: true })],
+      [kvInput('v'), op('×'), wTerm('wV', 'W^V', dModel, dV, input.weights?.wV), op(seed ? '=' : '+ b^V ='), mat('v', `V${sub}`, m, dV, v, { ...rowsK, ...preview, signed: true })],
     ],
   });
 
   // 3. Q K^T.
   steps.push({
-    id: 'rawScores', title: 'Unscaled similarities QKᵀ',
-    explain: 'Every query against every key: entry (i, j) is the dot product of query i and key j.',
-    terms: [mat('q3', `Q${sub}`, n, dK, q, { ...rowsQ, signed: true }), op('×'),
-      mat('kT', `K${sub}ᵀ`, dK, m, transpose(k, m, dK), { colLabels: kt, signed: true }), op('='),
-      mat('rawScores', `Q${sub}K${sub}ᵀ`, n, m, raw, { ...rowsQ, colLabels: kt, signed: true })],
+    id: 'rawScores', title: one ? `Unscaled similarities: the row of QKᵀ for ${who}` : 'Unscaled similarities QKᵀ',
+    explain: one ? `Entry j is the dot product of ${who}’s query with key j (multiply them number by number, add up): large when the two point the same way, which is when ${who} will attend to token j.`
+      : 'Every query against every key: entry (i, j) is the dot product of query i and key j.',
+    terms: [again('q3', `Q${sub}`, dK, q, { signed: true }, 2), op('×'),
+      one ? shapeOnly('kT', `K${sub}ᵀ`, dK, m, 'K from step 2 on its side: column j is key j')
+        : mat('kT', `K${sub}ᵀ`, dK, m, transpose(k, m, dK), { colLabels: kt, signed: true }), op('='),
+      qMat('rawScores', `Q${sub}K${sub}ᵀ`, m, raw, { colLabels: kt, signed: true })],
     detail: dK <= 4 ? dotDetail(qt, kt, q, k, qi, dK, raw) : null,
   });
 
@@ -103,8 +133,8 @@ export function buildSteps(input) {
   steps.push({
     id: 'scaledScores', title: `Scaled: divide by √d_k = √${dK} = ${root.toFixed(4)}`,
     explain: 'Keeps the scores from growing with the key size, so the softmax does not saturate.',
-    terms: [mat('raw2', `Q${sub}K${sub}ᵀ`, n, m, raw, { ...rowsQ, colLabels: kt, signed: true, compact: true }), op(`÷ √${dK} =`),
-      mat('scaledScores', 'scaled', n, m, scaled, { ...rowsQ, colLabels: kt, signed: true })],
+    terms: [again('raw2', `Q${sub}K${sub}ᵀ`, m, raw, { colLabels: kt, signed: true }, 3), op(`÷ √${dK} =`),
+      qMat('scaledScores', 'scaled', m, scaled, { colLabels: kt, signed: true })],
   });
 
   // 5. Mask.
@@ -112,46 +142,49 @@ export function buildSteps(input) {
   for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) mask[i * m + j] = masked[i * m + j] === -Infinity ? -Infinity : 0;
   steps.push({
     id: 'maskedScores', title: MASK_TEXT[input.mask ?? 'none'].title, explain: MASK_TEXT[input.mask ?? 'none'].explain,
-    terms: [mat('scaled2', 'scaled', n, m, scaled, { ...rowsQ, colLabels: kt, signed: true, compact: true }), op('+'),
-      mat('mask', 'M', n, m, mask, { ...rowsQ, colLabels: kt, integer: true }), op('='),
-      mat('maskedScores', 'masked', n, m, masked, { ...rowsQ, colLabels: kt, signed: true })],
+    terms: [again('scaled2', 'scaled', m, scaled, { colLabels: kt, signed: true }, 4), op('+'),
+      qMat('mask', 'M', m, mask, { colLabels: kt, integer: true }), op('='),
+      qMat('maskedScores', 'masked', m, masked, { colLabels: kt, signed: true })],
   });
 
   // 6. Softmax.
   steps.push({
-    id: 'weights', title: 'Softmax of each row: the attention weights (each row sums to 1)',
-    explain: 'e^(s − max) / Σ e^(s − max) across the row: the share of attention each key gets.',
-    terms: [op('softmax('), mat('masked2', 'masked', n, m, masked, { ...rowsQ, colLabels: kt, signed: true, compact: true }), op(') ='),
-      mat('weights', `A${sub}`, n, m, weights, { ...rowsQ, colLabels: kt, probability: true, rowSums: true })],
+    id: 'weights', title: one ? `Softmax of the row: the attention weights of ${who} (they sum to 1)` : 'Softmax of each row: the attention weights (each row sums to 1)',
+    explain: one ? 'The softmax turns the scores into shares that add up to 1: e^(s − max) for each key, divided by the sum of them all. Subtracting the largest score first changes nothing in the result and keeps the powers small. A masked key (−∞) gets e^(−∞) = 0: weight 0.'
+      : 'e^(s − max) / Σ e^(s − max) across the row: the share of attention each key gets.',
+    terms: [op('softmax('), again('masked2', 'masked', m, masked, { colLabels: kt, signed: true }, 5), op(') ='),
+      qMat('weights', `A${sub}`, m, weights, { colLabels: kt, probability: true, rowSums: true, maskedBy: masked })],
     detail: softmaxDetail(qt, kt, masked, weights, qi, m),
   });
 
   // 7. Weighted sum of the values.
   steps.push({
-    id: 'z', title: 'Weighted sum of the values: A × V',
-    explain: `Each output row mixes the value rows by the attention weights: the head's output Z${sub}.`,
-    terms: [mat('weights2', `A${sub}`, n, m, weights, { ...rowsQ, colLabels: kt, probability: true, compact: true }), op('×'),
-      mat('v2', `V${sub}`, m, dV, v, { ...rowsK, signed: true }), op('='), mat('z', `Z${sub}`, n, dV, z, { ...rowsQ, signed: true })],
+    id: 'z', title: one ? `Weighted sum of the values: the output of ${who}` : 'Weighted sum of the values: A × V',
+    explain: one ? `${who}’s output mixes the value rows by its weights: weight j times value row j, added up over every key j. A key with weight 0 adds nothing. This is the head's output Z${sub} for ${who}.`
+      : `Each output row mixes the value rows by the attention weights: the head's output Z${sub}.`,
+    terms: [again('weights2', `A${sub}`, m, weights, { colLabels: kt, probability: true, maskedBy: masked }, 6), op('×'),
+      mat('v2', `V${sub}`, m, dV, v, { ...rowsK, ...preview, signed: true }), op('='), qMat('z', `Z${sub}`, dV, z, { signed: true })],
   });
 
   // 8. Concatenate the heads; 9. output projection.
   const width = H * dV;
-  const wide = width > MAX_FULL_COLS;
-  const rowOf = (t, cols) => (wide ? t.subarray(qi * cols, (qi + 1) * cols) : t);
-  const rowOpts = (cols) => (wide ? { rowLabels: [qt[qi]], partial: `1 × ${cols}: the row of “${tokenLabel(qt[qi])}” (all ${n} rows: ${n} × ${cols})` } : rowsQ);
+  const wide = one || width > MAX_FULL_COLS;
+  const rowOfWide = (t, cols) => (wide ? rowOf(t, cols) : t);
+  const rowOpts = (cols) => (wide ? { ...queryRow(cols), ...(one ? {} : { partial: `1 × ${cols}: the row of ${who} (all ${n} rows: ${n} × ${cols})` }) } : rowsQ);
   steps.push({
     id: 'concat', title: H > 1 ? `Concatenate the ${H} heads` : 'Concatenate the heads (one head: Z itself)',
     explain: H > 1 ? `Z_1 … Z_${H} side by side; head ${h + 1}'s block is highlighted.` : 'With a single head the concatenation is just Z.',
-    terms: [mat('concat', H > 1 ? `Concat(Z_1…Z_${H})` : 'Concat(Z)', wide ? 1 : n, width, rowOf(trace.concat, width), { ...rowOpts(width), signed: true, highlightCols: H > 1 ? [h * dV, (h + 1) * dV] : undefined })],
+    terms: [mat('concat', H > 1 ? `Concat(Z_1…Z_${H})` : 'Concat(Z)', wide ? 1 : n, width, rowOfWide(trace.concat, width), { ...rowOpts(width), signed: true, highlightCols: H > 1 ? [h * dV, (h + 1) * dV] : undefined })],
   });
   const outCols = dModel;
   steps.push({
     id: 'output', title: 'Output projection: × W^O',
     explain: seed ? 'W^O mixes the heads back to d_model numbers. The tutorial uses one head, so W^O = I leaves Z unchanged.'
       : `W^O (the layer’s ${input.names?.wO ?? 'output projection'}, with its bias) mixes all heads back into the residual stream.`,
-    terms: [mat('concat2', 'Concat', wide ? 1 : n, width, rowOf(trace.concat, width), { ...rowOpts(width), signed: true, compact: true }), op('×'),
+    terms: [!seed ? shapeOnly('concat2', 'Concat', wide ? 1 : n, width, wide ? `the row of ${who} from step 8` : 'as in step 8')
+      : mat('concat2', 'Concat', wide ? 1 : n, width, rowOfWide(trace.concat, width), { ...rowOpts(width), signed: true, compact: true }), op('×'),
       seed ? mat('wO', 'W^O', width, outCols, input.weights.wO, { signed: true, editable: 'wO' }) : shapeOnly('wO', 'W^O', width, outCols, `${input.names?.wO ?? 'output projection'} weight; not printed`),
-      op(seed ? '=' : '+ b^O ='), mat('output', 'output', wide ? 1 : n, outCols, rowOf(trace.output, outCols), { ...rowOpts(outCols), signed: true })],
+      op(seed ? '=' : '+ b^O ='), mat('output', 'output', wide ? 1 : n, outCols, rowOfWide(trace.output, outCols), { ...rowOpts(outCols), signed: true })],
   });
   return steps;
 }

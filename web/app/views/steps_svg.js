@@ -30,7 +30,7 @@ function matrixBlock(t, decimals) {
         for (let c = 0; c < t.cols; c++) {
           const v = t.values[r * t.cols + c];
           let fill = null, color = '#1b1f24';
-          if (v === -Infinity) { fill = MASKED_FILL; color = '#57606a'; } else if (t.probability) { fill = weightColor(v); color = textOn(v); } else if (t.signed) fill = signedColor(v, maxAbs);
+          if (v === -Infinity || t.maskedFrom?.[r * t.cols + c] === -Infinity) { fill = MASKED_FILL; color = '#57606a'; } else if (t.probability) { fill = weightColor(v); color = textOn(v); } else if (t.signed) fill = signedColor(v, maxAbs);
           const inBlock = t.highlightCols && c >= t.highlightCols[0] && c < t.highlightCols[1];
           if (r === t.highlightRow || inBlock) g.append(svg('rect', { x: gx + 4 + c * colW, y: ry, width: colW, height: ROW_H, fill: '#ffd33d', 'fill-opacity': 0.45 }));
           if (fill) g.append(svg('rect', { x: gx + 6 + c * colW, y: ry + 2, width: colW - 4, height: ROW_H - 4, fill, 'fill-opacity': r === t.highlightRow ? 0.8 : 1 }));

@@ -4,21 +4,30 @@
 import { el, fmt, tokenLabel } from './dom.js';
 import { MatrixView, shapeBox, mathName } from './matrix.js';
 
+// The softmax table opens on the keys with the largest weights when there are more than this.
+const TABLE_ROWS = 16, TABLE_PREVIEW = 8;
+
 export class StepsView {
-  /** on: { edit(key, index, text), selectQuery(i) } */
+  /** on: { edit(key, index, text), selectQuery(i), showRows(all) } */
   constructor(container, on = {}) {
     this.container = container;
     this.on = on;
     this.signature = null;
     this.matrices = new Map();
     this.details = new Map();
+    // Matrices and tables the reader opened in full ("… 120 more rows"): kept across redraws.
+    this.expanded = new Set();
   }
 
-  render(steps, { decimals = 4 } = {}) {
-    const signature = JSON.stringify([decimals, steps.map((s) => [s.id, s.title, allTerms(s).map((t) =>
+  /**
+   * rows: null (no choice: the tutorial's example shows every row), or { all, query } for the
+   * model: every row, or only the row of the query token (its label) carried through the steps.
+   */
+  render(steps, { decimals = 4, rows = null } = {}) {
+    const signature = JSON.stringify([decimals, !!rows, steps.map((s) => [s.id, s.title, allTerms(s).map((t) =>
       [t.kind, t.key, t.name, t.rows, t.cols, t.editable, t.rowLabels, t.colLabels, t.partial, t.text])])]);
     if (signature !== this.signature) {
-      this.build(steps, decimals);
+      this.build(steps, decimals, !!rows);
       this.signature = signature;
     } else {
       for (const s of steps) {
@@ -28,16 +37,24 @@ export class StepsView {
         const explain = section?.querySelector('.step-explain');
         if (explain && s.explain) explain.replaceChildren(mathName(s.explain));
         if (section && s.check != null) section.dataset.check = s.check;
-        const d = this.details.get(s.id);
-        if (d) d.replaceChildren(...detailNodes(s.detail, decimals));
       }
     }
+    this.steps = steps;
+    this.decimals = decimals;
+    this.drawDetails();
+    if (rows) {
+      this.rowsBox.checked = !!rows.all;
+      this.rowsNote.textContent = rows.all
+        ? `Every query token’s row; the row of “${tokenLabel(rows.query)}” is highlighted.`
+        : `Following the row of “${tokenLabel(rows.query)}”: pick another token above, or`;
+    }
+    this.container.dataset.rows = rows ? (rows.all ? 'all' : 'query') : 'all';
   }
 
-  build(steps, decimals) {
+  build(steps, decimals, rowsChoice) {
     this.matrices.clear();
     this.details.clear();
-    const ctx = { decimals, onEdit: this.on.edit, onRow: this.on.selectQuery };
+    const ctx = { decimals, onEdit: this.on.edit, onRow: this.on.selectQuery, expanded: this.expanded };
     const term = (t) => {
       if (t.kind === 'op') return el('span', { class: 'op', 'aria-hidden': t.text.trim() === '' ? 'true' : null }, mathName(t.text));
       if (t.kind === 'shape') return shapeBox(t);
@@ -52,13 +69,28 @@ export class StepsView {
       if (s.terms?.length) section.append(el('div', { class: 'eq' }, s.terms.map(term)));
       for (const g of s.groups ?? []) section.append(el('div', { class: 'eq' }, g.map(term)));
       if (s.detail) {
-        const d = el('div', { class: 'step-detail' }, detailNodes(s.detail, decimals));
+        const d = el('div', { class: 'step-detail' });
         this.details.set(s.id, d);
         section.append(d);
       }
       return section;
     });
-    this.container.replaceChildren(...sections);
+    const bar = [];
+    if (rowsChoice) {
+      this.rowsBox = el('input', { type: 'checkbox', id: 'steps-all-rows', onchange: (e) => this.on.showRows?.(e.target.checked) });
+      this.rowsNote = el('span', {});
+      bar.push(el('p', { class: 'steps-rows' }, this.rowsNote, ' ',
+        el('label', { class: 'steps-rows-toggle' }, this.rowsBox, ' show every row')));
+    }
+    this.container.replaceChildren(...bar, ...sections);
+  }
+
+  /** The written-out arithmetic (dot products, the softmax table), drawn again on every render. */
+  drawDetails() {
+    for (const s of this.steps) {
+      const d = this.details.get(s.id);
+      if (d) d.replaceChildren(...detailNodes(s.detail, this.decimals, this.expanded, () => this.drawDetails()));
+    }
   }
 }
 
@@ -67,7 +99,7 @@ function allTerms(step) {
 }
 
 /** The written-out arithmetic for the chosen query: dot products, or the softmax of its row. */
-function detailNodes(detail, decimals) {
+function detailNodes(detail, decimals, expanded, redraw) {
   if (!detail) return [];
   const f = (x) => fmt(x, decimals);
   const paren = (x) => (x < 0 ? `(${f(x)})` : f(x));
@@ -78,18 +110,47 @@ function detailNodes(detail, decimals) {
       return el('p', { class: 'dot-line' }, el('span', { class: 'dot-lhs', text: `q“${tokenLabel(d.query)}” · k“${tokenLabel(d.key)}”` }),
         ` = ${sum} = `, el('strong', { text: f(d.result) }));
     }
-    // Softmax of one row as a small table: score, minus the row max, exponent, share.
-    const rows = d.keys.map((k, j) => el('tr', {},
-      el('th', { scope: 'row', text: tokenLabel(k) }),
-      el('td', { text: f(d.scores[j]) }),
-      el('td', { text: Number.isFinite(d.scores[j]) ? f(d.scores[j] - d.max) : '−∞' }),
-      el('td', { text: d.exps[j].toFixed(decimals + 1) }),
-      el('td', {}, el('strong', { text: d.weights[j].toFixed(decimals + 1) }))));
-    return el('div', { class: 'softmax-detail' },
-      el('p', { text: `Softmax of the row for “${tokenLabel(d.query)}”: subtract the row maximum (${f(d.max)}), exponentiate, divide by the sum (${d.sum.toFixed(decimals + 1)}).` }),
-      el('div', { class: 'mx-scroll' }, el('table', { class: 'softmax-table' },
-        el('thead', {}, el('tr', {}, el('th', { text: 'key' }), el('th', { text: 's' }), el('th', { text: 's − max' }),
-          el('th', { text: 'e^(s − max)' }), el('th', { text: '÷ Σ = weight' }))),
-        el('tbody', {}, rows))));
+    return softmaxTable(d, decimals, expanded, redraw);
   });
+}
+
+/**
+ * Softmax of one row as a table: score, minus the row max, exponent, share. Many keys: the ones
+ * with the largest weights first (in sentence order), the rest behind a button. The key column and
+ * the answer column stay in sight while a narrow screen scrolls the table sideways.
+ */
+function softmaxTable(d, decimals, expanded, redraw) {
+  const f = (x) => fmt(x, decimals);
+  const m = d.keys.length;
+  const open = m <= TABLE_ROWS || expanded.has('softmax');
+  let shown = d.keys.map((_, j) => j);
+  if (!open) {
+    const top = new Set(shown.slice().sort((a, b) => d.weights[b] - d.weights[a]).slice(0, TABLE_PREVIEW));
+    shown = shown.filter((j) => top.has(j));
+  }
+  const rows = shown.map((j) => {
+    const hidden = !Number.isFinite(d.scores[j]);
+    return el('tr', { class: hidden ? 'sm-masked' : null, 'data-key': j },
+      el('th', { scope: 'row', text: tokenLabel(d.keys[j]) }),
+      el('td', { text: f(d.scores[j]) }),
+      el('td', { text: hidden ? '−∞' : f(d.scores[j] - d.max) }),
+      el('td', { text: d.exps[j].toFixed(decimals + 1) }),
+      el('td', { class: 'sm-weight' }, el('strong', { text: d.weights[j].toFixed(decimals + 1) })));
+  });
+  const toggle = () => {
+    if (expanded.has('softmax')) expanded.delete('softmax'); else expanded.add('softmax');
+    redraw();
+  };
+  const more = m > TABLE_ROWS
+    ? el('p', {}, el('button', { type: 'button', class: 'mx-more', 'aria-expanded': open ? 'true' : 'false', onclick: toggle,
+      text: open ? `show only the ${TABLE_PREVIEW} largest weights` : `… ${m - shown.length} more keys: show all ${m}` }))
+    : null;
+  return el('div', { class: 'softmax-detail' },
+    el('p', { text: `Softmax of the row for “${tokenLabel(d.query)}”: subtract the row maximum (${f(d.max)}), exponentiate, divide by the sum (${d.sum.toFixed(decimals + 1)}).`
+      + (open ? '' : ` Shown: the ${TABLE_PREVIEW} keys with the largest weights, in sentence order.`) }),
+    el('div', { class: 'mx-scroll' }, el('table', { class: 'softmax-table' },
+      el('thead', {}, el('tr', {}, el('th', { text: 'key' }), el('th', { text: 's' }), el('th', { text: 's − max' }),
+        el('th', { text: 'e^(s − max)' }), el('th', { class: 'sm-weight', text: '÷ Σ = weight' }))),
+      el('tbody', {}, rows))),
+    more);
 }

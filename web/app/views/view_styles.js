@@ -24,9 +24,11 @@ export const VIEW_CSS = `
 .mx figcaption { font: 600 13px/1.3 system-ui, sans-serif; color: #1b1f24; margin-bottom: 2px; }
 .mx .mx-shape { font-weight: 400; color: #57606a; font-size: 12px; }
 .mx-scroll { overflow-x: auto; max-width: 100%; }
-.mx-grid { display: grid; position: relative; font: 12.5px/1 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; align-items: center; }
+.mx-grid { display: grid; width: max-content; position: relative; font: 12.5px/1 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; align-items: center; }
 .mx-col { font: 11px/1.2 system-ui, sans-serif; color: #57606a; text-align: center; padding: 0 3px 3px; white-space: nowrap; }
-.mx-row { font: 12px/1 system-ui, sans-serif; color: #1b1f24; text-align: right; padding-right: 8px; white-space: nowrap; }
+/* Row labels stay in sight while a wide matrix scrolls sideways. */
+.mx-row { font: 12px/1 system-ui, sans-serif; color: #1b1f24; text-align: right; padding: 4px 8px 4px 2px; white-space: nowrap;
+  position: sticky; left: 0; z-index: 2; background: #fff; align-self: stretch; display: flex; align-items: center; justify-content: flex-end; }
 .mx-row-pick { cursor: pointer; }
 .mx-row-pick:hover { text-decoration: underline; }
 .mx-row.mx-hl { font-weight: 700; }
@@ -40,6 +42,12 @@ export const VIEW_CSS = `
 .mx-bracket::after { right: 0; border-left: none; }
 .mx-compact .mx-grid { font-size: 11px; }
 .mx-compact .mx-c { padding: 2px 4px; }
+.mx-compact .mx-row { padding-top: 2px; padding-bottom: 2px; }
+.mx-c.mx-masked { font-style: italic; }
+.mx-more { font: 12px/1.3 system-ui, sans-serif; margin-top: 4px; border: 1px solid #8c959f; background: #f6f8fa; color: #0969da; border-radius: 4px; padding: 2px 8px; cursor: pointer; }
+.mx-more:hover { background: #eaeef2; }
+.steps-rows { font: 13px/1.45 system-ui, sans-serif; color: #424a53; margin: 0 0 6px; }
+.steps-rows-toggle { font-weight: 600; color: #1b1f24; white-space: nowrap; cursor: pointer; }
 .mx-in { width: 5.2em; font: 12.5px/1.2 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; text-align: right; padding: 2px 4px;
   border: 1px solid #8c959f; border-radius: 3px; background: #fffbe6; color: #1b1f24; }
 .mx-in:focus { outline: 2px solid #0969da; outline-offset: 0; }
@@ -54,6 +62,12 @@ export const VIEW_CSS = `
 .softmax-table { border-collapse: collapse; font: 12.5px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .softmax-table th, .softmax-table td { padding: 2px 10px; text-align: right; border-bottom: 1px solid #eaeef2; }
 .softmax-table thead th { font: 600 11.5px/1.3 system-ui, sans-serif; color: #57606a; }
+/* The key and the answer (the weight) stay in sight while a narrow screen scrolls the table sideways. */
+.softmax-table th:first-child { position: sticky; left: 0; background: #fff; text-align: left; }
+.softmax-table .sm-weight { position: sticky; right: 0; background: #fff; box-shadow: inset 1px 0 0 #d0d7de; }
+.softmax-table tr.sm-masked td, .softmax-table tr.sm-masked th { color: #8c959f; }
+.softmax-table tr.sm-masked .sm-weight { background: #eaeef2; }
+@media (max-width: 520px) { .softmax-table th, .softmax-table td { padding: 2px 5px; } }
 .fill-words { display: flex; flex-wrap: wrap; gap: 4px; margin: 4px 0 8px; }
 .fill-word { font: 14px/1.2 system-ui, sans-serif; border: 1px solid #8c959f; background: #fff; color: #1b1f24; border-radius: 4px; padding: 3px 7px; cursor: pointer; }
 .fill-word:hover { background: #f6f8fa; }

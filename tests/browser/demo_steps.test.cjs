@@ -1,0 +1,281 @@
+// The model's step view in headless Chromium: by default the chosen query's row carried through
+// every step, "show every row" for the whole matrices, readable on a phone (390 x 844), fast at
+// 128 tokens, for GPT-2 (causal mask), BERT (padding mask in a batch) and BART (cross-attention).
+// Nothing here depends on the model's exact tokens or numbers (the demo model may be retrained):
+// the step rows are compared with the heatmap's rows and with the full-matrix mode's rows.
+// Screenshots go to tests/browser/screenshots/ for a human to look at.
+const path = require('node:path');
+const { demoSite, rowsOf, stepRow, sum, expectClose, shots } = require('./demo_site.cjs');
+
+const site = demoSite('web-test-steps');
+const { demo, settled, shot } = site;
+const PHONE = { width: 390, height: 844 };
+
+// The steps that carry one row per query token.
+const QUERY_STEPS = ['q', 'rawScores', 'scaledScores', 'maskedScores', 'weights', 'z', 'output'];
+
+const tokenCount = (page) => page.$$eval('#tokens .token', (b) => b.length);
+const shapeOf = (page, step) => page.$eval(`#steps-body [data-step="${step}"]`, (f) => f.dataset.shape);
+/** The drawn cells of the query's row in one step: text, and whether greyed as masked. */
+const cellsOf = (page, step, row) => page.$eval(`#steps-body [data-step="${step}"] [data-row="${row}"]`, (head) => {
+  const out = [];
+  for (let c = head.nextElementSibling; c && c.classList.contains('mx-c') && !c.classList.contains('mx-sum'); c = c.nextElementSibling)
+    out.push({ text: c.textContent, masked: c.classList.contains('mx-masked'), grey: getComputedStyle(c).backgroundColor });
+  return out;
+});
+/** Rows equal to tol, −∞ (a masked score) only where the other has −∞. */
+function expectSameRow(actual, expected, tol, what) {
+  const finite = (r) => r.map((x) => (x === -Infinity ? 0 : x));
+  expect({ what, masked: actual.map((x) => x === -Infinity) }).toEqual({ what, masked: expected.map((x) => x === -Infinity) });
+  expectClose(finite(actual), finite(expected), tol, what);
+}
+const rowsOfQuery = async (page, query) => {
+  const out = {};
+  for (const step of QUERY_STEPS) out[step] = await stepRow(page, step, query);
+  return out;
+};
+
+async function showEveryRow(page, on) {
+  await page.setChecked('#steps-all-rows', on);
+  await settled(page);
+  expect(await page.$eval('#steps-body', (b) => b.dataset.rows)).toBe(on ? 'all' : 'query');
+  expect(new URL(page.url()).searchParams.get('rows')).toBe(on ? 'all' : null);
+}
+
+/** The softmax table's answer column (header and every drawn weight) lies inside the viewport. */
+async function expectAnswerInView(page, width, height) {
+  await page.locator('.softmax-table').scrollIntoViewIfNeeded();
+  const boxes = await page.$$eval('.softmax-table .sm-weight', (cells) => cells.map((c) => {
+    const r = c.getBoundingClientRect();
+    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, text: c.textContent };
+  }));
+  expect(boxes[0].text).toContain('weight');
+  // The header and the first rows are on screen vertically; every cell horizontally.
+  for (const b of boxes) {
+    expect(b.left).toBeGreaterThanOrEqual(0);
+    expect(b.right).toBeLessThanOrEqual(width + 0.5);
+  }
+  expect(boxes[0].top).toBeGreaterThanOrEqual(0);
+  expect(boxes[0].bottom).toBeLessThanOrEqual(height);
+  // The page itself never scrolls sideways: wide matrices scroll inside their own box.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(1);
+}
+
+test('GPT-2: the query row carried through the steps is the heatmap row and the full matrices’ row; masked weights read 0', async () => {
+  const { page, errors } = await demo('?view=steps&head=2&q=4');
+  const n = await tokenCount(page);
+  const query = 3; // 0-based: keys 4.. are later tokens, masked for a decoder
+  expect(n).toBeGreaterThan(query + 2);
+  expect(await page.$eval('#steps-body', (b) => b.dataset.rows)).toBe('query');
+  expect(await page.$eval('#steps-all-rows', (c) => c.checked)).toBe(false);
+  // One row per query-side step, every key where the keys are needed.
+  for (const step of QUERY_STEPS) expect((await shapeOf(page, step)).startsWith('1x')).toBe(true);
+  expect(await shapeOf(page, 'weights')).toBe(`1x${n}`);
+  expect((await shapeOf(page, 'k')).startsWith(`${n}x`)).toBe(true);
+  const row = await rowsOfQuery(page, query);
+  expect(Math.abs(sum(row.weights) - 1)).toBeLessThan(1e-5);
+
+  // Causal mask: later keys score −∞ and get weight 0, drawn as 0 on grey; earlier keys do not.
+  expect(row.maskedScores.map((s, j) => s === -Infinity)).toEqual(row.maskedScores.map((_, j) => j > query));
+  const scoreCells = await cellsOf(page, 'maskedScores', query);
+  const weightCells = await cellsOf(page, 'weights', query);
+  expect(scoreCells.length).toBe(n);
+  expect(weightCells.length).toBe(n);
+  scoreCells.forEach((c, j) => expect(c.text === '−∞').toBe(j > query));
+  weightCells.forEach((c, j) => {
+    expect(c.masked).toBe(j > query);
+    if (j > query) {
+      expect(Number(c.text)).toBe(0);
+      expect(c.grey).toBe('rgb(217, 217, 217)');
+    }
+  });
+  // The softmax table says the same: −∞ in, 0 out.
+  if (await page.$('.softmax-detail .mx-more[aria-expanded="false"]')) await page.click('.softmax-detail .mx-more');
+  const table = await page.$$eval('.softmax-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  expect(table.length).toBe(n);
+  table.forEach((cells, j) => {
+    expect(cells[1] === '−∞').toBe(j > query);
+    if (j > query) expect(Number(cells[4])).toBe(0);
+  });
+  // The explanations speak to a student: no library internals, no numeric self-checks.
+  const prose = await page.$$eval('#steps-body .step-explain', (ps) => ps.map((p) => p.textContent).join(' '));
+  expect(prose).not.toMatch(/trace|1e-|self-check/i);
+  await shot(page, 'steps-gpt2-desktop');
+
+  // Keys and values open on their first rows; the rest behind a button.
+  const keys = await page.$$eval('#steps-body [data-step="k"] .mx-row', (r) => r.length);
+  if (n > 8) {
+    expect(keys).toBe(8);
+    expect(await page.$eval('#steps-body [data-step="k"] .mx-more', (b) => b.textContent)).toBe(`… ${n - 8} more rows: show all ${n}`);
+    await page.click('#steps-body [data-step="k"] .mx-more');
+    expect(await page.$$eval('#steps-body [data-step="k"] .mx-row', (r) => r.length)).toBe(n);
+  } else expect(keys).toBe(n);
+  const lastKey = await stepRow(page, 'k', n - 1);
+
+  // The heatmap's row for this query is the step view's.
+  await page.click('#tab-heatmap');
+  await settled(page);
+  expectClose((await rowsOf(page))[query], row.weights, 1e-6, 'heatmap row = step row');
+
+  // "Show every row": the whole matrices, whose row for this query is the one carried through.
+  await page.click('#tab-steps');
+  await settled(page);
+  await showEveryRow(page, true);
+  expect(await shapeOf(page, 'weights')).toBe(`${n}x${n}`);
+  const full = await rowsOfQuery(page, query);
+  for (const step of QUERY_STEPS) expectSameRow(full[step], row[step], 1e-7, `${step}: full-matrix row = carried row`);
+  expectClose(await stepRow(page, 'k', n - 1), lastKey, 1e-7, 'last key');
+  for (let i = 0; i < n; i++) {
+    const w = await stepRow(page, 'weights', i);
+    expect(Math.abs(sum(w) - 1)).toBeLessThan(1e-5);
+    expect(w.slice(i + 1).every((x) => x === 0)).toBe(true);
+  }
+  expect(await page.$eval('#steps-body [data-step="weights"] .mx-row.mx-hl', (e) => e.dataset.row)).toBe(String(query));
+  await shot(page, 'steps-gpt2-every-row');
+  // The choice is in the URL: a reload keeps it.
+  await page.reload();
+  await settled(page);
+  expect(await page.$eval('#steps-all-rows', (c) => c.checked)).toBe(true);
+  expect(await shapeOf(page, 'weights')).toBe(`${n}x${n}`);
+  await showEveryRow(page, false);
+  expect(await shapeOf(page, 'weights')).toBe(`1x${n}`);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('GPT-2 on a phone: the softmax answer column is on screen; wide rows scroll inside their box', async () => {
+  const { page, errors } = await demo('?view=steps', PHONE);
+  await expectAnswerInView(page, PHONE.width, PHONE.height);
+  // A long row keeps its label in sight while it scrolls sideways.
+  const n = await tokenCount(page);
+  const label = page.locator(`#steps-body [data-step="weights"] [data-row="${n - 1}"]`);
+  await label.scrollIntoViewIfNeeded();
+  await page.$eval('#steps-body [data-step="weights"] .mx-scroll', (s) => { s.scrollLeft = s.scrollWidth; });
+  const box = await label.boundingBox();
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThan(PHONE.width / 2);
+  await page.$eval('#steps-body [data-step="weights"] .mx-scroll', (s) => { s.scrollLeft = 0; });
+  await page.evaluate(() => window.scrollTo(0, document.getElementById('view').offsetTop));
+  await shot(page, 'steps-gpt2-phone');
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('BERT in a batch: [PAD] keys score −∞ and weigh 0 in the carried row (desktop and phone)', async () => {
+  for (const size of [{ width: 1280, height: 800 }, PHONE]) {
+    const { page, errors } = await demo('?model=bert&view=steps&batch=1&s=The+cat+sat.', size);
+    const tokens = await page.$$eval('#tokens .token', (b) => b.map((e) => e.dataset.token));
+    const N = tokens.length;
+    const real = tokens.indexOf('[PAD]');
+    expect(real).toBeGreaterThan(1);
+    const query = Number(await page.$eval('#query', (s) => s.value));
+    expect(query).toBe(real - 1); // the last real token
+    const row = await rowsOfQuery(page, query);
+    row.maskedScores.forEach((s, j) => expect(s === -Infinity).toBe(j >= real));
+    expect(Math.abs(sum(row.weights) - 1)).toBeLessThan(1e-5);
+    (await cellsOf(page, 'weights', query)).forEach((c, j) => {
+      expect(c.masked).toBe(j >= real);
+      if (j >= real) expect(Number(c.text)).toBe(0);
+    });
+    expect(await page.$eval('[data-step-id="maskedScores"] h3', (h) => h.textContent)).toContain('padding');
+    if (size === PHONE) await expectAnswerInView(page, size.width, size.height);
+    await page.evaluate(() => window.scrollTo(0, document.getElementById('view').offsetTop));
+    await shot(page, `steps-bert-${size === PHONE ? 'phone' : 'desktop'}`);
+    // The full matrices agree, and the heatmap too.
+    await showEveryRow(page, true);
+    const full = await rowsOfQuery(page, query);
+    for (const step of QUERY_STEPS) expectSameRow(full[step], row[step], 1e-7, `BERT ${step}`);
+    expect(await shapeOf(page, 'weights')).toBe(`${N}x${N}`);
+    await page.click('#tab-heatmap');
+    await settled(page);
+    expectClose((await rowsOf(page))[query], row.weights, 1e-6, 'BERT heatmap row = step row');
+    expect(errors).toEqual([]);
+    await page.close();
+  }
+});
+
+test('BART cross-attention: Q from the decoder, K and V from the encoder (desktop and phone)', async () => {
+  for (const size of [{ width: 1280, height: 800 }, PHONE]) {
+    const { page, errors } = await demo('?model=bart&view=steps', size);
+    const letters = await page.$$eval('#steps-body [data-step="k"] .mx-row', (r) => r.map((e) => e.textContent));
+    expect(letters[0]).toBe('<s>');
+    expect(letters[letters.length - 1]).toBe('</s>');
+    const query = Number(await page.$eval('#query', (s) => s.value));
+    const row = await rowsOfQuery(page, query);
+    expect(row.weights.length).toBe(letters.length);
+    expect(row.maskedScores.every(Number.isFinite)).toBe(true); // cross-attention has no mask
+    expect(Math.abs(sum(row.weights) - 1)).toBeLessThan(1e-5);
+    expect(await page.$eval('[data-step-id="input"] h3', (h) => h.textContent)).toContain('Y (keys and values)');
+    if (size === PHONE) await expectAnswerInView(page, size.width, size.height);
+    await page.evaluate(() => window.scrollTo(0, document.getElementById('view').offsetTop));
+    await shot(page, `steps-bart-${size === PHONE ? 'phone' : 'desktop'}`);
+    await showEveryRow(page, true);
+    const full = await rowsOfQuery(page, query);
+    for (const step of QUERY_STEPS) expectSameRow(full[step], row[step], 1e-7, `BART ${step}`);
+    await page.click('#tab-heatmap');
+    await settled(page);
+    expectClose((await rowsOf(page))[query], row.weights, 1e-6, 'BART heatmap row = step row');
+    expect(errors).toEqual([]);
+    await page.close();
+  }
+});
+
+// A text longer than the model's context: the page cuts it to the first 128 tokens (or, for a model
+// with a longer context, the test cuts words until 128 remain).
+const LONG = 'The jury said the election was conducted well and thanked the city for the way it ran. '
+  + 'The cat sat on the mat because it was tired, and the dog ran across the field after the ball. '
+  + 'Prices of stocks fell sharply on Monday as investors sold their shares and the market dropped. '
+  + 'A small dog was playing in the yard while the children read their books in the house. '
+  + 'The old man walked to the store in the morning and bought bread, milk and a paper for his wife. '
+  + 'She said that the new school would open next year, and that the teachers were ready for it. '
+  + 'In the evening the family sat down to dinner and talked about the long day at work and at school.';
+
+test('drawing the step view at 128 tokens takes under 300 ms (median of 5)', async () => {
+  let words = `${LONG} ${LONG}`.split(' ');
+  const open = async () => {
+    const r = await demo(`?view=heatmap&s=${encodeURIComponent(words.join(' '))}`);
+    return { ...r, n: await tokenCount(r.page) };
+  };
+  let opened = await open();
+  while (opened.n > 128) {
+    await opened.page.close();
+    words = words.slice(0, words.length - Math.max(1, Math.floor((opened.n - 128) / 2)));
+    opened = await open();
+  }
+  expect(opened.n).toBe(128);
+  await opened.page.close();
+  const times = [];
+  for (let k = 0; k < 5; k++) {
+    const { page, errors, n } = await open();
+    expect(n).toBe(128);
+    // From the click on the tab to the frame after the view is drawn (DOM, style, layout, paint).
+    const ms = await page.evaluate(() => new Promise((resolve) => {
+      const t0 = performance.now();
+      document.getElementById('tab-steps').click();
+      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+    }));
+    times.push(ms);
+    expect(await shapeOf(page, 'weights')).toBe('1x128');
+    if (k === 0) {
+      // The long softmax table opens on its largest weights; a button shows every key.
+      expect(await page.$$eval('.softmax-table tbody tr', (r) => r.length)).toBe(8);
+      await page.click('.softmax-detail .mx-more');
+      expect(await page.$$eval('.softmax-table tbody tr', (r) => r.length)).toBe(128);
+      await shot(page, 'steps-gpt2-128-tokens');
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  }
+  times.sort((a, b) => a - b);
+  console.log(`step view at 128 tokens, click to drawn frame (ms): ${times.map((t) => t.toFixed(0)).join(', ')}; median ${times[2].toFixed(0)}`);
+  expect(times[2]).toBeLessThan(300);
+});
+
+test('phone screenshots of the other views (model, next token)', async () => {
+  const { page, errors } = await demo('?view=model', PHONE);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(1);
+  await shot(page, 'phone-model');
+  await page.locator('#next-panel').screenshot({ path: path.join(shots, 'phone-next-token.png') });
+  expect(errors).toEqual([]);
+  await page.close();
+});
