@@ -35,7 +35,7 @@ test('the registry page can resolve README links, and the browser entry holds no
   expect(pkg.bugs.url).toMatch(/^https:\/\/.*\/issues$/);
   // Bundlers building for browsers take dist/index.js ("browser" / "import"): no Node module may
   // be named in it (webpack would warn or fail, Vite would warn and ship dead code).
-  const browserEntry = fs.readFileSync(path.join(dir, 'node_modules/attention-wasm', pkg.exports['.'].browser), 'utf8');
+  const browserEntry = fs.readFileSync(path.join(dir, 'node_modules/attention-wasm', pkg.exports['.'].browser.import), 'utf8');
   expect(browserEntry).not.toMatch(/["'](node:)?(fs|fs\/promises|path|os|url|module|worker_threads|crypto)["']/);
   expect(browserEntry).not.toMatch(/\brequire\(|createRequire/);
   // Each shipped file is named by a literal new URL('./file', import.meta.url), never a computed one.
@@ -44,6 +44,22 @@ test('the registry page can resolve README links, and the browser entry holds no
   for (const f of ['dist/widget/attention-view.js', 'dist/widget/worker.js', 'dist/models/brown-gpt2/model.safetensors', 'dist/models/brown-bert/model.safetensors', 'dist/models/g2p-bart/model.safetensors'])
     expect(fs.existsSync(path.join(dir, 'node_modules/attention-wasm', f))).toBe(true);
   expect(pkg.exports['./widget']).toBe('./dist/widget/attention-view.js');
+});
+
+test('export conditions: Node gets the Node entry, bundlers for browsers the browser entry', async () => {
+  const resolved = (args) => path.relative(path.join(dir, 'node_modules/attention-wasm'),
+    execFileSync(process.execPath, args, { cwd: dir, encoding: 'utf8' }).trim().replace(/^file:\/\//, ''));
+  const req = (...conditions) => resolved([...conditions.map((c) => `--conditions=${c}`), '-p', "require.resolve('attention-wasm')"]);
+  const imp = (...conditions) => resolved([...conditions.map((c) => `--conditions=${c}`), '--input-type=module', '-e', "console.log(import.meta.resolve('attention-wasm'))"]);
+  expect([req(), imp()]).toEqual(['dist/index.cjs', 'dist/index.node.js']);
+  // A bundler's import (Vite, webpack, esbuild: "browser" + "import") and webpack's require ("module").
+  expect([imp('browser'), req('browser', 'module')]).toEqual(['dist/index.js', 'dist/index.js']);
+  // Jest's jsdom environment ("browser" + "require", no "module") runs in Node: the CommonJS build.
+  expect(req('browser')).toBe('dist/index.cjs');
+  // esbuild for browsers, require() included.
+  const esbuild = require('esbuild');
+  const r = await esbuild.build({ stdin: { contents: "require('attention-wasm')", resolveDir: dir }, absWorkingDir: dir, bundle: true, platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+  expect(Object.keys(r.metafile.inputs).filter((f) => f.includes('attention-wasm/dist/'))).toEqual(['node_modules/attention-wasm/dist/index.js']);
 });
 
 const program = `
