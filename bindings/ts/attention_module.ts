@@ -7,6 +7,9 @@ import type { MultiHeadAttentionConfig } from './multi_head_attention.js';
 import { BartModel } from './bart_model.js';
 import { BertModel } from './bert_model.js';
 import { Gpt2Model } from './gpt2_model.js';
+import { HubError } from './hub.js';
+import type { HubOptions } from './hub.js';
+import { fetchHubFile, fetchHubModelFiles } from './hub_model.js';
 import { fetchModelFiles, modelType } from './model_files.js';
 import type { BartFiles, BertFiles, Gpt2Files, ModelFiles } from './model_files.js';
 import type { Platform } from './platform.js';
@@ -47,20 +50,32 @@ export class AttentionModule {
   }
 
   /**
-   * Loads a model from a folder laid out as on the Hugging Face Hub (a URL, or a path in Node), or
-   * from its files already in memory. config.json's model_type picks the class:
+   * Loads a model from a folder laid out as on the Hugging Face Hub (a URL, or a path in Node), from
+   * the Hub itself ("hf:owner/name" or "hf:owner/name@revision", see HubOptions), or from its files
+   * already in memory. config.json's model_type picks the class:
    * - "gpt2" -> Gpt2Model: model.safetensors + vocab.json/merges.txt (or tokenizer.json);
    * - "bert" -> BertModel: model.safetensors + vocab.txt (+ tokenizer_config.json) or tokenizer.json,
    *   and sentence-transformers' modules.json / 1_Pooling/config.json when present;
    * - "bart" -> BartModel (encoder-decoder): model.safetensors + vocab.json (+ merges.txt).
-   * Weights may be F32, F16 or BF16. Narrow the result with `model.type`.
+   * Sharded checkpoints (model.safetensors.index.json) load too. Weights may be F32, F16 or BF16.
+   * Narrow the result with `model.type`. Hub failures are HubErrors (an AttentionError with a `code`).
    */
-  async loadModel(source: string | URL | ModelFiles): Promise<Model> {
-    const files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform) : source;
+  async loadModel(source: string | URL | ModelFiles, options: HubOptions = {}): Promise<Model> {
+    const files = typeof source === 'string' && source.startsWith('hf:') ? await fetchHubModelFiles(source.slice(3), options, this.platform.hub)
+      : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform) : source;
     const type = modelType(files.config);
     if (type === 'bert') return new BertModel(this.mod, files as BertFiles);
     if (type === 'bart') return new BartModel(this.mod, files as BartFiles);
     return new Gpt2Model(this.mod, files as Gpt2Files);
+  }
+
+  /**
+   * One file of a Hub model ("hf:owner/name[@revision]"), through the same cache, progress and
+   * errors as loadModel: for files the model itself does not read.
+   */
+  async hubFile(source: string, file: string, options: HubOptions = {}): Promise<Uint8Array> {
+    if (!source.startsWith('hf:')) throw new HubError(`hubFile: "${source}" is not a Hub model (write hf:owner/name)`, 'bad-id');
+    return fetchHubFile(source.slice(3), file, options, this.platform.hub);
   }
 
   /** Bytes of WebAssembly memory in use (grows with the largest call; never shrinks). */

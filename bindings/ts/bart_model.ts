@@ -12,7 +12,7 @@ import { AttentionError, throwIfError } from './errors.js';
 import type { BartFiles } from './model_files.js';
 import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
-import { parseSafetensors } from './safetensors.js';
+import { parseWeights } from './safetensors.js';
 import { SymbolTokenizer } from './symbol_tokenizer.js';
 import type { BartHandle, WasmModule } from './wasm_module.js';
 import { WasmObject } from './wasm_object.js';
@@ -147,7 +147,7 @@ export class BartModel extends WasmObject<BartHandle> {
         : new SymbolTokenizer(files.tokenizer.vocab, config.task === 'grapheme-to-phoneme');
     if (tokenizer.vocabSize > config.vocab_size)
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);
-    const file = parseSafetensors(files.weights);
+    const file = parseWeights(files.weights);
     super(mod, new mod.BartHandle(), 'BartModel');
     this.config = config;
     this.tokenizer = tokenizer;

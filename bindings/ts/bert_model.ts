@@ -9,7 +9,7 @@ import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
 import { crossEntropy, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
-import { parseSafetensors } from './safetensors.js';
+import { parseWeights } from './safetensors.js';
 import type { BertHandle, WasmModule } from './wasm_module.js';
 import { WasmObject } from './wasm_object.js';
 import { WordPieceTokenizer } from './wordpiece_tokenizer.js';
@@ -137,7 +137,7 @@ export class BertModel extends WasmObject<BertHandle> {
     const tokenizer = tokenizerFrom(files.tokenizer);
     if (tokenizer.vocabSize > config.vocab_size)
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);
-    const file = parseSafetensors(files.weights);
+    const file = parseWeights(files.weights);
     super(mod, new mod.BertHandle(), 'BertModel');
     this.config = config;
     this.tokenizer = tokenizer;

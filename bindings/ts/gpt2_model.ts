@@ -10,7 +10,7 @@ import { beamSearch, checkSampling, chooseToken, seededRandom, yieldToEventLoop 
 import type { SamplingOptions, Stepper } from './decoding.js';
 import { crossEntropy, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
-import { parseSafetensors } from './safetensors.js';
+import { parseWeights } from './safetensors.js';
 import type { Gpt2DecodingHandle, WasmModule } from './wasm_module.js';
 import { WasmObject } from './wasm_object.js';
 
@@ -118,7 +118,7 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
     const tokenizer = files.tokenizer instanceof BpeTokenizer ? files.tokenizer : new BpeTokenizer(files.tokenizer);
     if (tokenizer.vocabSize > config.vocab_size)
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);
-    const file = parseSafetensors(files.weights);
+    const file = parseWeights(files.weights);
     super(mod, new mod.Gpt2Handle(), 'Gpt2Model');
     this.config = { ...config, layer_norm_epsilon: config.layer_norm_epsilon ?? 1e-5 };
     this.tokenizer = tokenizer;

@@ -3,7 +3,9 @@
 import { BpeTokenizer } from './bpe_tokenizer.js';
 import type { TokenizerFiles } from './bpe_tokenizer.js';
 import { AttentionError } from './errors.js';
+import { checkRepoPath } from './hub.js';
 import type { Platform } from './platform.js';
+import type { SafetensorsWeights } from './safetensors.js';
 import type { SymbolTokenizer } from './symbol_tokenizer.js';
 import { WordPieceTokenizer } from './wordpiece_tokenizer.js';
 import type { WordPieceFiles } from './wordpiece_tokenizer.js';
@@ -15,7 +17,7 @@ export const MODEL_TYPES: readonly ModelType[] = ['gpt2', 'bert', 'bart'];
 /** A GPT-2 checkpoint in memory: parsed config.json, safetensors bytes, tokenizer files. */
 export interface Gpt2Files {
   config: Record<string, unknown>;
-  weights: ArrayBuffer | Uint8Array;
+  weights: SafetensorsWeights;
   tokenizer: TokenizerFiles | BpeTokenizer;
 }
 
@@ -31,7 +33,7 @@ export interface SentenceEmbeddingConfig {
  * or a WordPieceTokenizer. */
 export interface BertFiles {
   config: Record<string, unknown>;
-  weights: ArrayBuffer | Uint8Array;
+  weights: SafetensorsWeights;
   tokenizer: WordPieceFiles | WordPieceTokenizer | Record<string, unknown>;
   sentenceEmbedding?: SentenceEmbeddingConfig;
 }
@@ -40,7 +42,7 @@ export interface BertFiles {
  * model), with merges.txt for byte-level BPE (Hugging Face's BART checkpoints), or a tokenizer. */
 export interface BartFiles {
   config: Record<string, unknown>;
-  weights: ArrayBuffer | Uint8Array;
+  weights: SafetensorsWeights;
   tokenizer: { vocab: Record<string, number>; merges?: string } | SymbolTokenizer | BpeTokenizer;
 }
 
@@ -74,19 +76,38 @@ function parseJson(name: string, content: string): Record<string, unknown> {
   }
 }
 
+/** Where a model's files come from: a folder (URL or path) or a Hub repository (hub.ts). */
+export interface ModelFileSource {
+  /** A file's bytes, or a rejection (AttentionError). */
+  read(file: string): Promise<ArrayBuffer | Uint8Array>;
+  /** Whether read()'s error means "no such file": optional files are skipped then, other errors
+   * (a refused token, a cut connection) are not. */
+  isMissing(e: unknown): boolean;
+  /** Called with config.json's model_type before any other file is asked for; throws to stop. */
+  checkType?(config: Record<string, unknown>): void;
+}
+
 /** Reads the files of a folder laid out as on the Hugging Face Hub. */
 export async function fetchModelFiles(folder: string | URL, platform: Platform): Promise<ModelFiles> {
-  const readBytes = (url: URL) => platform.readBytes(url);
-  const text = async (url: URL) => new TextDecoder().decode(await readBytes(url));
-  const at = async (f: string) => resolveIn(platform, folder, f);
-  const readJson = async (f: string) => parseJson(f, await at(f).then(text));
-  const optionalJson = (f: string) => readJson(f).catch(() => undefined);
+  // Any failure of an optional file counts as its absence (a static server's 404, a missing path).
+  return readModelFiles({ read: (f) => platform.readBytes(resolveIn(platform, folder, f)), isMissing: () => true });
+}
+
+/** The files config.json's model_type needs, with the weights in one file or in shards. */
+export async function readModelFiles(source: ModelFileSource): Promise<ModelFiles> {
+  const text = async (f: string) => new TextDecoder().decode(await source.read(f));
+  const readJson = async (f: string) => parseJson(f, await text(f));
+  const optional = <T>(p: Promise<T>) => p.catch((e) => { if (source.isMissing(e)) return undefined; throw e; });
+  const optionalJson = (f: string) => optional(readJson(f));
   const config = await readJson('config.json');
+  source.checkType?.(config);
   const type = modelType(config);
-  const weights = at('model.safetensors').then(readBytes);
+  const weights = readWeights(source, readJson);
+  // Settled by the Promise.all below, or failing with a tokenizer first: never unhandled.
+  weights.catch(() => {});
   if (type === 'bert') {
     const [bytes, vocab, tokenizerConfig, modules, pooling, sbert] = await Promise.all([
-      weights, at('vocab.txt').then(text).catch(() => undefined), optionalJson('tokenizer_config.json'),
+      weights, optional(text('vocab.txt')), optionalJson('tokenizer_config.json'),
       optionalJson('modules.json'), optionalJson('1_Pooling/config.json'), optionalJson('sentence_bert_config.json'),
     ]);
     const tokenizer = vocab !== undefined
@@ -96,16 +117,40 @@ export async function fetchModelFiles(folder: string | URL, platform: Platform):
     return { config, weights: bytes, tokenizer, sentenceEmbedding: sentenceTransformersConfig(modules, pooling, sbert) };
   }
   if (type === 'bart') {
-    const [bytes, vocab, merges] = await Promise.all([weights, readJson('vocab.json'), at('merges.txt').then(text).catch(() => undefined)]);
+    const [bytes, vocab, merges] = await Promise.all([weights, readJson('vocab.json'), optional(text('merges.txt'))]);
     return { config, weights: bytes, tokenizer: { vocab: vocab as Record<string, number>, merges } };
   }
-  // GPT-2: vocab.json + merges.txt (its own files); tokenizer.json only when those cannot be read.
+  // GPT-2: vocab.json + merges.txt (its own files); tokenizer.json only when those are missing.
   const [bytes, files] = await Promise.all([weights,
-    Promise.all([at('vocab.json').then(text), at('merges.txt').then(text)]).catch(() => null)]);
+    Promise.all([text('vocab.json'), text('merges.txt')]).catch((e) => { if (source.isMissing(e)) return null; throw e; })]);
   const tokenizer = files
     ? { vocab: parseJson('vocab.json', files[0]) as Record<string, number>, merges: files[1] }
     : BpeTokenizer.fromTokenizerJson(await readJson('tokenizer.json'));
   return { config, weights: bytes, tokenizer };
+}
+
+/** model.safetensors, or when there is none, the shards model.safetensors.index.json's weight_map
+ * names (each file once, in the order first named). */
+async function readWeights(source: ModelFileSource, readJson: (f: string) => Promise<Record<string, unknown>>): Promise<SafetensorsWeights> {
+  try {
+    return await source.read('model.safetensors');
+  } catch (e) {
+    if (!source.isMissing(e)) throw e;
+    let index: Record<string, unknown>;
+    try {
+      index = await readJson('model.safetensors.index.json');
+    } catch (e2) {
+      if (!source.isMissing(e2)) throw e2;
+      // The first error names model.safetensors, the file one expects.
+      throw e;
+    }
+    const map = index.weight_map;
+    if (typeof map !== 'object' || map === null || Array.isArray(map) || !Object.values(map).every((v) => typeof v === 'string'))
+      throw new AttentionError('model.safetensors.index.json: weight_map must be an object of tensor name -> shard file name');
+    const shards = [...new Set(Object.values(map as Record<string, string>))];
+    if (shards.length === 0) throw new AttentionError('model.safetensors.index.json: weight_map names no shard');
+    return Promise.all(shards.map((f) => source.read(checkRepoPath(f))));
+  }
 }
 
 /** sentence-transformers' folder: modules.json lists Pooling (1_Pooling/config.json) and Normalize. */

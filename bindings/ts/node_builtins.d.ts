@@ -2,6 +2,12 @@
 // (and the shipped .d.ts files never reference Node's types).
 declare module 'node:fs/promises' {
   export function readFile(path: string): Promise<Uint8Array>;
+  // Used by hub_cache_node.ts.
+  export function writeFile(path: string, data: Uint8Array | string): Promise<void>;
+  export function rename(from: string, to: string): Promise<void>;
+  export function rm(path: string, options?: { force?: boolean; recursive?: boolean }): Promise<void>;
+  export function mkdir(path: string, options?: { recursive?: boolean }): Promise<string | undefined>;
+  export function stat(path: string): Promise<{ size: number }>;
 }
 declare module 'node:module' {
   export function createRequire(from: string): (id: string) => unknown;
@@ -9,9 +15,12 @@ declare module 'node:module' {
 declare module 'node:os' {
   export const availableParallelism: (() => number) | undefined;
   export function cpus(): unknown[];
+  export function homedir(): string;
 }
 declare module 'node:path' {
   export function resolve(...paths: string[]): string;
+  export function join(...paths: string[]): string;
+  export function dirname(path: string): string;
 }
 declare module 'node:url' {
   export function fileURLToPath(url: string | URL): string;

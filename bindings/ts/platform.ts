@@ -2,6 +2,7 @@
 // Node module: the Node entry (index_node.ts) hands it platform_node.ts, the browser entry
 // (index.ts) hands it platform_browser.ts, so bundlers for browsers never see fs, path or os.
 import { AttentionError } from './errors.js';
+import type { HubPlatform } from './hub.js';
 import type { GlueFactory } from './wasm_module.js';
 
 /** The pthreads build, ready to instantiate: its glue's factory, its .wasm bytes and where its
@@ -26,6 +27,8 @@ export interface Platform {
   cpuCount(): number;
   /** Loads the pthreads build's files. */
   threadedBuild(): Promise<ThreadedBuild>;
+  /** Models from the Hugging Face Hub: the environment's defaults and the download cache. */
+  hub: HubPlatform;
 }
 
 /** Bytes of an http(s), blob: or data: URL, with the failure named. */

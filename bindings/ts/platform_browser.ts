@@ -1,5 +1,6 @@
 // Browsers (and bundlers building for them): everything is fetched; no Node module is imported.
 import { AttentionError } from './errors.js';
+import { browserHubCache } from './hub_cache_browser.js';
 import { threadedUrl } from './package_files.js';
 import { fetchBytes } from './platform.js';
 import type { Platform, ThreadedBuild } from './platform.js';
@@ -35,4 +36,7 @@ export const browserPlatform: Platform = {
     const main = blob(glue), workerUrl = blob(worker);
     return { factory, bytes, worker: workerUrl, main, release: () => { URL.revokeObjectURL(main); URL.revokeObjectURL(workerUrl); } };
   },
+
+  // No environment variables in a browser; cacheDir is Node's (the Cache API has one store).
+  hub: { environment: () => ({}), openCache: () => browserHubCache() },
 };

@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AttentionError } from './errors.js';
+import { nodeHubCache, nodeHubEnvironment } from './hub_cache_node.js';
 import { threadedUrl } from './package_files.js';
 import { fetchBytes } from './platform.js';
 import type { Platform, ThreadedBuild } from './platform.js';
@@ -41,4 +42,6 @@ export const nodePlatform: Platform = {
     const factory = createRequire(import.meta.url)(fileURLToPath(threadedUrl.glue())) as GlueFactory;
     return { factory, bytes: await readFileBytes(fileURLToPath(threadedUrl.wasm())), worker: fileURLToPath(threadedUrl.worker()), release: () => {} };
   },
+
+  hub: { environment: nodeHubEnvironment, openCache: ({ cacheDir }) => nodeHubCache(cacheDir) },
 };

@@ -125,3 +125,30 @@ function bfloat16ToFloat(b: number): number {
   u32[0] = b << 16;
   return f32[0];
 }
+
+/** A checkpoint's weights: one safetensors file, or the shards a model.safetensors.index.json lists. */
+export type SafetensorsWeights = ArrayBuffer | Uint8Array | readonly (ArrayBuffer | Uint8Array)[];
+
+/** One file, or the union of a sharded checkpoint's files (each tensor must be in one shard only).
+ * The tensors stay views of the given bytes: nothing is copied until a tensor is read. */
+export function parseWeights(weights: SafetensorsWeights): SafetensorsFile {
+  if (!Array.isArray(weights)) return parseSafetensors(weights as ArrayBuffer | Uint8Array);
+  const shards = weights as readonly (ArrayBuffer | Uint8Array)[];
+  if (shards.length === 0) fail('no shards given');
+  const tensors = new Map<string, SafetensorsEntry>();
+  const metadata: Record<string, string> = {};
+  shards.forEach((bytes, i) => {
+    let file: SafetensorsFile;
+    try {
+      file = parseSafetensors(bytes);
+    } catch (e) {
+      throw new AttentionError(`shard ${i + 1} of ${shards.length}: ${(e as Error).message}`);
+    }
+    for (const [name, entry] of file.tensors) {
+      if (tensors.has(name)) fail(`tensor "${name}" is in more than one shard (again in shard ${i + 1} of ${shards.length})`);
+      tensors.set(name, entry);
+    }
+    Object.assign(metadata, file.metadata);
+  });
+  return { tensors, metadata };
+}

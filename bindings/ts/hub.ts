@@ -1,0 +1,329 @@
+// Models from the Hugging Face Hub: `loadModel('hf:owner/name@revision')` downloads a model's files
+// from {hubUrl}/{owner/name}/resolve/{revision}/{file} (the Hub answers with a redirect to its file
+// host; fetch follows it), with per-file progress, a cache (the Platform's: a folder in Node, the
+// Cache API in browsers) and a named error for each way a download fails.
+//
+// Why not npm's @huggingface/hub (2.17.5, checked 2026-11): its tarball is 730 kB (3.25 MB
+// unpacked, 623 files; its browser bundle alone is 296 kB) and it pulls in @huggingface/tasks
+// (3.27 MB unpacked) and @huggingface/xetchunk-wasm (135 kB). Its downloadFile() has a custom
+// hubUrl but no byte progress (it returns a Blob), and its cache (downloadFileToCacheDir) exists in
+// Node only. What this library needs is a few GETs with redirects, a streamed body, a Range resume
+// and a cache: this file, a few kB, in both Node and browsers with no configuration.
+import { AttentionError } from './errors.js';
+
+/** Why a Hub download failed. */
+export type HubErrorCode =
+  | 'bad-id' // the id is not "owner/name" (or "name") with an optional "@revision"
+  | 'not-found' // HTTP 404: no such model, revision or file
+  | 'unauthorized' // HTTP 401/403: a gated or private model (accept its license, pass accessToken)
+  | 'network' // the request failed before any answer (offline, DNS, refused, CORS)
+  | 'http' // any other HTTP error status
+  | 'truncated' // fewer bytes arrived than Content-Length announced
+  | 'too-large' // the download would exceed maxBytes
+  | 'unsupported-model'; // config.json's model_type is not one this library runs
+
+/** A failed Hub download: an AttentionError with `code` (and the URL and HTTP status when known). */
+export class HubError extends AttentionError {
+  constructor(message: string, readonly code: HubErrorCode, readonly url?: string, readonly status?: number) {
+    super(message);
+    this.name = 'HubError';
+  }
+}
+
+/** One progress report: `loaded` of `total` bytes of `file` (total is undefined when the server
+ * does not say, e.g. a compressed answer); `done` once the file is complete; `cached` when it came
+ * from the cache without a download. */
+export interface HubProgress {
+  file: string;
+  loaded: number;
+  total: number | undefined;
+  done: boolean;
+  cached?: boolean;
+}
+
+export interface HubOptions {
+  /** A branch, tag or commit hash (default "main"); "hf:owner/name@revision" says the same. */
+  revision?: string;
+  /** The Hub's address (default https://huggingface.co; in Node, $HF_ENDPOINT when set): a mirror,
+   * or a local stand-in in tests. */
+  hubUrl?: string;
+  /** A Hugging Face access token, sent as Authorization: Bearer (gated and private models). In Node,
+   * $HF_TOKEN when not given. */
+  accessToken?: string;
+  /** Called as each file's bytes arrive, and once more with done: true. */
+  onProgress?: (progress: HubProgress) => void;
+  /** false: always download, store nothing. Default true. */
+  cache?: boolean;
+  /** Node: the cache folder (default $XDG_CACHE_HOME/attention-wasm or ~/.cache/attention-wasm). */
+  cacheDir?: string;
+  /** The most bytes one model may download, all files together (default 4 GiB: the float32
+   * weights must fit the 4 GiB WebAssembly memory anyway). */
+  maxBytes?: number;
+  /** Aborts the downloads. */
+  signal?: AbortSignal;
+}
+
+/** What a cache keeps per file: its bytes, or that the Hub has no such file. */
+export type HubCacheEntry = { bytes: Uint8Array; etag?: string } | { missing: true };
+
+/** Where a file's cache entry lives: the Hub's address, the model, the revision, the file. */
+export interface HubCacheKey {
+  hubUrl: string;
+  id: string;
+  revision: string;
+  file: string;
+}
+
+/** The download cache a Platform provides (hub_cache_node.ts, hub_cache_browser.ts). Entries are
+ * written only for complete files, so a partial download is never read back. */
+export interface HubCache {
+  /** Where the cache is (shown in messages and the README). */
+  readonly location: string;
+  get(key: HubCacheKey): Promise<HubCacheEntry | undefined>;
+  put(key: HubCacheKey, entry: HubCacheEntry): Promise<void>;
+}
+
+/** The defaults a platform reads from its environment (Node: HF_ENDPOINT, HF_TOKEN). */
+export interface HubEnvironment {
+  hubUrl?: string;
+  accessToken?: string;
+}
+
+export const DEFAULT_HUB_URL = 'https://huggingface.co';
+export const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
+// A cut connection is resumed with a Range request this many times before the file counts as truncated.
+const MAX_RESUMES = 2;
+
+/** "owner/name@revision" (or "name") -> id and revision, checked so neither can leave the path. */
+export function parseHubId(source: string, revisionOption?: string): { id: string; revision: string } {
+  const at = source.indexOf('@');
+  const id = at < 0 ? source : source.slice(0, at);
+  const fromId = at < 0 ? undefined : source.slice(at + 1);
+  if (!/^([\w.-]+\/)?[\w.-]+$/.test(id) || id.split('/').some((p) => p === '.' || p === '..'))
+    throw new HubError(`"hf:${source}" is not a Hub model id: write hf:owner/name (e.g. hf:openai-community/gpt2), optionally @revision`, 'bad-id');
+  if (fromId !== undefined && revisionOption !== undefined && fromId !== revisionOption)
+    throw new HubError(`"hf:${source}" names revision "${fromId}" but the revision option says "${revisionOption}"`, 'bad-id');
+  const revision = fromId ?? revisionOption ?? 'main';
+  if (!revision || /[\s?#]/.test(revision) || revision.split('/').some((p) => p === '.' || p === '..' || p === ''))
+    throw new HubError(`"${revision}" is not a revision (a branch, tag or commit hash)`, 'bad-id');
+  return { id, revision };
+}
+
+/** A file name inside a model repository (also the shard names an index file lists). */
+export function checkRepoPath(file: string): string {
+  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(file) || file.split('/').some((p) => p === '.' || p === '..'))
+    throw new AttentionError(`"${file}" is not a file name inside a model repository`);
+  return file;
+}
+
+/** {hubUrl}/{id}/resolve/{revision}/{file}, the Hub's download address. */
+export function hubFileUrl(hubUrl: string, id: string, revision: string, file: string): string {
+  return `${hubUrl.replace(/\/+$/, '')}/${id}/resolve/${encodeURIComponent(revision)}/${checkRepoPath(file)}`;
+}
+
+/** The platform's part: its environment's defaults and its cache. */
+export interface HubPlatform {
+  environment(): HubEnvironment;
+  openCache(options: { cacheDir?: string }): HubCache | null;
+}
+
+/** One model's downloads: they share the options, the cache and the byte budget. */
+export class HubRepo {
+  readonly id: string;
+  readonly revision: string;
+  readonly hubUrl: string;
+  private readonly token: string | undefined;
+  private readonly cache: HubCache | null;
+  private readonly maxBytes: number;
+  private budgetUsed = 0;
+  private cacheWarned = false;
+
+  constructor(source: string, private readonly options: HubOptions, platform: HubPlatform) {
+    ({ id: this.id, revision: this.revision } = parseHubId(source, options.revision));
+    const env = platform.environment();
+    this.hubUrl = (options.hubUrl ?? env.hubUrl ?? DEFAULT_HUB_URL).replace(/\/+$/, '');
+    if (!/^https?:\/\//i.test(this.hubUrl)) throw new HubError(`hubUrl must be an http(s) address, got "${this.hubUrl}"`, 'bad-id');
+    this.token = options.accessToken ?? env.accessToken;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    if (!(this.maxBytes > 0)) throw new AttentionError(`maxBytes must be a positive number of bytes, got ${String(options.maxBytes)}`);
+    this.cache = options.cache === false ? null : platform.openCache({ cacheDir: options.cacheDir });
+  }
+
+  /** "hf:owner/name@revision", as messages name the model. */
+  get name(): string {
+    return `hf:${this.id}@${this.revision}`;
+  }
+
+  url(file: string): string {
+    return hubFileUrl(this.hubUrl, this.id, this.revision, file);
+  }
+
+  /** A file's bytes: from the cache, else downloaded (and then cached). */
+  async file(file: string): Promise<Uint8Array> {
+    const key: HubCacheKey = { hubUrl: this.hubUrl, id: this.id, revision: this.revision, file };
+    const url = this.url(file);
+    const hit = await this.cache?.get(key).catch(() => undefined);
+    if (hit) {
+      if ('missing' in hit) throw this.notFound(url, file, 404, 'EntryNotFound');
+      this.options.onProgress?.({ file, loaded: hit.bytes.length, total: hit.bytes.length, done: true, cached: true });
+      return hit.bytes;
+    }
+    let downloaded: { bytes: Uint8Array; etag?: string };
+    try {
+      downloaded = await this.download(url, file);
+    } catch (e) {
+      // The Hub has no such file: remember it, so a second load does not ask again. Not for
+      // config.json, whose 404 may mean the model (not the file) is missing or not yet public.
+      if (e instanceof HubError && e.code === 'not-found' && file !== 'config.json' && e.status === 404) await this.store(key, { missing: true });
+      throw e;
+    }
+    await this.store(key, downloaded);
+    return downloaded.bytes;
+  }
+
+  /** Whether an error from file() means the repository has no such file (optional files are skipped). */
+  static isMissing(e: unknown): boolean {
+    return e instanceof HubError && e.code === 'not-found';
+  }
+
+  private async store(key: HubCacheKey, entry: HubCacheEntry): Promise<void> {
+    if (!this.cache) return;
+    try {
+      await this.cache.put(key, entry);
+    } catch (e) {
+      // A full disk or a quota must not fail a load that has its bytes: say so once, go on.
+      if (!this.cacheWarned) console.warn(`attention-wasm: could not write the Hub cache (${this.cache.location}): ${(e as Error).message}`);
+      this.cacheWarned = true;
+    }
+  }
+
+  /** A 404 (or the Hub's 401 for a repository it will not say exists), naming what is missing. */
+  private notFound(url: string, file: string, status: number, hubCode?: string | null): HubError {
+    const what = hubCode === 'RepoNotFound'
+      ? `model ${this.name} not found at ${url}: check the id, or if it is private pass { accessToken }`
+      : hubCode === 'RevisionNotFound' ? `revision "${this.revision}" of ${this.name} not found (${url})`
+        : file === 'config.json' ? `model ${this.name} not found (no config.json at ${url}): check the id and revision`
+          : `${file} not found in ${this.name} (${url})`;
+    return new HubError(`${what}: HTTP ${status}`, 'not-found', url, status);
+  }
+
+  private async request(url: string, file: string, headers: Record<string, string>): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(url, { headers, redirect: 'follow', signal: this.options.signal });
+    } catch (e) {
+      if ((e as Error).name === 'AbortError') throw e;
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (e as Error).message;
+      throw new HubError(`could not reach ${url} (${why}): network error, or the server does not allow this origin (CORS)`, 'network', url);
+    }
+    // The Hub names the error in X-Error-Code; it answers 401 for a repository that does not exist.
+    const hubCode = response.headers.get('x-error-code');
+    if (response.status === 404 || hubCode === 'RepoNotFound') throw this.notFound(url, file, response.status, hubCode);
+    if (response.status === 401 || response.status === 403) {
+      const how = this.token
+        ? 'the access token was refused: check that it has read access and that its account accepted the model\'s license on its Hub page'
+        : 'the model is gated or private: accept its license on its Hub page and pass { accessToken } (in Node, or set HF_TOKEN)';
+      throw new HubError(`${this.name}: ${url} answered HTTP ${response.status}: ${how}`, 'unauthorized', url, response.status);
+    }
+    if (!response.ok && response.status !== 206)
+      throw new HubError(`${url} answered HTTP ${response.status} ${response.statusText}`.trim(), 'http', url, response.status);
+    return response;
+  }
+
+  /** GETs a file into one buffer of its Content-Length (no chunk list, no second copy), resuming a
+   * cut connection with a Range request; fails with 'truncated' or 'too-large'. */
+  private async download(url: string, file: string): Promise<{ bytes: Uint8Array; etag?: string }> {
+    const base: Record<string, string> = { 'Accept-Encoding': 'identity' };
+    if (this.token) base.Authorization = `Bearer ${this.token}`;
+    const report = (loaded: number, total: number | undefined, done: boolean) => this.options.onProgress?.({ file, loaded, total, done });
+    let buffer: Uint8Array | null = null;
+    let chunks: Uint8Array[] | null = null; // only when the size is not announced
+    let total: number | undefined;
+    let received = 0;
+    let etag: string | undefined;
+    let charged = 0; // bytes of this file counted against maxBytes
+    for (let attempt = 0; ; attempt++) {
+      const headers = { ...base };
+      if (received > 0) {
+        headers.Range = `bytes=${received}-`;
+        if (etag) headers['If-Range'] = etag;
+      }
+      const response = await this.request(url, file, headers);
+      if (received > 0 && (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${received}-`))) {
+        // The server sent the whole file again (or another version): start over.
+        received = 0;
+      }
+      if (received === 0) {
+        // A fresh start (first try, or a resume the server answered with the whole file).
+        this.budgetUsed -= charged;
+        charged = 0;
+        etag = response.headers.get('etag') ?? undefined;
+        const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+        const length = Number(response.headers.get('content-length'));
+        total = !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+        if (total !== undefined) {
+          this.charge(url, file, total);
+          charged = total;
+          buffer = new Uint8Array(total);
+          chunks = null;
+        } else {
+          buffer = null;
+          chunks = [];
+        }
+        report(0, total, false);
+      }
+      if (!response.body) throw new HubError(`${url} answered with no body`, 'http', url, response.status);
+      const reader = response.body.getReader();
+      let cut: unknown = null;
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          if (buffer) {
+            if (received + value.length > buffer.length) {
+              await reader.cancel().catch(() => {});
+              throw new HubError(`${url} sent more than the ${buffer.length} bytes its Content-Length announced`, 'truncated', url);
+            }
+            buffer.set(value, received);
+          } else {
+            this.charge(url, file, value.length, received);
+            charged += value.length;
+            chunks!.push(value);
+          }
+          received += value.length;
+          report(received, total, false);
+        }
+      } catch (e) {
+        if (e instanceof HubError || (e as Error).name === 'AbortError') throw e;
+        cut = e;
+      }
+      if (total === undefined && cut === null) {
+        // No announced size: the chunks are the file (the one case with a second copy, for small
+        // compressed answers such as JSON; weights are served with a Content-Length).
+        buffer = new Uint8Array(received);
+        let at = 0;
+        for (const c of chunks!) { buffer.set(c, at); at += c.length; }
+        report(received, received, true);
+        return { bytes: buffer, etag };
+      }
+      if (total !== undefined && received === total) {
+        report(received, total, true);
+        return { bytes: buffer!, etag };
+      }
+      // Cut short: resume where it stopped (only when the size is known and the server said what
+      // version it sent), else fail; nothing partial is cached.
+      const why = cut ? ` (${(cut as { cause?: { code?: string } }).cause?.code ?? (cut as Error).message})` : '';
+      if (total === undefined || attempt >= MAX_RESUMES)
+        throw new HubError(`download of ${url} was cut off: ${received} of ${total ?? 'an unknown number of'} bytes arrived${why}${total !== undefined ? `, ${MAX_RESUMES} resumes tried` : ''}`, 'truncated', url);
+    }
+  }
+
+  /** Counts `bytes` against maxBytes (all files of the model together). */
+  private charge(url: string, file: string, bytes: number, alreadyCounted = 0): void {
+    const after = this.budgetUsed + bytes;
+    if (after > this.maxBytes)
+      throw new HubError(`${file} of ${this.name} (${url}) is ${alreadyCounted ? 'over ' : ''}${alreadyCounted + bytes} bytes: with the model's other files that is over maxBytes (${this.maxBytes} bytes); pass a larger { maxBytes } to load it`, 'too-large', url);
+    this.budgetUsed = after;
+  }
+}

@@ -1,0 +1,260 @@
+// Models from the Hugging Face Hub (loadModel('hf:...')), against a local stand-in of the Hub
+// (hub_server.cjs): never the internet. Each model type loads from it exactly as from its folder,
+// sharded checkpoints and revisions work, progress is reported per file, the second load is served
+// from the cache with no request, and every failure is a HubError with its code.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { api, root, load } = require('./helpers.cjs');
+const { startHubServer, readFolder, shardSafetensors } = require('./hub_server.cjs');
+
+const models = path.join(root, 'web/models');
+const skipCards = (f) => f === 'MODEL_CARD.md' || f === 'heldout-sample.json';
+const gpt2Files = readFolder(path.join(models, 'brown-gpt2'), skipCards);
+
+/** brown-gpt2 as a sharded checkpoint (3 shards) with tokenizer.json instead of vocab.json + merges.txt. */
+function shardedGpt2() {
+  const files = new Map([['config.json', gpt2Files.get('config.json')], ...shardSafetensors(gpt2Files.get('model.safetensors'), 3)]);
+  const vocab = JSON.parse(gpt2Files.get('vocab.json'));
+  const merges = gpt2Files.get('merges.txt').toString('utf8').split('\n').filter((l) => l && !l.startsWith('#version'));
+  files.set('tokenizer.json', Buffer.from(JSON.stringify({ version: '1.0', model: { type: 'BPE', vocab, merges } })));
+  return files;
+}
+
+let server, attn, cacheRoot;
+const freshCache = () => fs.mkdtempSync(path.join(cacheRoot, 'c-'));
+
+beforeAll(async () => {
+  cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-hub-test-'));
+  attn = await load('simd');
+  server = await startHubServer({
+    'attention-wasm/brown-gpt2': { files: gpt2Files, revisions: ['main', '0123456789abcdef0123456789abcdef01234567'] },
+    'attention-wasm/brown-bert': { files: readFolder(path.join(models, 'brown-bert'), skipCards) },
+    'attention-wasm/g2p-bart': { files: readFolder(path.join(models, 'g2p-bart'), skipCards) },
+    'test/sharded-gpt2': { files: shardedGpt2() },
+    'test/gated-gpt2': { files: gpt2Files, token: 'hf_secret' },
+    'test/no-weights': { files: new Map([...gpt2Files].filter(([f]) => f !== 'model.safetensors')) },
+    'test/llama': { files: new Map([['config.json', Buffer.from('{"model_type": "llama", "hidden_size": 8}')], ['model.safetensors', gpt2Files.get('model.safetensors')]]) },
+    'test/cut-once': { files: gpt2Files, cut: { file: 'model.safetensors', after: 1_000_000, times: 1 } },
+    'test/cut-always': { files: gpt2Files, cut: { file: 'model.safetensors', after: 700_000, times: Infinity } },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  fs.rmSync(cacheRoot, { recursive: true, force: true });
+});
+
+const hub = (extra = {}) => ({ hubUrl: server.url, cacheDir: freshCache(), ...extra });
+const SENTENCE = 'The jury said the election was conducted well.';
+
+/** Loads twice (Hub and folder), runs `use` on each, and expects the same numbers. */
+async function expectSameAsFolder(id, folder, use) {
+  const fromHub = await attn.loadModel(`hf:${id}`, hub());
+  const fromFolder = await attn.loadModel(folder);
+  try {
+    expect(fromHub.type).toBe(fromFolder.type);
+    const [a, b] = [use(fromHub), use(fromFolder)];
+    expect(a).toEqual(b);
+    return a;
+  } finally {
+    fromHub.dispose();
+    fromFolder.dispose();
+  }
+}
+
+describe('each model type loads from the Hub as from its folder', () => {
+  test('GPT-2 (weights through the 302 redirect to the file host)', async () => {
+    const out = await expectSameAsFolder('attention-wasm/brown-gpt2', path.join(models, 'brown-gpt2'), (m) => {
+      const r = m.run(SENTENCE, { prependBos: true, attention: true });
+      return { tokens: r.tokens, logits: Array.from(r.logits), attention: Array.from(r.attention) };
+    });
+    expect(out.logits.length).toBeGreaterThan(1000);
+    const weights = server.requests.filter((r) => r.path.includes('/brown-gpt2/') && r.path.endsWith('/model.safetensors'));
+    expect(weights.some((r) => r.path.includes('/resolve/'))).toBe(true);
+    expect(weights.some((r) => r.path.startsWith('/cdn/'))).toBe(true);
+  });
+
+  test('BERT', async () => {
+    await expectSameAsFolder('attention-wasm/brown-bert', path.join(models, 'brown-bert'), (m) => {
+      const r = m.run(SENTENCE, { attention: true });
+      return { tokens: r.tokens, attention: Array.from(r.attention), embedding: Array.from(m.embed([SENTENCE]).row(0)) };
+    });
+  });
+
+  test('BART (encoder-decoder)', async () => {
+    await expectSameAsFolder('attention-wasm/g2p-bart', path.join(models, 'g2p-bart'), (m) => ['phone', 'knight'].map((w) => m.generate(w).tokenTexts));
+  });
+
+  test('a sharded checkpoint (model.safetensors.index.json -> 3 shards) with tokenizer.json', async () => {
+    const sharded = await attn.loadModel('hf:test/sharded-gpt2', hub());
+    const folder = await attn.loadModel(path.join(models, 'brown-gpt2'));
+    try {
+      const [a, b] = [sharded, folder].map((m) => m.run(SENTENCE, { prependBos: true }));
+      expect(a.tokens).toEqual(b.tokens);
+      expect(Array.from(a.logits)).toEqual(Array.from(b.logits));
+      for (let s = 1; s <= 3; s++) expect(server.count(`model-0000${s}-of-00003.safetensors`)).toBe(1);
+    } finally {
+      sharded.dispose();
+      folder.dispose();
+    }
+  });
+
+  test('a revision: hf:id@rev and { revision } ask for /resolve/{rev}/; an unknown one is not-found', async () => {
+    const rev = '0123456789abcdef0123456789abcdef01234567';
+    for (const [source, options] of [[`hf:attention-wasm/brown-gpt2@${rev}`, {}], ['hf:attention-wasm/brown-gpt2', { revision: rev }]]) {
+      const before = server.requests.length;
+      const m = await attn.loadModel(source, hub(options));
+      m.dispose();
+      const paths = server.requests.slice(before).map((r) => r.path).filter((p) => p.includes('/resolve/'));
+      expect(paths.length).toBeGreaterThan(0);
+      expect(paths.every((p) => p.includes(`/resolve/${rev}/`))).toBe(true);
+    }
+    await expect(attn.loadModel('hf:attention-wasm/brown-gpt2@no-such-branch', hub())).rejects.toMatchObject({
+      name: 'HubError', code: 'not-found', message: expect.stringContaining('revision "no-such-branch"'),
+    });
+    await expect(attn.loadModel('hf:attention-wasm/brown-gpt2@v1', hub({ revision: 'v2' }))).rejects.toMatchObject({ code: 'bad-id' });
+  });
+});
+
+describe('progress and cache', () => {
+  test('progress per file is monotone and ends at the file\'s size; a second load downloads nothing', async () => {
+    const cacheDir = freshCache();
+    const events = [];
+    const m = await attn.loadModel('hf:attention-wasm/brown-gpt2', { hubUrl: server.url, cacheDir, onProgress: (e) => events.push(e) });
+    m.dispose();
+    const files = [...new Set(events.map((e) => e.file))].sort();
+    expect(files).toEqual(['config.json', 'merges.txt', 'model.safetensors', 'vocab.json']);
+    for (const file of files) {
+      const mine = events.filter((e) => e.file === file);
+      const size = gpt2Files.get(file).length;
+      for (let i = 1; i < mine.length; i++) expect(mine[i].loaded).toBeGreaterThanOrEqual(mine[i - 1].loaded);
+      expect(mine.every((e) => e.total === size)).toBe(true);
+      expect(mine.filter((e) => e.done)).toHaveLength(1);
+      expect(mine.at(-1)).toEqual({ file, loaded: size, total: size, done: true });
+    }
+    // The weights (2.8 MB) arrive in many steps.
+    expect(events.filter((e) => e.file === 'model.safetensors').length).toBeGreaterThan(5);
+    // Stored as the Hub names them, under the Hub's address and the revision.
+    const stored = path.join(cacheDir, new URL(server.url).host.replace(':', '_'), 'attention-wasm', 'brown-gpt2', 'main', 'model.safetensors');
+    expect(fs.readFileSync(stored).equals(gpt2Files.get('model.safetensors'))).toBe(true);
+
+    const before = server.requests.length;
+    const again = [];
+    const m2 = await attn.loadModel('hf:attention-wasm/brown-gpt2', { hubUrl: server.url, cacheDir, onProgress: (e) => again.push(e) });
+    expect(server.requests.length).toBe(before);
+    expect(again.every((e) => e.cached && e.done && e.loaded === e.total)).toBe(true);
+    expect(m2.run('The jury', { prependBos: true }).tokens.length).toBeGreaterThan(1);
+    m2.dispose();
+
+    // cache: false downloads again.
+    const m3 = await attn.loadModel('hf:attention-wasm/brown-gpt2', { hubUrl: server.url, cacheDir, cache: false });
+    m3.dispose();
+    expect(server.requests.slice(before).filter((r) => r.path === '/attention-wasm/brown-gpt2/resolve/main/model.safetensors')).toHaveLength(1);
+  });
+
+  test('a BERT\'s absent optional files are remembered: the second load makes no request at all', async () => {
+    const cacheDir = freshCache();
+    const before = server.requests.length;
+    (await attn.loadModel('hf:attention-wasm/brown-bert', { hubUrl: server.url, cacheDir })).dispose();
+    const first = server.requests.slice(before);
+    // modules.json & co. are optional: their 404 is no error.
+    expect(first.some((r) => r.path.endsWith('/modules.json'))).toBe(true);
+    const after = server.requests.length;
+    (await attn.loadModel('hf:attention-wasm/brown-bert', { hubUrl: server.url, cacheDir })).dispose();
+    expect(server.requests.length).toBe(after);
+  });
+
+  test('HF_ENDPOINT is the default hub address in Node', async () => {
+    const saved = process.env.HF_ENDPOINT;
+    process.env.HF_ENDPOINT = server.url;
+    try {
+      const m = await attn.loadModel('hf:attention-wasm/g2p-bart', { cacheDir: freshCache() });
+      expect(m.type).toBe('bart');
+      m.dispose();
+    } finally {
+      if (saved === undefined) delete process.env.HF_ENDPOINT;
+      else process.env.HF_ENDPOINT = saved;
+    }
+  });
+
+  test('attn.hubFile: one file through the same cache', async () => {
+    const cacheDir = freshCache();
+    const bytes = await attn.hubFile('hf:attention-wasm/brown-gpt2', 'heads.json', { hubUrl: server.url, cacheDir });
+    expect(Buffer.from(bytes).equals(gpt2Files.get('heads.json'))).toBe(true);
+    const before = server.requests.length;
+    await attn.hubFile('hf:attention-wasm/brown-gpt2', 'heads.json', { hubUrl: server.url, cacheDir });
+    expect(server.requests.length).toBe(before);
+  });
+});
+
+describe('named errors', () => {
+  const fails = (source, options, match) => expect(attn.loadModel(source, hub(options))).rejects.toMatchObject({ name: 'HubError', ...match });
+
+  test('HubError is an AttentionError', async () => {
+    const e = await attn.loadModel('hf:nobody/nothing', hub()).catch((x) => x);
+    expect(e).toBeInstanceOf(api.AttentionError);
+    expect(e).toBeInstanceOf(api.HubError);
+  });
+
+  test('a model that does not exist (the Hub answers 401 RepoNotFound): not-found, naming the URL', async () => {
+    await fails('hf:nobody/nothing', {}, { code: 'not-found', status: 401, message: expect.stringContaining(`${server.url}/nobody/nothing/resolve/main/config.json`) });
+  });
+
+  test('a required file missing (no model.safetensors, no index): not-found naming model.safetensors', async () => {
+    await fails('hf:test/no-weights', {}, { code: 'not-found', status: 404, message: expect.stringMatching(/model\.safetensors not found in hf:test\/no-weights@main \(http:.*\/test\/no-weights\/resolve\/main\/model\.safetensors\)/) });
+  });
+
+  test('a gated model: 401 without a token, 403 with a wrong one, loads with the right one (sent as Bearer)', async () => {
+    await fails('hf:test/gated-gpt2', {}, { code: 'unauthorized', status: 401, message: expect.stringContaining('accept its license') });
+    await fails('hf:test/gated-gpt2', { accessToken: 'hf_wrong' }, { code: 'unauthorized', status: 403, message: expect.stringContaining('token was refused') });
+    const m = await attn.loadModel('hf:test/gated-gpt2', hub({ accessToken: 'hf_secret' }));
+    expect(m.type).toBe('gpt2');
+    m.dispose();
+    expect(server.requests.filter((r) => r.path.startsWith('/test/gated-gpt2/')).at(-1).headers.authorization).toBe('Bearer hf_secret');
+  });
+
+  test('network failure: network, naming the URL', async () => {
+    const closed = await startHubServer({});
+    const url = closed.url;
+    await closed.close();
+    await expect(attn.loadModel('hf:attention-wasm/brown-gpt2', hub({ hubUrl: url }))).rejects.toMatchObject({
+      code: 'network', message: expect.stringContaining(`${url}/attention-wasm/brown-gpt2/resolve/main/config.json`),
+    });
+  });
+
+  test('a connection cut mid-file is resumed with a Range request', async () => {
+    const m = await attn.loadModel('hf:test/cut-once', hub());
+    m.dispose();
+    const ranged = server.requests.filter((r) => r.path.endsWith('cut-once/main/model.safetensors') && r.headers.range);
+    expect(ranged).toHaveLength(1);
+    expect(ranged[0].headers.range).toBe('bytes=1000000-');
+    expect(ranged[0].headers['if-range']).toMatch(/^"[0-9a-f]{64}"$/);
+  });
+
+  test('a file cut off every time: truncated, and nothing partial is cached', async () => {
+    const cacheDir = freshCache();
+    await expect(attn.loadModel('hf:test/cut-always', { hubUrl: server.url, cacheDir })).rejects.toMatchObject({
+      code: 'truncated', message: expect.stringMatching(/model\.safetensors was cut off: 700000 of \d+ bytes arrived/),
+    });
+    const list = (dir) => fs.readdirSync(dir, { recursive: true }).map(String);
+    const stored = list(cacheDir);
+    expect(stored.some((f) => f.endsWith('config.json'))).toBe(true);
+    expect(stored.filter((f) => f.includes('model.safetensors'))).toEqual([]);
+  });
+
+  test('over maxBytes: too-large, before the body is read', async () => {
+    await fails('hf:attention-wasm/brown-gpt2', { maxBytes: 2_000_000 }, { code: 'too-large', message: expect.stringContaining('maxBytes (2000000 bytes)') });
+  });
+
+  test('a model type the library does not run: unsupported-model, before the weights are asked for', async () => {
+    await fails('hf:test/llama', {}, { code: 'unsupported-model', message: expect.stringContaining('"llama" model (config.json\'s model_type); this library runs gpt2, bert, bart') });
+    expect(server.count('llama/resolve/main/model.safetensors')).toBe(0);
+    expect(server.requests.filter((r) => r.path.startsWith('/test/llama/'))).toHaveLength(1);
+  });
+
+  test('a malformed id or hubUrl: bad-id', async () => {
+    await fails('hf:../etc/passwd', {}, { code: 'bad-id' });
+    await fails('hf:a/b/c', {}, { code: 'bad-id' });
+    await fails('hf:a/b', { hubUrl: 'ftp://example.com' }, { code: 'bad-id' });
+  });
+});
