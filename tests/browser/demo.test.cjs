@@ -152,7 +152,9 @@ test('the step view reproduces the seed example: softmax, causal mask, output, l
 });
 
 test('the model step view: real numbers for one head and query, X, cross-attention', async () => {
-  const { page, errors } = await demo('?view=steps&head=2');
+  // Every row (rows=all): the whole matrices, so every softmax row can be checked (the default, one
+  // query's row, is tested in demo_steps.test.cjs).
+  const { page, errors } = await demo('?view=steps&head=2&rows=all');
   const n = await page.$$eval('#tokens .token', (b) => b.length);
   const query = n - 1;
   // Every softmax row sums to 1, and the step view's weights are the heatmap's weights.
@@ -160,7 +162,10 @@ test('the model step view: real numbers for one head and query, X, cross-attenti
   const fromSteps = await stepRow(page, 'weights', query);
   // X (the trace's) times the layer's W^Q from model.safetensors gives the trace's Q.
   const xCheck = async () => Number(await page.$eval('[data-step-id="input"]', (s) => s.dataset.check));
-  expect(await page.$eval('#steps-body [data-step="x"]', (f) => f.dataset.shape)).toBe(`${n}x${await page.$$eval('#steps-body [data-step="x"] .mx-col', (c) => c.length)}`);
+  // n rows of d_model numbers (the columns past the first 16 are behind a "+…" button; each row's data-values holds all).
+  const [xRows, xCols] = (await page.$eval('#steps-body [data-step="x"]', (f) => f.dataset.shape)).split('x').map(Number);
+  expect(xRows).toBe(n);
+  expect((await stepRow(page, 'x', n - 1)).length).toBe(xCols);
   expect(await xCheck()).toBeLessThan(1e-3);
   await shot(page, 'model-steps');
   await page.click('#tab-heatmap');
@@ -394,7 +399,7 @@ test('export as SVG, PNG and JSON', async () => {
   await page.click('#tab-steps');
   await settled(page);
   const steps = await save('#export-svg');
-  expect(steps.bytes.toString('utf8')).toContain('Softmax of each row');
+  expect(steps.bytes.toString('utf8')).toMatch(/Softmax of (each|the) row/); // (the model's default: the query's row)
   const stepsPng = await save('#export-png');
   expect(stepsPng.bytes.length).toBeGreaterThan(10000);
   expect(errors).toEqual([]);

@@ -145,7 +145,8 @@ if (!haveBert) {
   });
 
   test('the step view: no mask alone; in a batch, [PAD] keys get −∞ and weight 0', async () => {
-    const { page, errors } = await demo('?model=bert&view=steps&head=2&s=The+cat+sat.');
+    // Every row (rows=all), so that every query's mask and softmax can be checked.
+    const { page, errors } = await demo('?model=bert&view=steps&head=2&s=The+cat+sat.&rows=all');
     const n = (await tokensOf(page)).length;
     for (let i = 0; i < n; i++) {
       expect((await stepRow(page, 'maskedScores', i)).every(Number.isFinite)).toBe(true);

@@ -257,6 +257,16 @@ test('drawing the step view at 128 tokens takes under 300 ms (median of 5)', asy
     times.push(ms);
     expect(await shapeOf(page, 'weights')).toBe('1x128');
     if (k === 0) {
+      // 128 keys: the weights open on 16 columns (the first key, then those up to the query's own),
+      // with every weight in the row's data-values; "+112" opens every column, "fewer columns" closes them.
+      const drawn = () => page.$$eval('#steps-body [data-step="weights"] .mx-c:not(.mx-sum)', (c) => c.length);
+      expect(await drawn()).toBe(16);
+      expect((await stepRow(page, 'weights', 127)).length).toBe(128);
+      expect(await page.$eval('#steps-body [data-step="weights"] .mx-gap-open', (b) => b.textContent)).toBe('+112');
+      await page.click('#steps-body [data-step="weights"] .mx-gap-open');
+      expect(await drawn()).toBe(128);
+      await page.click('#steps-body .steps-rows .mx-more');
+      expect(await drawn()).toBe(16);
       // The long softmax table opens on its largest weights; a button shows every key.
       expect(await page.$$eval('.softmax-table tbody tr', (r) => r.length)).toBe(8);
       await page.click('.softmax-detail .mx-more');

@@ -11,7 +11,7 @@ import { textWidth } from './measure.js';
  */
 export function mathName(name) {
   const out = el('span', { class: 'mx-name' });
-  const re = /\^([QKVOT])|_(\d+|k|h)(?![A-Za-z])/g;
+  const re = /\^([QKVOT])|_(\d+|k|h)(?![a-z])/g;
   let at = 0, m;
   while ((m = re.exec(name))) {
     out.append(name.slice(at, m.index), m[1] ? el('sup', { text: m[1] }) : el('sub', { text: m[2] }));
@@ -27,11 +27,34 @@ export function validNumber(text) {
   return t !== '' && Number.isFinite(Number(t));
 }
 
+/**
+ * The columns to draw: every one, or (maxCols set, more columns than that, and the reader has not
+ * asked for all) a window: the first ones, or column 0 and the columns up to a little past
+ * focusCol (the query's own key: what it attends to most often sits just before it). Numbers are
+ * column indices; { gap: k } stands for k columns left out.
+ */
+export function shownColumns(cols, maxCols, focusCol, focusAfter = 2, all = false) {
+  const every = Array.from({ length: cols }, (_, c) => c);
+  if (all || !maxCols || cols <= maxCols + 1) return every;
+  if (focusCol === undefined || focusCol < maxCols - 2) {
+    const end = focusCol === undefined ? maxCols - 1 : Math.max(maxCols - 1, Math.min(cols - 1, focusCol + focusAfter));
+    return [...every.slice(0, Math.min(end, maxCols - 1) + 1), ...(cols - 1 > Math.min(end, maxCols - 1) ? [{ gap: cols - 1 - Math.min(end, maxCols - 1) }] : [])];
+  }
+  const end = Math.min(cols - 1, focusCol + focusAfter);
+  const start = end - (maxCols - 2);
+  const tail = end < cols - 1 ? [{ gap: cols - 1 - end }] : [];
+  if (start <= 2) return [...every.slice(0, end + 1), ...tail]; // a gap of one column hides nothing worth a gap
+  return [0, { gap: start - 1 }, ...every.slice(start, end + 1), ...tail];
+}
+
 export class MatrixView {
   /**
-   * term: see steps_model.js (and rowIndex: the token index of each row, for data-row; maxRows: rows
-   * open at first, the rest behind a button; maskedFrom: the masked scores, so masked weights read 0,
-   * greyed). ctx: { decimals, onEdit(key, index, text), onRow(i), expanded: Set of keys opened in full }
+   * term: see steps_model.js, and: rowIndex (the token index of each row, for data-row); maxRows
+   * (rows open at first, the rest behind a button); maxCols, focusCol, focusAfter (the column window,
+   * see shownColumns; "…" opens every column of every matrix); maskedFrom (the masked scores: masked
+   * weights read 0, greyed).
+   * ctx: { decimals, onEdit(key, index, text), onRow(i), expanded: Set of matrix keys opened in full
+   * ('columns': every column), onColumns(): the reader asked for every column }
    */
   constructor(term, ctx) {
     this.term = term;
@@ -68,16 +91,26 @@ export class MatrixView {
     const { cols } = term;
     const rows = this.shownRows;
     const sums = term.rowSums ? 1 : 0;
+    this.columns = shownColumns(cols, term.maxCols, term.focusCol, term.focusAfter, !!ctx.expanded?.has('columns'));
+    this.drawn = this.columns.filter((c) => typeof c === 'number');
+    const width = this.drawn.length + sums;
     this.cells = [];
     this.rowHeads = [];
-    const grid = el('div', { class: 'mx-grid', style: `grid-template-columns: auto repeat(${cols}, auto)${sums ? ' auto' : ''}` });
+    const grid = el('div', { class: 'mx-grid' });
     this.grid = grid;
     this.template = null;
+    const colLabel = (c) => tokenLabel(term.colLabels[c] ?? String(c + 1));
     // The widest column label (tokens, in the labels' 11px font), for the fixed column width below.
     this.labelWidth = 0;
-    for (let c = 0; c < cols; c++) this.labelWidth = Math.max(this.labelWidth, textWidth(tokenLabel(term.colLabels[c] ?? String(c + 1)), 11));
+    for (const c of this.drawn) this.labelWidth = Math.max(this.labelWidth, textWidth(colLabel(c), 11));
     grid.append(el('span', { class: 'mx-corner' }));
-    for (let c = 0; c < cols; c++) grid.append(el('span', { class: 'mx-col', text: tokenLabel(term.colLabels[c] ?? String(c + 1)) }));
+    for (const c of this.columns) {
+      if (typeof c === 'number') grid.append(el('span', { class: 'mx-col', text: colLabel(c) }));
+      else {
+        grid.append(el('button', { type: 'button', class: 'mx-col mx-gap-open', title: `${c.gap} columns left out here: show every column`,
+          'aria-label': `show ${c.gap} more columns`, text: `+${c.gap}`, onclick: () => ctx.onColumns?.() }));
+      }
+    }
     if (sums) grid.append(el('span', { class: 'mx-col mx-sum', text: 'Σ' }));
     for (let r = 0; r < rows; r++) {
       const head = el('span', { class: 'mx-row', 'data-row': term.rowIndex?.[r] ?? r, text: tokenLabel(term.rowLabels[r] ?? String(r + 1)) });
@@ -88,7 +121,11 @@ export class MatrixView {
       }
       this.rowHeads.push(head);
       grid.append(head);
-      for (let c = 0; c < cols; c++) {
+      for (const c of this.columns) {
+        if (typeof c !== 'number') {
+          grid.append(el('span', { class: 'mx-gap', 'aria-hidden': 'true', text: '…' }));
+          continue;
+        }
         const i = r * cols + c;
         let cell;
         if (term.editable) {
@@ -110,7 +147,9 @@ export class MatrixView {
         grid.append(s);
       }
     }
-    grid.append(el('span', { class: 'mx-bracket', 'aria-hidden': 'true', style: `grid-column: 2 / span ${cols}; grid-row: 2 / span ${rows}` }));
+    this.rowWidth = width;
+    grid.append(el('span', { class: 'mx-bracket', 'aria-hidden': 'true', style: `grid-column: 2 / span ${this.columns.length}; grid-row: 2 / span ${rows}` }));
+    if (term.editable) grid.style.gridTemplateColumns = `auto repeat(${this.columns.length}, auto)${sums ? ' auto' : ''}`;
     this.scroll.replaceChildren(grid);
     if (this.more) {
       const hidden = term.rows - rows;
@@ -125,22 +164,26 @@ export class MatrixView {
     const rows = this.shownRows;
     const { decimals } = this.ctx;
     const sums = term.rowSums ? 1 : 0;
+    const drawn = this.drawn;
     let maxAbs = 0;
     for (const v of values) if (Number.isFinite(v)) maxAbs = Math.max(maxAbs, Math.abs(v));
     const digits = term.integer ? 0 : decimals;
-    const texts = term.editable ? null : new Array(rows * cols);
+    const texts = term.editable ? null : new Array(rows * drawn.length);
     if (texts) {
       // Every column as wide as the widest number (monospace: a width in ch) or label: fixed tracks
-      // spare the browser sizing 128 columns from their content, most of the layout time.
+      // spare the browser sizing each column from its content.
       let chars = 1;
-      for (let i = 0; i < rows * cols; i++) {
-        texts[i] = fmt(values[i], digits);
-        if (texts[i].length > chars) chars = texts[i].length;
+      for (let r = 0, k = 0; r < rows; r++) {
+        for (const c of drawn) {
+          const t = fmt(values[r * cols + c], digits);
+          texts[k++] = t;
+          if (t.length > chars) chars = t.length;
+        }
       }
       if (sums) chars = Math.max(chars, 2 + decimals);
       const pad = term.compact ? 8 : 12;
       const track = `max(${chars + 0.5}ch + ${pad}px, ${Math.ceil(this.labelWidth + 6)}px)`;
-      const template = `auto repeat(${cols}, ${track})${sums ? ` ${track}` : ''}`;
+      const template = `auto ${this.columns.map((c) => (typeof c === 'number' ? track : '2.6em')).join(' ')}${sums ? ` ${track}` : ''}`;
       if (template !== this.template) {
         this.grid.style.gridTemplateColumns = template;
         this.template = template;
@@ -148,37 +191,40 @@ export class MatrixView {
     }
     for (let r = 0; r < rows; r++) {
       const head = this.rowHeads[r];
+      // The whole row, drawn or not: what tests and scripts read back.
       head.dataset.values = numList(values.subarray ? values.subarray(r * cols, (r + 1) * cols) : values.slice(r * cols, (r + 1) * cols));
       head.classList.toggle('mx-hl', r === term.highlightRow);
       let sum = 0;
       for (let c = 0; c < cols; c++) {
         const v = values[r * cols + c];
         sum += Number.isFinite(v) ? v : 0;
-        const cell = this.cells[r * (cols + sums) + c];
+      }
+      drawn.forEach((c, k) => {
+        const v = values[r * cols + c];
+        const cell = this.cells[r * this.rowWidth + k];
+        const inBlock = term.highlightCols && c >= term.highlightCols[0] && c < term.highlightCols[1];
         if (term.editable) {
-          const inBlock = term.highlightCols && c >= term.highlightCols[0] && c < term.highlightCols[1];
           cell.classList.toggle('mx-hl', r === term.highlightRow);
           cell.classList.toggle('mx-hc', !!inBlock);
           const input = cell.firstChild;
           // Never rewrite what the user is typing; otherwise show the current value.
           if (input !== input.getRootNode().activeElement && (!validNumber(input.value) || Number(input.value) !== v)) input.value = String(v);
           input.setAttribute('aria-invalid', validNumber(input.value) ? 'false' : 'true');
-          continue;
+          return;
         }
-        // One className write per cell (not several classList toggles): a full 128 × 128 matrix has 16k cells.
+        // One className write per cell (not several classList toggles): "every row" draws thousands.
         const hiddenKey = maskedFrom && maskedFrom[r * cols + c] === -Infinity; // a masked key's weight: 0, greyed
-        const inBlock = term.highlightCols && c >= term.highlightCols[0] && c < term.highlightCols[1];
         cell.className = `mx-c${r === term.highlightRow ? ' mx-hl' : ''}${inBlock ? ' mx-hc' : ''}${hiddenKey ? ' mx-masked' : ''}`;
-        cell.textContent = texts[r * cols + c];
-        // (No per-cell title with the exact value: a string per cell; the row's data-values holds them.)
+        cell.textContent = texts[r * drawn.length + k];
+        // No title with the exact value (a string per cell): the row's data-values holds them.
         cell.title = hiddenKey ? 'weight 0: this key is masked (its score is −∞)' : v === -Infinity ? '−∞: masked' : '';
         let bg = '', fg = '';
         if (v === -Infinity || hiddenKey) { bg = MASKED_FILL; fg = '#57606a'; } else if (term.probability) { bg = weightColor(v); fg = textOn(v); } else if (term.signed) bg = signedColor(v, maxAbs);
         cell.style.background = bg;
         cell.style.color = fg;
-      }
+      });
       if (sums) {
-        const s = this.cells[r * (cols + 1) + cols];
+        const s = this.cells[r * this.rowWidth + drawn.length];
         s.textContent = fmt(sum, decimals);
         s.title = String(sum);
         s.classList.toggle('mx-hl', r === term.highlightRow);

@@ -20,6 +20,9 @@ const MAX_FULL_COLS = 48;
 // Matrices the query's row needs whole (its keys and values) open on their first rows, with a button
 // for the rest: 128 rows of numbers is a wall, and drawing it costs more than the rest together.
 export const ROW_PREVIEW = 8;
+// Wide matrices (128 keys, or d = 128) open on 16 columns, with "+112" for the rest: the columns
+// near the query's own key for scores and weights, the first ones (or the head's block) otherwise.
+export const COL_PREVIEW = 16;
 
 /**
  * input: {
@@ -55,7 +58,8 @@ export function buildSteps(input) {
   const z = headSlice(trace.z, h, n, dV);
   const rowsQ = { rowLabels: qt, highlightRow: qi }, rowsK = { rowLabels: kt };
   const rowOf = (t, cols) => t.subarray(qi * cols, (qi + 1) * cols);
-  const queryRow = (cols) => ({ rowLabels: [qt[qi]], rowIndex: [qi], highlightRow: 0, partial: `1 × ${cols}: the row of ${who}` });
+  // (No highlight: when it is the only row, a frame around every cell would say nothing.)
+  const queryRow = (cols) => ({ rowLabels: [qt[qi]], rowIndex: [qi], partial: `1 × ${cols}: the row of ${who}` });
   // A matrix with one row per query (X, Q, scores, weights, Z): the query's row alone, or every row
   // with the query's highlighted. maskedBy: the masked scores, so that masked weights read 0, greyed.
   const qMat = (key, name, cols, values, extra = {}) => {
@@ -70,15 +74,19 @@ export function buildSteps(input) {
     : shapeOnly(key, name, one ? 1 : n, cols, one ? `the row of ${who} from step ${step}` : `as in step ${step}`));
   // One row per key (K, V, Y): all of them, the first few open when following one query.
   const preview = one ? { maxRows: ROW_PREVIEW } : {};
+  const dimCols = seed ? {} : { maxCols: COL_PREVIEW };
+  // Key columns: in self-attention, those up to a little past the query's own key (a decoder's later
+  // keys are masked: two show it); cross-attention's keys are another sequence: the first ones.
+  const keyCols = seed ? {} : { maxCols: COL_PREVIEW, ...(cross ? {} : { focusCol: qi, focusAfter: input.mask === 'causal' ? 2 : 7 }) };
   const steps = [];
 
   // 1. The input.
   const xName = seed ? 'X' : input.names?.x ?? 'X';
   const inputTerms = [];
-  if (input.x) inputTerms.push(qMat('x', xName, dModel, input.x, { signed: true, editable: seed ? 'x' : null }));
+  if (input.x) inputTerms.push(qMat('x', xName, dModel, input.x, { ...dimCols, signed: true, editable: seed ? 'x' : null }));
   else inputTerms.push(shapeOnly('x', xName, n, dModel, input.xNote));
   if (cross) {
-    if (input.y) inputTerms.push(op(' '), mat('y', 'Y', m, dModel, input.y, { ...rowsK, ...preview, signed: true, editable: seed ? 'y' : null }));
+    if (input.y) inputTerms.push(op(' '), mat('y', 'Y', m, dModel, input.y, { ...rowsK, ...preview, ...dimCols, signed: true, editable: seed ? 'y' : null }));
     else inputTerms.push(op(' '), shapeOnly('y', 'Y', m, dModel, input.xNote));
   }
   steps.push({
@@ -99,32 +107,32 @@ export function buildSteps(input) {
     : shapeOnly(key, `${name}${sub}`, rows, cols, `columns ${h * cols + 1}–${(h + 1) * cols} of the layer's ${name}; not printed`));
   const kvSource = cross ? 'Y' : 'X';
   const kvInput = (suffix) => (one
-    ? shapeOnly(`${kvSource.toLowerCase()}${suffix}`, kvSource, cross ? m : n, dModel, cross ? 'every row of Y, from step 1' : `every token’s row of X (step 1 shows ${who}’s)`)
+    ? shapeOnly(`${kvSource.toLowerCase()}${suffix}`, kvSource, cross ? m : n, dModel, cross ? `all ${m} rows of Y, from step 1` : `all ${n} rows of X`)
     : shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : { rowLabels: qt }, mat, shapeOnly, suffix, seed));
   steps.push({
     id: 'qkv', title: `Queries, keys and values${H > 1 ? ` for head ${h + 1}` : ''}`,
     explain: seed ? 'Multiply the inputs by the three weight matrices (edit any cell: everything below recomputes). The tutorial labels them “weightsᵀ”: the same numbers, used as X × W.'
-      : one ? `Each head has its own slice of the layer's weights (plus a bias). The row of ${who} times the W^Q slice gives its query: what ${who} is looking for. Every token also gets a key (what it can be found by) and a value (what it passes on), ${dK} numbers each. Following one query takes every key and value, so K${sub} and V${sub} keep all ${m} rows.`
+      : one ? `Each head has its own slice of the layer's weights (plus a bias). The row of ${who} times the W^Q slice gives the query of ${who}: what it is looking for. Every token also gets a key (what it can be found by) and a value (what it passes on), ${dK} numbers each. Following one query takes every key and value, so K${sub} and V${sub} keep all ${m} rows.`
         : `Each head has its own slice of the layer's weights (plus a bias). X times that slice gives this head's queries Q${sub}, keys K${sub} and values V${sub}: one row per token, ${dK} numbers each.`,
     terms: [],
     groups: [
       [one ? shapeOnly('xq', 'x', 1, dModel, `the row of ${who}, from step 1`)
         : input.x && seed ? mat('xq', 'X', n, dModel, input.x, { ...rowsQ, signed: true, compact: true }) : shapeOnly('xq', 'X', n, dModel, input.x ? 'as in step 1' : 'not exposed'), op('×'),
-      wTerm('wQ', 'W^Q', dModel, dK, input.weights?.wQ), op(seed ? '=' : '+ b^Q ='), qMat('q', `Q${sub}`, dK, q, { signed: true })],
-      [kvInput('k'), op('×'), wTerm('wK', 'W^K', dModel, dK, input.weights?.wK), op(seed ? '=' : '+ b^K ='), mat('k', `K${sub}`, m, dK, k, { ...rowsK, ...preview, signed: true })],
-      [kvInput('v'), op('×'), wTerm('wV', 'W^V', dModel, dV, input.weights?.wV), op(seed ? '=' : '+ b^V ='), mat('v', `V${sub}`, m, dV, v, { ...rowsK, ...preview, signed: true })],
+      wTerm('wQ', 'W^Q', dModel, dK, input.weights?.wQ), op(seed ? '=' : '+ b^Q ='), qMat('q', `Q${sub}`, dK, q, { ...dimCols, signed: true })],
+      [kvInput('k'), op('×'), wTerm('wK', 'W^K', dModel, dK, input.weights?.wK), op(seed ? '=' : '+ b^K ='), mat('k', `K${sub}`, m, dK, k, { ...rowsK, ...preview, ...dimCols, signed: true })],
+      [kvInput('v'), op('×'), wTerm('wV', 'W^V', dModel, dV, input.weights?.wV), op(seed ? '=' : '+ b^V ='), mat('v', `V${sub}`, m, dV, v, { ...rowsK, ...preview, ...dimCols, signed: true })],
     ],
   });
 
   // 3. Q K^T.
   steps.push({
     id: 'rawScores', title: one ? `Unscaled similarities: the row of QKᵀ for ${who}` : 'Unscaled similarities QKᵀ',
-    explain: one ? `Entry j is the dot product of ${who}’s query with key j (multiply them number by number, add up): large when the two point the same way, which is when ${who} will attend to token j.`
+    explain: one ? `Entry j is the dot product of the query of ${who} with key j (multiply them number by number, add up): large when the two point the same way, which is when ${who} will attend to token j.`
       : 'Every query against every key: entry (i, j) is the dot product of query i and key j.',
     terms: [again('q3', `Q${sub}`, dK, q, { signed: true }, 2), op('×'),
-      one ? shapeOnly('kT', `K${sub}ᵀ`, dK, m, 'K from step 2 on its side: column j is key j')
-        : mat('kT', `K${sub}ᵀ`, dK, m, transpose(k, m, dK), { colLabels: kt, signed: true }), op('='),
-      qMat('rawScores', `Q${sub}K${sub}ᵀ`, m, raw, { colLabels: kt, signed: true })],
+      one ? shapeOnly('kT', `K${sub}ᵀ`, dK, m, 'K from step 2, on its side')
+        : mat('kT', `K${sub}ᵀ`, dK, m, transpose(k, m, dK), { colLabels: kt, ...keyCols, signed: true }), op('='),
+      qMat('rawScores', `Q${sub}K${sub}ᵀ`, m, raw, { colLabels: kt, ...keyCols, signed: true })],
     detail: dK <= 4 ? dotDetail(qt, kt, q, k, qi, dK, raw) : null,
   });
 
@@ -134,7 +142,7 @@ export function buildSteps(input) {
     id: 'scaledScores', title: `Scaled: divide by √d_k = √${dK} = ${root.toFixed(4)}`,
     explain: 'Keeps the scores from growing with the key size, so the softmax does not saturate.',
     terms: [again('raw2', `Q${sub}K${sub}ᵀ`, m, raw, { colLabels: kt, signed: true }, 3), op(`÷ √${dK} =`),
-      qMat('scaledScores', 'scaled', m, scaled, { colLabels: kt, signed: true })],
+      qMat('scaledScores', 'scaled', m, scaled, { colLabels: kt, ...keyCols, signed: true })],
   });
 
   // 5. Mask.
@@ -143,8 +151,8 @@ export function buildSteps(input) {
   steps.push({
     id: 'maskedScores', title: MASK_TEXT[input.mask ?? 'none'].title, explain: MASK_TEXT[input.mask ?? 'none'].explain,
     terms: [again('scaled2', 'scaled', m, scaled, { colLabels: kt, signed: true }, 4), op('+'),
-      qMat('mask', 'M', m, mask, { colLabels: kt, integer: true }), op('='),
-      qMat('maskedScores', 'masked', m, masked, { colLabels: kt, signed: true })],
+      qMat('mask', 'M', m, mask, { colLabels: kt, ...keyCols, integer: true }), op('='),
+      qMat('maskedScores', 'masked', m, masked, { colLabels: kt, ...keyCols, signed: true })],
   });
 
   // 6. Softmax.
@@ -153,17 +161,18 @@ export function buildSteps(input) {
     explain: one ? 'The softmax turns the scores into shares that add up to 1: e^(s − max) for each key, divided by the sum of them all. Subtracting the largest score first changes nothing in the result and keeps the powers small. A masked key (−∞) gets e^(−∞) = 0: weight 0.'
       : 'e^(s − max) / Σ e^(s − max) across the row: the share of attention each key gets.',
     terms: [op('softmax('), again('masked2', 'masked', m, masked, { colLabels: kt, signed: true }, 5), op(') ='),
-      qMat('weights', `A${sub}`, m, weights, { colLabels: kt, probability: true, rowSums: true, maskedBy: masked })],
+      qMat('weights', `A${sub}`, m, weights, { colLabels: kt, ...keyCols, probability: true, rowSums: true, maskedBy: masked })],
     detail: softmaxDetail(qt, kt, masked, weights, qi, m),
   });
 
   // 7. Weighted sum of the values.
   steps.push({
     id: 'z', title: one ? `Weighted sum of the values: the output of ${who}` : 'Weighted sum of the values: A × V',
-    explain: one ? `${who}’s output mixes the value rows by its weights: weight j times value row j, added up over every key j. A key with weight 0 adds nothing. This is the head's output Z${sub} for ${who}.`
+    explain: one ? `The output for ${who} mixes the value rows by its weights: weight j times value row j, added up over every key j. A key with weight 0 adds nothing. This is the head's output Z${sub} for ${who}.`
       : `Each output row mixes the value rows by the attention weights: the head's output Z${sub}.`,
     terms: [again('weights2', `A${sub}`, m, weights, { colLabels: kt, probability: true, maskedBy: masked }, 6), op('×'),
-      mat('v2', `V${sub}`, m, dV, v, { ...rowsK, ...preview, signed: true }), op('='), qMat('z', `Z${sub}`, dV, z, { signed: true })],
+      seed ? mat('v2', `V${sub}`, m, dV, v, { ...rowsK, signed: true }) : shapeOnly('v2', `V${sub}`, m, dV, 'V from step 2'), op('='),
+      qMat('z', `Z${sub}`, dV, z, { ...dimCols, signed: true })],
   });
 
   // 8. Concatenate the heads; 9. output projection.
@@ -174,7 +183,9 @@ export function buildSteps(input) {
   steps.push({
     id: 'concat', title: H > 1 ? `Concatenate the ${H} heads` : 'Concatenate the heads (one head: Z itself)',
     explain: H > 1 ? `Z_1 … Z_${H} side by side; head ${h + 1}'s block is highlighted.` : 'With a single head the concatenation is just Z.',
-    terms: [mat('concat', H > 1 ? `Concat(Z_1…Z_${H})` : 'Concat(Z)', wide ? 1 : n, width, rowOfWide(trace.concat, width), { ...rowOpts(width), signed: true, highlightCols: H > 1 ? [h * dV, (h + 1) * dV] : undefined })],
+    terms: [mat('concat', H > 1 ? `Concat(Z_1…Z_${H})` : 'Concat(Z)', wide ? 1 : n, width, rowOfWide(trace.concat, width), { ...rowOpts(width), signed: true, highlightCols: H > 1 ? [h * dV, (h + 1) * dV] : undefined,
+      // the window opens on this head's block
+      ...(seed ? {} : { maxCols: COL_PREVIEW, ...(H > 1 && h > 0 ? { focusCol: h * dV + COL_PREVIEW - 2, focusAfter: 0 } : {}) }) })],
   });
   const outCols = dModel;
   steps.push({
@@ -184,7 +195,7 @@ export function buildSteps(input) {
     terms: [!seed ? shapeOnly('concat2', 'Concat', wide ? 1 : n, width, wide ? `the row of ${who} from step 8` : 'as in step 8')
       : mat('concat2', 'Concat', wide ? 1 : n, width, rowOfWide(trace.concat, width), { ...rowOpts(width), signed: true, compact: true }), op('×'),
       seed ? mat('wO', 'W^O', width, outCols, input.weights.wO, { signed: true, editable: 'wO' }) : shapeOnly('wO', 'W^O', width, outCols, `${input.names?.wO ?? 'output projection'} weight; not printed`),
-      op(seed ? '=' : '+ b^O ='), mat('output', 'output', wide ? 1 : n, outCols, rowOfWide(trace.output, outCols), { ...rowOpts(outCols), signed: true })],
+      op(seed ? '=' : '+ b^O ='), mat('output', 'output', wide ? 1 : n, outCols, rowOfWide(trace.output, outCols), { ...rowOpts(outCols), ...dimCols, signed: true })],
   });
   return steps;
 }

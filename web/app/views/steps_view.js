@@ -24,7 +24,8 @@ export class StepsView {
    * model: every row, or only the row of the query token (its label) carried through the steps.
    */
   render(steps, { decimals = 4, rows = null } = {}) {
-    const signature = JSON.stringify([decimals, !!rows, steps.map((s) => [s.id, s.title, allTerms(s).map((t) =>
+    this.options = { decimals, rows };
+    const signature = JSON.stringify([decimals, !!rows, this.expanded.has('columns'), steps.map((s) => [s.id, s.title, allTerms(s).map((t) =>
       [t.kind, t.key, t.name, t.rows, t.cols, t.editable, t.rowLabels, t.colLabels, t.partial, t.text])])]);
     if (signature !== this.signature) {
       this.build(steps, decimals, !!rows);
@@ -54,7 +55,7 @@ export class StepsView {
   build(steps, decimals, rowsChoice) {
     this.matrices.clear();
     this.details.clear();
-    const ctx = { decimals, onEdit: this.on.edit, onRow: this.on.selectQuery, expanded: this.expanded };
+    const ctx = { decimals, onEdit: this.on.edit, onRow: this.on.selectQuery, expanded: this.expanded, onColumns: () => this.showColumns(true) };
     const term = (t) => {
       if (t.kind === 'op') return el('span', { class: 'op', 'aria-hidden': t.text.trim() === '' ? 'true' : null }, mathName(t.text));
       if (t.kind === 'shape') return shapeBox(t);
@@ -79,10 +80,18 @@ export class StepsView {
     if (rowsChoice) {
       this.rowsBox = el('input', { type: 'checkbox', id: 'steps-all-rows', onchange: (e) => this.on.showRows?.(e.target.checked) });
       this.rowsNote = el('span', {});
+      const fewer = this.expanded.has('columns')
+        ? [' · ', el('button', { type: 'button', class: 'mx-more', text: 'fewer columns', onclick: () => this.showColumns(false) })] : [];
       bar.push(el('p', { class: 'steps-rows' }, this.rowsNote, ' ',
-        el('label', { class: 'steps-rows-toggle' }, this.rowsBox, ' show every row')));
+        el('label', { class: 'steps-rows-toggle' }, this.rowsBox, ' show every row'), ...fewer));
     }
     this.container.replaceChildren(...bar, ...sections);
+  }
+
+  /** Every column of every matrix (the reader clicked a "+112"), or the windows again. */
+  showColumns(all) {
+    if (all) this.expanded.add('columns'); else this.expanded.delete('columns');
+    this.render(this.steps, this.options);
   }
 
   /** The written-out arithmetic (dot products, the softmax table), drawn again on every render. */

@@ -24,7 +24,8 @@ export const VIEW_CSS = `
 .mx figcaption { font: 600 13px/1.3 system-ui, sans-serif; color: #1b1f24; margin-bottom: 2px; }
 .mx .mx-shape { font-weight: 400; color: #57606a; font-size: 12px; }
 .mx-scroll { overflow-x: auto; max-width: 100%; }
-.mx-grid { display: grid; width: max-content; position: relative; font: 12.5px/1 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; align-items: center; }
+/* Fixed row heights (in em, so they follow the font) spare the browser measuring every cell for its row. */
+.mx-grid { display: grid; width: max-content; grid-template-rows: auto; grid-auto-rows: 1.8em; position: relative; font: 12.5px/1 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; align-items: center; }
 .mx-col { font: 11px/1.2 system-ui, sans-serif; color: #57606a; text-align: center; padding: 0 3px 3px; white-space: nowrap; }
 /* Row labels stay in sight while a wide matrix scrolls sideways. */
 .mx-row { font: 12px/1 system-ui, sans-serif; color: #1b1f24; text-align: right; padding: 4px 8px 4px 2px; white-space: nowrap;
@@ -32,7 +33,7 @@ export const VIEW_CSS = `
 .mx-row-pick { cursor: pointer; }
 .mx-row-pick:hover { text-decoration: underline; }
 .mx-row.mx-hl { font-weight: 700; }
-.mx-c { padding: 4px 6px; text-align: right; white-space: nowrap; z-index: 1; border-radius: 2px; }
+.mx-c { padding: 4px 6px; text-align: right; white-space: nowrap; }
 .mx-c.mx-hl { box-shadow: inset 0 0 0 2px #bf8700; }
 .mx-c.mx-hc:not(.mx-hl) { box-shadow: inset 0 -3px 0 #bf8700; }
 .mx-sum { color: #57606a; padding-left: 12px; }
@@ -40,12 +41,15 @@ export const VIEW_CSS = `
 .mx-bracket::before, .mx-bracket::after { content: ''; position: absolute; top: 0; bottom: 0; width: 5px; border: 1.5px solid #1b1f24; }
 .mx-bracket::before { left: 0; border-right: none; }
 .mx-bracket::after { right: 0; border-left: none; }
-.mx-compact .mx-grid { font-size: 11px; }
+.mx-compact .mx-grid { font-size: 11px; grid-auto-rows: 1.6em; }
 .mx-compact .mx-c { padding: 2px 4px; }
 .mx-compact .mx-row { padding-top: 2px; padding-bottom: 2px; }
 .mx-c.mx-masked { font-style: italic; }
 .mx-more { font: 12px/1.3 system-ui, sans-serif; margin-top: 4px; border: 1px solid #8c959f; background: #f6f8fa; color: #0969da; border-radius: 4px; padding: 2px 8px; cursor: pointer; }
 .mx-more:hover { background: #eaeef2; }
+.mx-gap { text-align: center; color: #57606a; }
+button.mx-gap-open { font: 600 11px/1.2 system-ui, sans-serif; color: #0969da; background: #f6f8fa; border: 1px solid #8c959f; border-radius: 4px;
+  padding: 1px 2px; margin: 0 2px 3px; cursor: pointer; }
 .steps-rows { font: 13px/1.45 system-ui, sans-serif; color: #424a53; margin: 0 0 6px; }
 .steps-rows-toggle { font-weight: 600; color: #1b1f24; white-space: nowrap; cursor: pointer; }
 .mx-in { width: 5.2em; font: 12.5px/1.2 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; text-align: right; padding: 2px 4px;
