@@ -13,10 +13,13 @@ export function renderInfoPanel(dl, { seed, info, run, modelUrl }) {
   if (!info) return;
   const items = [['Model', info.name], ...info.facts, ['Weights', `${(info.modelBytes / 1e6).toFixed(1)} MB`],
     ['Engine', `WebAssembly (${info.variant}) in a worker`], ...(run?.facts ?? [])];
-  // The card rendered as a page of the demo (model-card.html), coming back to this view.
+  // The card rendered as a page of the demo (model-card.html), coming back to this view; a model
+  // from the Hugging Face Hub links to its page there.
   const card = new URL('model-card.html', location.href);
-  card.searchParams.set('card', new URL('MODEL_CARD.md', modelUrl).href);
-  card.searchParams.set('back', location.href);
-  const link = el('a', { href: card.href, text: 'model card' });
+  if (!info.hubPage) {
+    card.searchParams.set('card', new URL('MODEL_CARD.md', modelUrl).href);
+    card.searchParams.set('back', location.href);
+  }
+  const link = info.hubPage ? el('a', { href: info.hubPage, text: 'model page on the Hub', rel: 'noopener' }) : el('a', { href: card.href, text: 'model card' });
   dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]), el('dt', { text: 'More' }), el('dd', {}, link));
 }

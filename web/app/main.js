@@ -7,6 +7,7 @@ import { parseState, serializeState, defaultState, VIEWS } from './state.js';
 import { modelViewData, seedViewData, clampSelection, modelSteps, seedSteps } from './view_data.js';
 import { SEED_TOKENS, SEED_NOTES } from './seed_preset.js';
 import { MODEL_URLS } from './model_urls.js';
+import { initHubPanel } from './hub_panel.js';
 import { splitWords, Blanks } from './masking.js';
 import { renderTokenChips } from './token_chips.js';
 import { renderInfoPanel } from './info_panel.js';
@@ -539,6 +540,16 @@ new ResizeObserver(([entry]) => {
   const w = Math.round(entry.contentRect.width);
   if (Math.abs(w - lastWidth) > 8 && viewOf() !== 'steps') { lastWidth = w; requestAnimationFrame(render); }
 }).observe(ui.graphic);
+
+// A model loaded from the Hugging Face Hub takes the place of the shipped model of its type.
+initHubPanel({ client, onLoaded(type, hubModelUrl) {
+  MODEL_URLS[type] = hubModelUrl;
+  infos.delete(type);
+  run = null;
+  compared = null;
+  update({ preset: 'model', model: type, layer: 0, head: 0, query: null, cross: false, batch: false });
+  recompute();
+} });
 
 if (!VIEWS.includes(state.view)) state.view = 'heads';
 syncControls();

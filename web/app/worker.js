@@ -35,18 +35,39 @@ async function fetchOk(url, as) {
   return response[as]();
 }
 
-/** Loads a model folder once, with the loader its config.json's model_type names. */
-function model(folder) {
-  const url = new URL(folder.endsWith('/') ? folder : folder + '/', self.location.href).href;
+/** A Hub model's files through the library's Hub client (its cache, progress and named errors). */
+function hubFetcher(modelUrl, hubUrl, onProgress) {
+  const decode = (bytes) => new TextDecoder().decode(bytes);
+  return async (file, as) => {
+    const bytes = await (await library()).hubFile(modelUrl, file, { hubUrl, onProgress });
+    if (as === 'json') return JSON.parse(decode(bytes));
+    if (as === 'text') return decode(bytes);
+    // A view of a whole buffer is that buffer; else copy (what parseSafetensors and transfers want).
+    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+  };
+}
+
+const hubUrls = new Map(); // 'hf:owner/name[@rev]' -> the Hub address it was loaded from
+
+/** Loads a model folder (or a Hub model, 'hf:owner/name[@rev]') once, with the loader its
+ * config.json's model_type names. onProgress hears the Hub downloads of the first request. */
+function model(folder, { hubUrl, onProgress } = {}) {
+  const hub = folder.startsWith('hf:');
+  const url = hub ? folder : new URL(folder.endsWith('/') ? folder : folder + '/', self.location.href).href;
+  if (hub && hubUrl && hubUrls.has(url) && hubUrls.get(url) !== hubUrl) models.delete(url); // another Hub: load again
+  if (hub && hubUrl) hubUrls.set(url, hubUrl);
   if (!models.has(url)) {
     const entry = (async () => {
-      const [attn, config] = await Promise.all([library(), fetchOk(new URL('config.json', url), 'json')]);
+      const fetchFile = hub ? hubFetcher(url, hubUrls.get(url), onProgress) : (file, as) => fetchOk(new URL(file, url), as);
+      // config.json first: a model type the demo does not run is refused before the weights download.
+      const [attn, config] = await Promise.all([library(), fetchFile('config.json', 'json')]);
       const type = config.model_type ?? ('n_embd' in config ? 'gpt2' : undefined);
       const load = LOADERS[type];
-      if (!load) throw new Error(`${url}config.json: model_type ${JSON.stringify(type)} is not one the demo runs (${Object.keys(LOADERS).join(', ')})`);
-      const name = decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? 'model');
-      const runner = await load({ attn, config, name, fetchFile: (file, as) => fetchOk(new URL(file, url), as) });
+      if (!load) throw new Error(`${hub ? url : url + 'config.json'}: model_type ${JSON.stringify(type)} is not one the demo runs (${Object.keys(LOADERS).join(', ')})`);
+      const name = hub ? url.slice(3) : decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? 'model');
+      const runner = await load({ attn, config, name, fetchFile });
       runner.info.variant = attn.variant;
+      if (hub) runner.info.hubPage = `${(hubUrls.get(url) ?? 'https://huggingface.co').replace(/\/+$/, '')}/${url.slice(3).split('@')[0]}`;
       return runner;
     })();
     models.set(url, entry);
@@ -56,8 +77,9 @@ function model(folder) {
 }
 
 const handlers = {
-  async model({ modelUrl }) {
-    return (await model(modelUrl)).info;
+  /** hubUrl (Hub models only): the Hub's address; the download's progress goes to request `id`. */
+  async model({ modelUrl, hubUrl }, id) {
+    return (await model(modelUrl, { hubUrl, onProgress: (progress) => self.postMessage({ id, progress }) })).info;
   },
 
   /** payload: { modelUrl, text, layer, topK, ... } plus what the model's features take
@@ -154,7 +176,7 @@ async function drain() {
     try {
       const handler = handlers[request.type];
       if (!handler) throw new Error(`unknown request ${request.type}`);
-      const result = await handler(request.payload ?? {});
+      const result = await handler(request.payload ?? {}, request.id);
       self.postMessage({ id: request.id, ok: true, result }, transferables(result));
     } catch (e) {
       self.postMessage({ id: request.id, ok: false, error: String(e?.message ?? e) });
