@@ -48,53 +48,52 @@ void transpose_keys(const AttentionShape& s, const float* kb, long row_stride, f
 constexpr int kQueryBlock = 32;
 constexpr int kKeyBlock = 128;
 
-// One head without materializing the score matrix: FlashAttention's online softmax. For each
-// query row we keep the running max m, the running sum l and the unnormalized output O; a new
-// block of scores with max m' rescales them by exp(m - m'). Causal blocks above the diagonal
-// are never computed. Memory: one block of scores plus O, whatever seq_k is.
-void attend_head_tiled(const Kernels& kn, const AttentionShape& s, const Masks& m, int b, int h,
-                       float scale, const float* q, long q_stride, const float* kt, const float* v,
-                       long v_stride, float* z, long z_stride, HeadScratch& ws) {
+// One block of queries [i0, i0 + kQueryBlock) of one head without materializing the score
+// matrix: FlashAttention's online softmax. For each query row we keep the running max m, the
+// running sum l and the unnormalized output O; a new block of scores with max m' rescales them by
+// exp(m - m'). Causal blocks above the diagonal are never computed. Memory: one block of scores
+// plus O, whatever seq_k is. Blocks are independent: threads take them one at a time.
+void attend_query_block(const Kernels& kn, const AttentionShape& s, const Masks& m, int b, int h, int i0,
+                        float scale, const float* q, long q_stride, const float* kt, const float* v,
+                        long v_stride, float* z, long z_stride, HeadScratch& ws) {
   float* S = ws.scores.data();
   float* O = ws.out_block.data();
   float* row_max = ws.row_stats.data();
   float* row_sum = row_max + kQueryBlock;
   const bool masked = any_mask(m);
-  for (int i0 = 0; i0 < s.seq_q; i0 += kQueryBlock) {
-    const int br = s.seq_q - i0 < kQueryBlock ? s.seq_q - i0 : kQueryBlock;
-    for (int r = 0; r < br; ++r) row_max[r] = kNegInf, row_sum[r] = 0.0f;
-    for (long i = 0; i < static_cast<long>(br) * s.d_v; ++i) O[i] = 0.0f;
-    // Causal: the block's last query sees keys up to i0 + br - 1 + offset; later ones are all masked.
-    const long visible = static_cast<long>(i0) + br + m.causal_offset;
-    const int j_end = m.causal && visible < s.seq_k ? static_cast<int>(visible < 0 ? 0 : visible) : s.seq_k;
-    for (int j0 = 0; j0 < j_end; j0 += kKeyBlock) {
-      const int bc = j_end - j0 < kKeyBlock ? j_end - j0 : kKeyBlock;
-      kn.gemm(br, bc, s.d_k, q + i0 * q_stride, static_cast<int>(q_stride), kt + j0, s.seq_k, S, bc, false);
-      for (long i = 0; i < static_cast<long>(br) * bc; ++i) S[i] *= scale;
-      if (masked) apply_masks(s, m, b, h, i0, br, j0, bc, S, bc);
-      for (int r = 0; r < br; ++r) {
-        float* row = S + static_cast<long>(r) * bc;
-        float block_max = kNegInf;
-        for (int c = 0; c < bc; ++c) block_max = row[c] > block_max ? row[c] : block_max;
-        const float new_max = block_max > row_max[r] ? block_max : row_max[r];
-        if (new_max == kNegInf) {  // nothing visible yet in this row
-          for (int c = 0; c < bc; ++c) row[c] = 0.0f;
-          continue;
-        }
-        const float correction = row_max[r] == kNegInf ? 0.0f : std::exp(row_max[r] - new_max);
-        row_sum[r] = row_sum[r] * correction + kn.exp_shift_sum(row, bc, new_max);
-        row_max[r] = new_max;
-        if (correction != 1.0f)
-          for (int c = 0; c < s.d_v; ++c) O[static_cast<long>(r) * s.d_v + c] *= correction;
-      }
-      kn.gemm(br, s.d_v, bc, S, bc, v + j0 * v_stride, static_cast<int>(v_stride), O, s.d_v, true);
-    }
+  const int br = s.seq_q - i0 < kQueryBlock ? s.seq_q - i0 : kQueryBlock;
+  for (int r = 0; r < br; ++r) row_max[r] = kNegInf, row_sum[r] = 0.0f;
+  for (long i = 0; i < static_cast<long>(br) * s.d_v; ++i) O[i] = 0.0f;
+  // Causal: the block's last query sees keys up to i0 + br - 1 + offset; later ones are all masked.
+  const long visible = static_cast<long>(i0) + br + m.causal_offset;
+  const int j_end = m.causal && visible < s.seq_k ? static_cast<int>(visible < 0 ? 0 : visible) : s.seq_k;
+  for (int j0 = 0; j0 < j_end; j0 += kKeyBlock) {
+    const int bc = j_end - j0 < kKeyBlock ? j_end - j0 : kKeyBlock;
+    kn.gemm(br, bc, s.d_k, q + i0 * q_stride, static_cast<int>(q_stride), kt + j0, s.seq_k, S, bc, false);
+    for (long i = 0; i < static_cast<long>(br) * bc; ++i) S[i] *= scale;
+    if (masked) apply_masks(s, m, b, h, i0, br, j0, bc, S, bc);
     for (int r = 0; r < br; ++r) {
-      // l = 0 means every key was masked: a zero row, as in the materializing path.
-      const float inv = row_sum[r] > 0.0f ? 1.0f / row_sum[r] : 0.0f;
-      float* zr = z + (i0 + r) * z_stride;
-      for (int c = 0; c < s.d_v; ++c) zr[c] = O[static_cast<long>(r) * s.d_v + c] * inv;
+      float* row = S + static_cast<long>(r) * bc;
+      float block_max = kNegInf;
+      for (int c = 0; c < bc; ++c) block_max = row[c] > block_max ? row[c] : block_max;
+      const float new_max = block_max > row_max[r] ? block_max : row_max[r];
+      if (new_max == kNegInf) {  // nothing visible yet in this row
+        for (int c = 0; c < bc; ++c) row[c] = 0.0f;
+        continue;
+      }
+      const float correction = row_max[r] == kNegInf ? 0.0f : std::exp(row_max[r] - new_max);
+      row_sum[r] = row_sum[r] * correction + kn.exp_shift_sum(row, bc, new_max);
+      row_max[r] = new_max;
+      if (correction != 1.0f)
+        for (int c = 0; c < s.d_v; ++c) O[static_cast<long>(r) * s.d_v + c] *= correction;
     }
+    kn.gemm(br, s.d_v, bc, S, bc, v + j0 * v_stride, static_cast<int>(v_stride), O, s.d_v, true);
+  }
+  for (int r = 0; r < br; ++r) {
+    // l = 0 means every key was masked: a zero row, as in the materializing path.
+    const float inv = row_sum[r] > 0.0f ? 1.0f / row_sum[r] : 0.0f;
+    float* zr = z + (i0 + r) * z_stride;
+    for (int c = 0; c < s.d_v; ++c) zr[c] = O[static_cast<long>(r) * s.d_v + c] * inv;
   }
 }
 
@@ -141,15 +140,17 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
   const bool serial = work < kParallelMinWork || num_threads() == 1 || s.batch * s.heads == 1;
   // Allocate the scratch of every thread that will run up front: an allocation failure inside
   // the parallel loop could not be reported cleanly.
-  const int threads = serial ? 1 : std::min(num_threads(), s.batch * s.heads);
+  const int threads = serial ? 1 : num_threads();
   if (static_cast<int>(ws.per_thread.size()) < threads) ws.per_thread.resize(threads);
   for (int t = 0; t < threads; ++t) {
     HeadScratch& hs = ws.per_thread[t];
     if (!hs.scores.resize(score_floats)) return out_of_memory("the score matrix", score_floats * threads);
-    if (!hs.k_t.resize(kt)) return out_of_memory("the transposed keys", kt * threads);
+    if ((serial || materialize) && !hs.k_t.resize(kt)) return out_of_memory("the transposed keys", kt * threads);
     if (!materialize && (!hs.out_block.resize(std::size_t(kQueryBlock) * s.d_v) || !hs.row_stats.resize(2 * kQueryBlock)))
       return out_of_memory("the output block", std::size_t(kQueryBlock) * s.d_v);
   }
+  if (!serial && !materialize && !ws.keys_t.resize(kt * s.batch * s.heads))
+    return out_of_memory("the transposed keys", kt * s.batch * s.heads);
   if (trace) {
     for (Buffer* t : {&trace->raw_scores, &trace->scaled_scores, &trace->masked_scores, &trace->weights})
       if (!t->resize(all_planes)) return out_of_memory("the attention trace", all_planes * 4);
@@ -163,8 +164,9 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
       const int b = p / s.heads, h = p % s.heads;
       transpose_keys(s, k.at(b, h), k.row_stride, Kt);
       if (!materialize) {
-        attend_head_tiled(kn, s, m, b, h, scale, q.at(b, h), q.row_stride, Kt, v.at(b, h), v.row_stride,
-                          z.at(b, h), z.row_stride, hs);
+        for (int i0 = 0; i0 < s.seq_q; i0 += kQueryBlock)
+          attend_query_block(kn, s, m, b, h, i0, scale, q.at(b, h), q.row_stride, Kt, v.at(b, h), v.row_stride,
+                             z.at(b, h), z.row_stride, hs);
         continue;
       }
       const long at = static_cast<long>(p) * static_cast<long>(plane);
@@ -188,12 +190,35 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
               z.at(b, h), static_cast<int>(z.row_stride), false);
     }
   };
-  if (serial) heads(0, s.batch * s.heads, 0);
-  else parallel_for(s.batch * s.heads, 1, heads);
+  const int bh = s.batch * s.heads;
+  if (serial) {
+    heads(0, bh, 0);
+  } else if (materialize) {
+    parallel_for(bh, 1, heads);
+  } else {
+    // Tiles of (batch, head, query block), handed out dynamically: with causal masks the last
+    // query blocks cost the most, so they go first and the cheap ones fill in at the end. The
+    // keys of every head are transposed up front, since several threads read each head's K^T.
+    const long kt_floats = static_cast<long>(kt);
+    float* keys_t = ws.keys_t.data();
+    parallel_for(bh, 1, [&](int p0, int p1, int) {
+      for (int p = p0; p < p1; ++p) transpose_keys(s, k.at(p / s.heads, p % s.heads), k.row_stride, keys_t + p * kt_floats);
+    });
+    const int blocks = (s.seq_q + kQueryBlock - 1) / kQueryBlock;
+    parallel_for(bh * blocks, 1, [&](int t0, int t1, int worker) {
+      for (int t = t0; t < t1; ++t) {
+        const int p = t % bh, i0 = (blocks - 1 - t / bh) * kQueryBlock;
+        const int b = p / s.heads, h = p % s.heads;
+        attend_query_block(kn, s, m, b, h, i0, scale, q.at(b, h), q.row_stride, keys_t + p * kt_floats, v.at(b, h),
+                           v.row_stride, z.at(b, h), z.row_stride, ws.per_thread[worker]);
+      }
+    });
+  }
   // Keep scratch for the next call unless it is unusually large (as the JS staging does).
   constexpr std::size_t kKeepFloats = std::size_t{1} << 24;  // 64 MiB
   if (score_floats > kKeepFloats)
     for (int t = 0; t < threads; ++t) ws.per_thread[t].scores = Buffer();
+  if (ws.keys_t.size() > kKeepFloats) ws.keys_t = Buffer();
   return "";
 }
 

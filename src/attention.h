@@ -66,6 +66,7 @@ struct HeadScratch {
 // HeadScratch per thread, as heads run in parallel in threaded builds.
 struct AttentionWorkspace {
   std::vector<HeadScratch> per_thread;
+  Buffer keys_t;  // threaded tiled path: K^T of every (batch, head), shared by the query blocks
 };
 
 // Checks masks' consistency with the shape (float masks: no NaN or +inf). Empty string = ok.

@@ -23,7 +23,7 @@ constexpr double kParallelMinElements = 1 << 16;
 template <class Fn>
 void for_rows(int rows, int cols, const Fn& fn) {
   if (num_threads() == 1 || double(rows) * cols < kParallelMinElements) fn(0, rows);
-  else parallel_for(rows, 1, [&](int r0, int r1, int) { fn(r0, r1); });
+  else parallel_for(rows, balanced_grain(rows, 4), [&](int r0, int r1, int) { fn(r0, r1); });
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "parallel.h"
 
 #if defined(ATTN_THREADS)
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -9,11 +11,36 @@
 
 namespace attn {
 
+int balanced_grain(int n, int per_thread, int align) {
+  if (align < 1) align = 1;
+  const long parts = static_cast<long>(num_threads()) * (per_thread < 1 ? 1 : per_thread);
+  long g = (n + parts - 1) / parts;
+  g = (g + align - 1) / align * align;
+  return g < align ? align : static_cast<int>(g);
+}
+
 #if defined(ATTN_THREADS)
 namespace {
 
-// Workers sleep on a condition variable; each job is one chunk per thread, published under a
-// generation number so a worker never runs the same job twice.
+// How long a worker (or the caller, waiting for the last chunk) polls before it sleeps. A model's
+// forward pass dispatches dozens of parallel loops with a few microseconds of serial work between
+// them; catching the next one by polling saves a futex wake-up (tens of microseconds in a WASM
+// worker). Bounded, so an idle pool sleeps and leaves the core to others.
+#ifndef ATTN_SPIN_ITERATIONS
+#define ATTN_SPIN_ITERATIONS 20000
+#endif
+constexpr int kSpinIterations = ATTN_SPIN_ITERATIONS;
+
+constexpr std::uint32_t kClosed = 0xFFFFFFFFu;  // chunk index of a job that takes no more claims
+
+inline std::uint32_t gen_of(std::uint64_t s) { return static_cast<std::uint32_t>(s >> 32); }
+inline std::uint32_t index_of(std::uint64_t s) { return static_cast<std::uint32_t>(s); }
+inline std::uint64_t make_state(std::uint32_t gen, std::uint32_t index) { return (std::uint64_t{gen} << 32) | index; }
+
+// Workers sleep on a condition variable between jobs (a futex: memory.atomic.wait32 in WASM).
+// A job is published as a new generation in state_; its chunks are claimed one by one with a
+// compare-and-swap on (generation, next chunk), so a worker that read the job's description just
+// as the job ended can never claim a chunk of the next one with the old description.
 class Pool {
  public:
   ~Pool() { resize(1); }
@@ -21,72 +48,102 @@ class Pool {
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
   void resize(int n) {
+    stop_.store(true);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      ++generation_;
+      wake_.notify_all();
     }
-    wake_.notify_all();
     for (std::thread& t : workers_) t.join();
     workers_.clear();
-    stop_ = false;
+    stop_.store(false);
     // A new worker starts from the current generation: only jobs published later are its own.
-    const long start = generation_;
+    const std::uint32_t start = gen_;
     for (int i = 1; i < n; ++i) workers_.emplace_back([this, i, start] { loop(i, start); });
   }
 
   void run(int n, int grain, const ChunkFn& fn) {
-    const int threads = size();
-    const int chunks_of_grain = (n + grain - 1) / grain;
-    const int per = (chunks_of_grain + threads - 1) / threads * grain;
-    {
+    const int chunks = (n + grain - 1) / grain;
+    fn_.store(&fn);
+    n_.store(n);
+    grain_.store(grain);
+    chunks_.store(chunks);
+    done_.store(0);
+    ++gen_;
+    state_.store(make_state(gen_, 0));  // publishes the fields above
+    if (sleepers_.load() > 0) {
       std::lock_guard<std::mutex> lock(mu_);
-      job_ = &fn;
-      n_ = n;
-      per_ = per;
-      pending_ = threads - 1;
-      ++generation_;
+      wake_.notify_all();
     }
-    wake_.notify_all();
-    chunk(0, fn);
-    std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, [this] { return pending_ == 0; });
-    job_ = nullptr;
+    const int mine = work(gen_, 0);
+    if (done_.fetch_add(mine) + mine != chunks) wait_done(chunks);
+    state_.store(make_state(gen_, kClosed));  // a late worker finds nothing to claim
   }
 
  private:
-  void chunk(int index, const ChunkFn& fn) const {
-    const int begin = index * per_;
-    const int end = begin + per_ < n_ ? begin + per_ : n_;
-    if (begin < end) fn(begin, end, index);
+  // Claims and runs chunks of generation `gen` until none is left; returns how many it ran.
+  int work(std::uint32_t gen, int worker) {
+    const ChunkFn* fn = fn_.load();
+    const int n = n_.load(), grain = grain_.load(), chunks = chunks_.load();
+    int ran = 0;
+    std::uint64_t s = state_.load();
+    for (;;) {
+      if (gen_of(s) != gen || index_of(s) >= static_cast<std::uint32_t>(chunks)) return ran;
+      if (!state_.compare_exchange_weak(s, s + 1)) continue;  // s now holds the current state
+      const int begin = static_cast<int>(index_of(s)) * grain;
+      const int end = n - begin > grain ? begin + grain : n;
+      (*fn)(begin, end, worker);
+      ++ran;
+      s = state_.load();
+    }
   }
 
-  void loop(int index, long seen) {
+  // The caller waits for chunks still running on other threads: poll briefly, then sleep.
+  void wait_done(int chunks) {
+    for (int i = 0; i < kSpinIterations; ++i)
+      if (done_.load() == chunks) return;
+    std::unique_lock<std::mutex> lock(mu_);
+    caller_sleeping_.store(true);
+    finished_.wait(lock, [&] { return done_.load() == chunks; });
+    caller_sleeping_.store(false);
+  }
+
+  void loop(int index, std::uint32_t seen) {
     for (;;) {
-      const ChunkFn* job;
-      {
+      std::uint64_t s = state_.load();
+      for (int i = 0; gen_of(s) == seen && !stop_.load(); ++i) {
+        if (i < kSpinIterations) {
+          s = state_.load();
+          continue;
+        }
+        // Sleep. sleepers_ and state_ are sequentially consistent: either the publisher sees this
+        // sleeper and notifies under the lock, or this check sees the new generation.
         std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
-        if (stop_) return;
-        job = job_;
+        sleepers_.fetch_add(1);
+        wake_.wait(lock, [&] { return gen_of(state_.load()) != seen || stop_.load(); });
+        sleepers_.fetch_sub(1);
+        s = state_.load();
       }
-      chunk(index, *job);
-      {
+      if (stop_.load()) return;
+      seen = gen_of(s);
+      const int ran = work(seen, index);
+      if (ran == 0) continue;
+      const int chunks = chunks_.load();
+      // Our chunks were of generation `seen`, which cannot end before they are counted.
+      if (done_.fetch_add(ran) + ran == chunks && caller_sleeping_.load()) {
         std::lock_guard<std::mutex> lock(mu_);
-        --pending_;
+        finished_.notify_one();
       }
-      done_.notify_one();
     }
   }
 
   std::vector<std::thread> workers_;
+  std::uint32_t gen_ = 0;  // the caller's count of published jobs
+  std::atomic<std::uint64_t> state_{make_state(0, kClosed)};
+  std::atomic<const ChunkFn*> fn_{nullptr};
+  std::atomic<int> n_{0}, grain_{1}, chunks_{0}, done_{0}, sleepers_{0};
+  std::atomic<bool> caller_sleeping_{false}, stop_{false};
   std::mutex mu_;
-  std::condition_variable wake_, done_;
-  const ChunkFn* job_ = nullptr;
-  int n_ = 0, per_ = 0, pending_ = 0;
-  long generation_ = 0;
-  bool stop_ = false;
+  std::condition_variable wake_, finished_;
 };
 
 Pool& pool() {

@@ -11,14 +11,20 @@ namespace attn {
 int set_num_threads(int n);
 int num_threads();
 
-// Calls fn(begin, end, worker) on disjoint chunks covering [0, n), in parallel when more than
-// one thread is enabled; worker in [0, num_threads()) is unique per concurrent call, so callers
-// can index per-thread scratch with it. Chunks are `grain`-aligned (except the last) so callers
-// keep SIMD panels whole. Returns after every chunk is done. Not reentrant.
+// Calls fn(begin, end, worker) on the chunks [0, grain), [grain, 2 grain), ... covering [0, n).
+// The chunks are handed out one at a time from an atomic counter, so a thread that starts late
+// or is descheduled simply takes fewer of them and nobody waits for a fixed share: callers make
+// `grain` small enough for several chunks per thread (a tile of a GEMM, a block of queries).
+// worker in [0, num_threads()) is unique per concurrent call, so callers can index per-thread
+// scratch with it. Returns after every chunk is done. Not reentrant.
 // Below this many multiply-adds, work is not worth waking other threads for.
 constexpr double kParallelMinWork = 1 << 20;
 
 using ChunkFn = std::function<void(int begin, int end, int worker)>;
 void parallel_for(int n, int grain, const ChunkFn& fn);
+
+// A grain giving each of the num_threads() threads about `per_thread` chunks of [0, n), rounded
+// up to a multiple of `align` (e.g. 8 columns: whole SIMD panels).
+int balanced_grain(int n, int per_thread, int align = 1);
 
 }  // namespace attn

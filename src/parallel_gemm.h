@@ -1,4 +1,4 @@
-// GEMMs split across threads by column panels (each thread packs and computes its own columns).
+// GEMMs split across threads in tiles (row panel x column panel) that threads take one at a time.
 #pragma once
 
 #include <cstring>
@@ -8,13 +8,33 @@
 
 namespace attn {
 
+// Tile sizes. 64 columns are eight SIMD panels; a row panel of 128 rows keeps A's depth block
+// (128 x 512 floats, 256 KiB) in L2 while the tile's column panels stream past. Per tile the
+// kernel repacks its B panels, about 1/128 of the tile's arithmetic.
+constexpr int kTileCols = 64;
+constexpr int kTileRows = 128;
+
 inline void gemm_parallel(const Kernels& kn, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                           float* C, int ldc, bool accumulate) {
   if (num_threads() == 1 || double(M) * N * K < kParallelMinWork) {
     kn.gemm(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
     return;
   }
-  parallel_for(N, 8, [&](int j0, int j1, int) { kn.gemm(M, j1 - j0, K, A, lda, B + j0, ldb, C + j0, ldc, accumulate); });
+  // Up to 1.5 row panels stay one panel: a 64-row sliver would cost more in repacking than it balances.
+  const int row_tiles = M <= kTileRows * 3 / 2 ? 1 : (M + kTileRows - 1) / kTileRows;
+  const int rows_per = (M + row_tiles - 1) / row_tiles;
+  // Few rows (decoding): the work is reading B once, so split its columns into a few tiles per
+  // thread; otherwise 64-column tiles.
+  const int cols_per = M <= 8 ? balanced_grain(N, 4, 64) : (N < kTileCols * 2 * num_threads() ? balanced_grain(N, 4, 8) : kTileCols);
+  const int col_tiles = (N + cols_per - 1) / cols_per;
+  parallel_for(row_tiles * col_tiles, 1, [&](int t0, int t1, int) {
+    for (int t = t0; t < t1; ++t) {
+      const int i0 = t / col_tiles * rows_per, j0 = t % col_tiles * cols_per;
+      const int m = M - i0 < rows_per ? M - i0 : rows_per, n = N - j0 < cols_per ? N - j0 : cols_per;
+      kn.gemm(m, n, K, A + static_cast<long>(i0) * lda, lda, B + j0, ldb, C + static_cast<long>(i0) * ldc + j0, ldc,
+              accumulate);
+    }
+  });
 }
 
 inline void gemm_bt_parallel(const Kernels& kn, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
@@ -23,7 +43,7 @@ inline void gemm_bt_parallel(const Kernels& kn, int M, int N, int K, const float
     kn.gemm_bt(M, N, K, A, lda, B, ldb, C, ldc);
     return;
   }
-  parallel_for(N, 4, [&](int j0, int j1, int) {
+  parallel_for(N, balanced_grain(N, 8, 4), [&](int j0, int j1, int) {
     kn.gemm_bt(M, j1 - j0, K, A, lda, B + static_cast<long>(j0) * ldb, ldb, C + j0, ldc);
   });
 }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <random>
 #include <vector>
 
@@ -36,6 +38,33 @@ TEST_F(Threads, ParallelForCoversEveryIndexOnceWithAlignedChunks) {
   for (int round = 0; round < 2000; ++round)
     attn::parallel_for(16, 1, [&](int b, int e, int) { total += e - b; });
   EXPECT_EQ(total.load(), 2000L * 16);
+}
+
+TEST_F(Threads, AThreadHeldUpTakesFewerChunks) {
+  // Chunks are handed out dynamically: while one thread is stuck in a slow chunk (as if
+  // descheduled), the other takes the rest instead of waiting with a fixed half of the work.
+  ASSERT_EQ(attn::set_num_threads(2), 2);
+  std::atomic<int> per_worker[2] = {{0}, {0}};
+  std::atomic<int> slow_worker{-1};
+  attn::parallel_for(100, 1, [&](int b, int, int w) {
+    per_worker[w]++;
+    if (b == 0) {
+      slow_worker = w;
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  ASSERT_GE(slow_worker.load(), 0);
+  EXPECT_EQ(per_worker[0] + per_worker[1], 100);
+  EXPECT_LE(per_worker[slow_worker.load()].load(), 10) << "the held-up thread kept a fixed share";
+}
+
+TEST_F(Threads, BalancedGrainGivesAlignedChunksPerThread) {
+  ASSERT_EQ(attn::set_num_threads(2), 2);
+  EXPECT_EQ(attn::balanced_grain(100, 4), 13);      // 8 chunks: ceil(100 / 8)
+  EXPECT_EQ(attn::balanced_grain(100, 4, 8), 16);   // rounded up to whole 8-column panels
+  EXPECT_EQ(attn::balanced_grain(3, 4, 8), 8);      // never below one aligned unit
 }
 
 TEST_F(Threads, TwoThreadsGiveTheSameLayerOutput) {
