@@ -320,7 +320,7 @@ const HELP = {
   heads: 'Lines join each query token (left) to the keys it attends to (right); darker means more attention. Hover or focus a token to isolate its lines. Pick “all heads” to overlay them.',
   model: 'Every layer × every head. Each square is a heatmap (rows: queries, columns: keys). Click one, or focus it and press Enter, to open it.',
   heatmap: 'Rows are queries, columns are keys; each row sums to 1. Hover a cell for its exact weight, or focus the map and use the arrow keys.',
-  steps: 'The computation of the chosen head for the chosen query token (highlighted row), with the real numbers, in the order the tutorial teaches it.',
+  steps: 'The computation of the chosen head for the chosen query token, with the real numbers, in the order the tutorial teaches it. Pick another token above to follow its row.',
   compare: 'Each sentence becomes one vector (from the last layer); each cell is the cosine similarity of two of them: 1 on the diagonal, higher for sentences the model finds alike, so similar sentences form darker blocks. A model trained only to fill in blanks was never taught to compare sentences, so the contrasts are modest: the colours span just the range the values take.',
 };
 
