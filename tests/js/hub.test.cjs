@@ -99,6 +99,22 @@ describe('each model type loads from the Hub as from its folder', () => {
     }
   });
 
+  test('a sharded checkpoint in a folder loads the same way (model.safetensors.index.json beside its shards)', async () => {
+    const dir = fs.mkdtempSync(path.join(cacheRoot, 'sharded-folder-'));
+    for (const [file, bytes] of shardedGpt2()) fs.writeFileSync(path.join(dir, file), bytes);
+    const sharded = await attn.loadModel(dir);
+    const folder = await attn.loadModel(path.join(models, 'brown-gpt2'));
+    try {
+      expect(Array.from(sharded.run(SENTENCE).logits)).toEqual(Array.from(folder.run(SENTENCE).logits));
+    } finally {
+      sharded.dispose();
+      folder.dispose();
+    }
+    // An index naming a file outside the model's folder is refused.
+    fs.writeFileSync(path.join(dir, 'model.safetensors.index.json'), JSON.stringify({ weight_map: { 'wte.weight': '../secret.safetensors' } }));
+    await expect(attn.loadModel(dir)).rejects.toThrow('"../secret.safetensors" is not a file name inside a model repository');
+  });
+
   test('a revision: hf:id@rev and { revision } ask for /resolve/{rev}/; an unknown one is not-found', async () => {
     const rev = '0123456789abcdef0123456789abcdef01234567';
     for (const [source, options] of [[`hf:attention-wasm/brown-gpt2@${rev}`, {}], ['hf:attention-wasm/brown-gpt2', { revision: rev }]]) {
