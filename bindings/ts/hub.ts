@@ -245,9 +245,12 @@ export class HubRepo {
     let charged = 0; // bytes of this file counted against maxBytes
     for (let attempt = 0; ; attempt++) {
       const headers = { ...base };
+      // Resume only a file whose version the server named (If-Range: its ETag), so a file changed
+      // meanwhile is sent whole instead of being spliced from two versions; else start over.
+      if (received > 0 && !etag) received = 0;
       if (received > 0) {
         headers.Range = `bytes=${received}-`;
-        if (etag) headers['If-Range'] = etag;
+        headers['If-Range'] = etag!;
       }
       const response = await this.request(url, file, headers);
       if (received > 0 && (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${received}-`))) {
@@ -263,7 +266,12 @@ export class HubRepo {
         const length = Number(response.headers.get('content-length'));
         total = !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
         if (total !== undefined) {
-          this.charge(url, file, total);
+          try {
+            this.charge(url, file, total);
+          } catch (e) {
+            await response.body?.cancel().catch(() => {}); // close the connection, read nothing
+            throw e;
+          }
           charged = total;
           buffer = new Uint8Array(total);
           chunks = null;
@@ -311,8 +319,8 @@ export class HubRepo {
         report(received, total, true);
         return { bytes: buffer!, etag };
       }
-      // Cut short: resume where it stopped (only when the size is known and the server said what
-      // version it sent), else fail; nothing partial is cached.
+      // Cut short: try again (from where it stopped when the size and version are known), at most
+      // MAX_RESUMES times, else fail; nothing partial is cached.
       const why = cut ? ` (${(cut as { cause?: { code?: string } }).cause?.code ?? (cut as Error).message})` : '';
       if (total === undefined || attempt >= MAX_RESUMES)
         throw new HubError(`download of ${url} was cut off: ${received} of ${total ?? 'an unknown number of'} bytes arrived${why}${total !== undefined ? `, ${MAX_RESUMES} resumes tried` : ''}`, 'truncated', url);

@@ -36,6 +36,7 @@ beforeAll(async () => {
     'test/no-weights': { files: new Map([...gpt2Files].filter(([f]) => f !== 'model.safetensors')) },
     'test/llama': { files: new Map([['config.json', Buffer.from('{"model_type": "llama", "hidden_size": 8}')], ['model.safetensors', gpt2Files.get('model.safetensors')]]) },
     'test/cut-once': { files: gpt2Files, cut: { file: 'model.safetensors', after: 1_000_000, times: 1 } },
+    'test/cut-no-ranges': { files: gpt2Files, cut: { file: 'model.safetensors', after: 500_000, times: 1 }, noRanges: true },
     'test/cut-always': { files: gpt2Files, cut: { file: 'model.safetensors', after: 700_000, times: Infinity } },
   });
 });
@@ -245,6 +246,22 @@ describe('named errors', () => {
     expect(ranged).toHaveLength(1);
     expect(ranged[0].headers.range).toBe('bytes=1000000-');
     expect(ranged[0].headers['if-range']).toMatch(/^"[0-9a-f]{64}"$/);
+  });
+
+  test('a cut file from a server that ignores Range is downloaded again whole', async () => {
+    const events = [];
+    const m = await attn.loadModel('hf:test/cut-no-ranges', hub({ onProgress: (e) => e.file === 'model.safetensors' && events.push(e) }));
+    const reference = await attn.loadModel(path.join(models, 'brown-gpt2'));
+    try {
+      expect(Array.from(m.run(SENTENCE).logits)).toEqual(Array.from(reference.run(SENTENCE).logits));
+    } finally {
+      m.dispose();
+      reference.dispose();
+    }
+    expect(server.count('cut-no-ranges/resolve/main/model.safetensors')).toBe(2);
+    // Progress starts over from 0 with the second answer, then ends at the file's size.
+    expect(events.filter((e) => e.loaded === 0)).toHaveLength(2);
+    expect(events.at(-1)).toEqual({ file: 'model.safetensors', loaded: gpt2Files.get('model.safetensors').length, total: gpt2Files.get('model.safetensors').length, done: true });
   });
 
   test('a file cut off every time: truncated, and nothing partial is cached', async () => {

@@ -74,7 +74,8 @@ const CORS = {
 
 /**
  * repos: { 'owner/name': { files: Map<name, Buffer>, revisions?: string[] (default ['main']),
- *   token?: string (gated: only "Bearer <token>" gets in), cut?: { file, after, times } } }
+ *   token?: string (gated: only "Bearer <token>" gets in), cut?: { file, after, times },
+ *   noRanges?: true (a server that ignores Range and sends the whole file) } }
  * Resolves to { url, requests, repos, close() }.
  */
 async function startHubServer(repos) {
@@ -145,7 +146,7 @@ function serveBytes(req, res, repo, file, bytes) {
   let start = 0;
   let status = 200;
   const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
-  if (range && (!req.headers['if-range'] || req.headers['if-range'] === etag)) {
+  if (range && !repo.noRanges && (!req.headers['if-range'] || req.headers['if-range'] === etag)) {
     start = Number(range[1]);
     if (start >= bytes.length) {
       res.writeHead(416, { ...headers, 'Content-Range': `bytes */${bytes.length}` });
