@@ -27,8 +27,11 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   const gridW = Math.max(m * cell, 240);
   const label = data.headLabel?.(sel.layer, head);
   const title = `Layer ${sel.layer + 1} · Head ${head + 1}${label ? ` · ${label}` : ''}${data.keyTokens ? ` · cross-attention (${data.keyLabel ?? 'keys: second sentence'})` : ''}`;
-  // Wide enough for the title too (the SVG scales down to the container, never cuts it off).
-  const total = Math.max(left + gridW + 12, textWidth(title, 13, 600) + 12);
+  const legendW = Math.min(220, gridW - 90);
+  const MASKED_LEGEND = 'masked: weight 0';
+  // Wide enough for the title and the legend too (the SVG scales down to the container, never cuts them off).
+  const total = Math.max(left + gridW + 12, textWidth(title, 13, 600) + 12,
+    data.masked ? left + legendW + 32 + textWidth(MASKED_LEGEND, 11) + 8 : 0);
   const height = legendY + 46;
 
   const root = svg('svg', {
@@ -83,7 +86,6 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   for (let k = 0; k <= 10; k++) grad.append(svg('stop', { offset: `${k * 10}%`, 'stop-color': weightColor(k / 10) }));
   defs.append(grad);
   root.append(defs);
-  const legendW = Math.min(220, gridW - 90);
   root.append(svg('text', { x: left, y: legendY - 6, fill: '#57606a', 'font-size': 11, text: 'attention weight' }));
   root.append(svg('rect', { x: left, y: legendY, width: legendW, height: 12, fill: `url(#${grad.id})`, stroke: '#8c959f', 'stroke-width': 0.5 }));
   for (const t of [0, 0.25, 0.5, 0.75, 1]) {
@@ -92,7 +94,7 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   }
   if (data.masked) {
     root.append(svg('rect', { x: left + legendW + 16, y: legendY, width: 12, height: 12, fill: MASKED_FILL }));
-    root.append(svg('text', { x: left + legendW + 32, y: legendY + 10, fill: '#57606a', 'font-size': 11, text: 'masked: weight 0' }));
+    root.append(svg('text', { x: left + legendW + 32, y: legendY + 10, fill: '#57606a', 'font-size': 11, text: MASKED_LEGEND }));
   }
 
   // The exact value: a tooltip that follows the pointer, and a readout line (also for keyboards).

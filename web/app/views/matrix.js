@@ -183,7 +183,7 @@ export class MatrixView {
       if (sums) chars = Math.max(chars, 2 + decimals);
       const pad = term.compact ? 8 : 12;
       const track = `max(${chars + 0.5}ch + ${pad}px, ${Math.ceil(this.labelWidth + 6)}px)`;
-      const template = `auto ${this.columns.map((c) => (typeof c === 'number' ? track : '2.6em')).join(' ')}${sums ? ` ${track}` : ''}`;
+      const template = `auto ${this.columns.map((c) => (typeof c === 'number' ? track : '3.4em')).join(' ')}${sums ? ` ${track}` : ''}`;
       if (template !== this.template) {
         this.grid.style.gridTemplateColumns = template;
         this.template = template;
