@@ -9,7 +9,7 @@ const { demoSite, rowsOf, stepRow, sum, expectClose, shots } = require('./demo_s
 
 const site = demoSite('web-test-steps');
 const { demo, settled, shot } = site;
-const PHONE = { width: 390, height: 844 };
+const PHONE = { width: 390, height: 844 }, DESKTOP = { width: 1280, height: 800 };
 
 // The steps that carry one row per query token.
 const QUERY_STEPS = ['q', 'rawScores', 'scaledScores', 'maskedScores', 'weights', 'z', 'output'];
@@ -62,7 +62,7 @@ async function expectAnswerInView(page, width, height) {
 }
 
 test('GPT-2: the query row carried through the steps is the heatmap row and the full matrices’ row; masked weights read 0', async () => {
-  const { page, errors } = await demo('?view=steps&head=2&q=4');
+  const { page, errors } = await demo('?view=steps&head=2&q=4', DESKTOP);
   const n = await tokenCount(page);
   const query = 3; // 0-based: keys 4.. are later tokens, masked for a decoder
   expect(n).toBeGreaterThan(query + 2);
@@ -162,7 +162,7 @@ test('GPT-2 on a phone: the softmax answer column is on screen; wide rows scroll
 });
 
 test('BERT in a batch: [PAD] keys score −∞ and weigh 0 in the carried row (desktop and phone)', async () => {
-  for (const size of [{ width: 1280, height: 800 }, PHONE]) {
+  for (const size of [DESKTOP, PHONE]) {
     const { page, errors } = await demo('?model=bert&view=steps&batch=1&s=The+cat+sat.', size);
     const tokens = await page.$$eval('#tokens .token', (b) => b.map((e) => e.dataset.token));
     const N = tokens.length;
@@ -195,7 +195,7 @@ test('BERT in a batch: [PAD] keys score −∞ and weigh 0 in the carried row (d
 });
 
 test('BART cross-attention: Q from the decoder, K and V from the encoder (desktop and phone)', async () => {
-  for (const size of [{ width: 1280, height: 800 }, PHONE]) {
+  for (const size of [DESKTOP, PHONE]) {
     const { page, errors } = await demo('?model=bart&view=steps', size);
     const letters = await page.$$eval('#steps-body [data-step="k"] .mx-row', (r) => r.map((e) => e.textContent));
     expect(letters[0]).toBe('<s>');
@@ -230,10 +230,10 @@ const LONG = 'The jury said the election was conducted well and thanked the city
   + 'She said that the new school would open next year, and that the teachers were ready for it. '
   + 'In the evening the family sat down to dinner and talked about the long day at work and at school.';
 
-test('drawing the step view at 128 tokens takes under 300 ms (median of 5)', async () => {
+test('drawing the step view at 128 tokens takes under 300 ms (median of 5, desktop and phone)', async () => {
   let words = `${LONG} ${LONG}`.split(' ');
-  const open = async () => {
-    const r = await demo(`?view=heatmap&s=${encodeURIComponent(words.join(' '))}`);
+  const open = async (size = DESKTOP) => {
+    const r = await demo(`?view=heatmap&s=${encodeURIComponent(words.join(' '))}`, size);
     return { ...r, n: await tokenCount(r.page) };
   };
   let opened = await open();
@@ -244,41 +244,75 @@ test('drawing the step view at 128 tokens takes under 300 ms (median of 5)', asy
   }
   expect(opened.n).toBe(128);
   await opened.page.close();
-  const times = [];
-  for (let k = 0; k < 5; k++) {
-    const { page, errors, n } = await open();
-    expect(n).toBe(128);
-    // From the click on the tab to the frame after the view is drawn (DOM, style, layout, paint).
-    const ms = await page.evaluate(() => new Promise((resolve) => {
-      const t0 = performance.now();
-      document.getElementById('tab-steps').click();
-      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
-    }));
-    times.push(ms);
-    expect(await shapeOf(page, 'weights')).toBe('1x128');
-    if (k === 0) {
-      // 128 keys: the weights open on 16 columns (the first key, then those up to the query's own),
-      // with every weight in the row's data-values; "+112" opens every column, "fewer columns" closes them.
-      const drawn = () => page.$$eval('#steps-body [data-step="weights"] .mx-c:not(.mx-sum)', (c) => c.length);
-      expect(await drawn()).toBe(16);
-      expect((await stepRow(page, 'weights', 127)).length).toBe(128);
-      expect(await page.$eval('#steps-body [data-step="weights"] .mx-gap-open', (b) => b.textContent)).toBe('+112');
-      await page.click('#steps-body [data-step="weights"] .mx-gap-open');
-      expect(await drawn()).toBe(128);
-      await page.click('#steps-body .steps-rows .mx-more');
-      expect(await drawn()).toBe(16);
-      // The long softmax table opens on its largest weights; a button shows every key.
-      expect(await page.$$eval('.softmax-table tbody tr', (r) => r.length)).toBe(8);
-      await page.click('.softmax-detail .mx-more');
-      expect(await page.$$eval('.softmax-table tbody tr', (r) => r.length)).toBe(128);
-      await shot(page, 'steps-gpt2-128-tokens');
+  for (const [name, size] of [['desktop', DESKTOP], ['phone', PHONE]]) {
+    const times = [];
+    for (let k = 0; k < 5; k++) {
+      const { page, errors, n } = await open(size);
+      expect(n).toBe(128);
+      // From the click on the tab to the frame after the view is drawn (DOM, style, layout, paint).
+      const ms = await page.evaluate(() => new Promise((resolve) => {
+        const t0 = performance.now();
+        document.getElementById('tab-steps').click();
+        requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+      }));
+      times.push(ms);
+      expect(await shapeOf(page, 'weights')).toBe('1x128');
+      if (k === 0 && size === DESKTOP) {
+        // 128 keys: the weights open on 16 columns (the first key, then those up to the query's own),
+        // with every weight in the row's data-values; "+112" opens every column, "fewer columns" closes them.
+        const drawn = () => page.$$eval('#steps-body [data-step="weights"] .mx-c:not(.mx-sum)', (c) => c.length);
+        expect(await drawn()).toBe(16);
+        expect((await stepRow(page, 'weights', 127)).length).toBe(128);
+        expect(await page.$eval('#steps-body [data-step="weights"] .mx-gap-open', (b) => b.textContent)).toBe('+112');
+        await page.click('#steps-body [data-step="weights"] .mx-gap-open');
+        expect(await drawn()).toBe(128);
+        await page.click('#steps-body .steps-rows .mx-more');
+        expect(await drawn()).toBe(16);
+        // The long softmax table opens on its largest weights; a button shows every key.
+        expect(await page.$$eval('.softmax-table tbody tr', (r) => r.length)).toBe(8);
+        await page.click('.softmax-detail .mx-more');
+        expect(await page.$$eval('.softmax-table tbody tr', (r) => r.length)).toBe(128);
+        await shot(page, 'steps-gpt2-128-tokens');
+      }
+      if (k === 0 && size === PHONE) {
+        await expectAnswerInView(page, PHONE.width, PHONE.height);
+        await page.evaluate(() => window.scrollTo(0, document.getElementById('view').offsetTop));
+        await shot(page, 'steps-gpt2-128-tokens-phone');
+      }
+      expect(errors).toEqual([]);
+      await page.close();
     }
-    expect(errors).toEqual([]);
-    await page.close();
+    times.sort((a, b) => a - b);
+    console.log(`step view at 128 tokens, ${name} ${size.width}x${size.height}, click to drawn frame (ms): ${times.map((t) => t.toFixed(0)).join(', ')}; median ${times[2].toFixed(0)}`);
+    expect(times[2]).toBeLessThan(300);
   }
-  times.sort((a, b) => a - b);
-  console.log(`step view at 128 tokens, click to drawn frame (ms): ${times.map((t) => t.toFixed(0)).join(', ')}; median ${times[2].toFixed(0)}`);
-  expect(times[2]).toBeLessThan(300);
+});
+
+test('the widget: view="steps" follows the query row; rows="all" draws every row', async () => {
+  const { page, errors } = await demo('', { page: 'embed-example.html', width: 900 });
+  await page.evaluate(() => {
+    const v = document.createElement('attention-view');
+    v.id = 'w-rows';
+    v.setAttribute('sentence', 'The cat sat on the mat');
+    v.setAttribute('view', 'steps');
+    v.setAttribute('query', '4');
+    document.body.append(v);
+  });
+  await page.waitForSelector('#w-rows[data-ready="1"]', { timeout: 30000 });
+  const inWidget = (selector) => page.$eval('#w-rows', (v, s) => {
+    const e = v.shadowRoot.querySelector(s);
+    return e && { shape: e.dataset.shape, values: e.dataset.values, checked: e.checked };
+  }, selector);
+  const n = JSON.parse(await page.$eval('#w-rows', (v) => v.dataset.tokens)).length;
+  expect((await inWidget('[data-step="weights"]')).shape).toBe(`1x${n}`);
+  const row = (await inWidget('[data-step="weights"] [data-row="3"]')).values;
+  expect((await inWidget('#steps-all-rows')).checked).toBe(false);
+  await page.$eval('#w-rows', (v) => v.setAttribute('rows', 'all'));
+  await page.waitForFunction((k) => document.querySelector('#w-rows').shadowRoot.querySelector('[data-step="weights"]')?.dataset.shape === `${k}x${k}`, n, { timeout: 10000 });
+  expect((await inWidget('[data-step="weights"] [data-row="3"]')).values).toBe(row);
+  expect((await inWidget('#steps-all-rows')).checked).toBe(true);
+  expect(errors).toEqual([]);
+  await page.close();
 });
 
 test('phone screenshots of the other views (model, next token)', async () => {
