@@ -311,6 +311,13 @@ test('the widget: view="steps" follows the query row; rows="all" draws every row
   await page.waitForFunction((k) => document.querySelector('#w-rows').shadowRoot.querySelector('[data-step="weights"]')?.dataset.shape === `${k}x${k}`, n, { timeout: 10000 });
   expect((await inWidget('[data-step="weights"] [data-row="3"]')).values).toBe(row);
   expect((await inWidget('#steps-all-rows')).checked).toBe(true);
+  // A value it cannot use is named (in the widget and the console), and the default is shown.
+  const warnings = [];
+  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  await page.$eval('#w-rows', (v) => v.setAttribute('rows', 'every'));
+  await page.waitForFunction((k) => document.querySelector('#w-rows').shadowRoot.querySelector('[data-step="weights"]')?.dataset.shape === `1x${k}`, n, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('#w-rows').shadowRoot.querySelector('.status').textContent.includes('rows="every"'), null, { timeout: 10000 });
+  expect(warnings.some((w) => w.includes('rows="every"'))).toBe(true);
   expect(errors).toEqual([]);
   await page.close();
 });

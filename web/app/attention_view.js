@@ -345,6 +345,9 @@ function attributeProblems(element, data, sel) {
   const view = element.getAttribute('view');
   if (view !== null && !VIEWS.includes(view) && !PANEL_VIEWS.includes(view))
     out.push(`view="${view}" is not a view (${[...VIEWS, ...PANEL_VIEWS].join(', ')}): showing ${element.state.view}.`);
+  const rows = element.getAttribute('rows');
+  if (rows !== null && rows !== 'all' && rows !== 'query')
+    out.push(`rows="${rows}" is not a choice (all, or query: the default): the step view follows the query's row.`);
   const counted = (name, count, shown, allowAll = false) => {
     const raw = element.getAttribute(name);
     if (raw === null || (allowAll && raw === 'all')) return;
