@@ -286,6 +286,18 @@ test('drawing the step view at 128 tokens takes under 300 ms (median of 5, deskt
     console.log(`step view at 128 tokens, ${name} ${size.width}x${size.height}, click to drawn frame (ms): ${times.map((t) => t.toFixed(0)).join(', ')}; median ${times[2].toFixed(0)}`);
     expect(times[2]).toBeLessThan(300);
   }
+  // "show every row" at 128 tokens: printed for the record (128 × 16 cells a matrix; not asserted).
+  const { page } = await open(DESKTOP);
+  await page.click('#tab-steps');
+  await settled(page);
+  const every = await page.evaluate(() => new Promise((resolve) => {
+    const t0 = performance.now();
+    document.getElementById('steps-all-rows').click();
+    requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+  }));
+  expect(await shapeOf(page, 'weights')).toBe('128x128');
+  console.log(`"show every row" at 128 tokens, click to drawn frame: ${every.toFixed(0)} ms`);
+  await page.close();
 });
 
 test('the widget: view="steps" follows the query row; rows="all" draws every row', async () => {
