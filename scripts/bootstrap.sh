@@ -9,7 +9,8 @@ have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
 # fonts-dejavu-core: Chromium renders the demo's text in screenshots with it.
-for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core; do
+# libeigen3-dev: Eigen's GEMM in the scalar WASM build (src/kernels_eigen.cpp).
+for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core libeigen3-dev; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 # PyTorch is only needed to regenerate reference fixtures, to train (tools/) and for the bench's

@@ -29,7 +29,11 @@ const Kernels& scalar_kernels();
 // SIMD twins exist when the target has 4-lane float vectors (WASM SIMD128, or SSE2 natively).
 bool have_simd_kernels();
 const Kernels& simd_kernels();
-// What the library uses: SIMD when compiled in, else scalar.
+// Scalar kernels with Eigen's blocked GEMMs, where the build has Eigen (ATTN_HAVE_EIGEN); else
+// the scalar twins.
+bool have_eigen_kernels();
+const Kernels& eigen_kernels();
+// What the library uses: SIMD when compiled in; else Eigen's GEMMs when compiled in; else scalar.
 const Kernels& default_kernels();
 
 }  // namespace attn

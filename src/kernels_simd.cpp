@@ -292,7 +292,7 @@ const Kernels& default_kernels() { return simd_kernels(); }
 
 bool have_simd_kernels() { return false; }
 const Kernels& simd_kernels() { return scalar_kernels(); }
-const Kernels& default_kernels() { return scalar_kernels(); }
+const Kernels& default_kernels() { return have_eigen_kernels() ? eigen_kernels() : scalar_kernels(); }
 
 #endif
 

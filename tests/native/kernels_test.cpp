@@ -87,6 +87,43 @@ TEST(Kernels, GemmBtSimdMatchesScalarAndDouble) {
       }
 }
 
+// The scalar WASM build's GEMMs (Eigen) against the scalar twin and double precision.
+TEST(Kernels, EigenGemmsMatchScalarAndDouble) {
+  if (!attn::have_eigen_kernels()) GTEST_SKIP() << "built without Eigen";
+  std::mt19937 rng(5);
+  const attn::Kernels& e = attn::eigen_kernels();
+  for (int M : {1, 2, 7, 33, 130})
+    for (int N : {1, 5, 8, 70})
+      for (int K : {0, 1, 9, 300})
+        for (bool acc : {false, true}) {
+          const int lda = K + 2, ldb = N + 3, ldc = N + 1;
+          const auto A = ref::random_vec(rng, size_t(M) * lda), B = ref::random_vec(rng, size_t(K) * ldb);
+          const auto Bt = ref::random_vec(rng, size_t(N) * lda), C0 = ref::random_vec(rng, size_t(M) * ldc);
+          const auto a = ref::to_float(A), b = ref::to_float(B), bt = ref::to_float(Bt);
+          std::vector<float> c = ref::to_float(C0), c_bt = c;
+          e.gemm(M, N, K, a.data(), lda, b.data(), ldb, c.data(), ldc, acc);
+          e.gemm_bt(M, N, K, a.data(), lda, bt.data(), lda, c_bt.data(), ldc);
+          for (int i = 0; i < M; ++i)
+            for (int j = 0; j < ldc; ++j) {
+              const size_t at = size_t(i) * ldc + j;
+              if (j >= N) {  // padding columns untouched
+                ASSERT_EQ(c[at], float(C0[at]));
+                ASSERT_EQ(c_bt[at], float(C0[at]));
+                continue;
+              }
+              double want = acc ? C0[at] : 0.0, mag = std::fabs(want), want_bt = 0.0, mag_bt = 0.0;
+              for (int k = 0; k < K; ++k) {
+                want += A[size_t(i) * lda + k] * B[size_t(k) * ldb + j];
+                mag += std::fabs(A[size_t(i) * lda + k] * B[size_t(k) * ldb + j]);
+                want_bt += A[size_t(i) * lda + k] * Bt[size_t(j) * lda + k];
+                mag_bt += std::fabs(A[size_t(i) * lda + k] * Bt[size_t(j) * lda + k]);
+              }
+              ASSERT_NEAR(c[at], want, 1e-6 * mag * std::sqrt(double(K) + 1) + 1e-6) << "gemm M" << M << " N" << N << " K" << K;
+              ASSERT_NEAR(c_bt[at], want_bt, 1e-6 * mag_bt * std::sqrt(double(K) + 1) + 1e-6) << "gemm_bt M" << M << " N" << N << " K" << K;
+            }
+        }
+}
+
 TEST(Kernels, GeluErfTwinsMatchTheDoubleFormula) {
   std::mt19937 rng(5);
   for (int n = 1; n <= 23; ++n)
