@@ -16,18 +16,18 @@ const usable = (r) => r.medianMs != null && !r.error && r.agrees !== false;
 /**
  * For every workload: the fastest usable peer at 1 thread and at any thread count, and each of
  * our engines' median divided by the matching one (ours at 1 thread vs 1-thread peers; ours at 2
- * threads vs every peer). < 1 means this library is faster.
+ * threads vs every peer; the scalar build vs scalar peers). < 1 means this library is faster.
  */
 export function computeRatios(rows, engines) {
   const byId = Object.fromEntries(engines.map((e) => [e.id, e]));
   const out = [];
   for (const wl of [...new Set(rows.map((r) => r.workload))]) {
-    const peers = rows.filter((r) => r.workload === wl && byId[r.engine]?.role === 'peer' && usable(r));
     const fastest = (list) => list.reduce((a, b) => (!a || b.medianMs < a.medianMs ? b : a), null);
-    const best1 = fastest(peers.filter((r) => byId[r.engine].threads === 1));
-    const bestAny = fastest(peers);
     for (const r of rows.filter((x) => x.workload === wl && byId[x.engine]?.role === 'ours' && usable(x))) {
-      const peer = byId[r.engine].threads === 1 ? best1 : bestAny;
+      // A scalar build is matched with scalar peers, a SIMD build with SIMD peers.
+      const scalar = !!byId[r.engine].scalar;
+      const peers = rows.filter((p) => p.workload === wl && byId[p.engine]?.role === 'peer' && !!byId[p.engine].scalar === scalar && usable(p));
+      const peer = byId[r.engine].threads === 1 ? fastest(peers.filter((p) => byId[p.engine].threads === 1)) : fastest(peers);
       if (!peer) continue;
       out.push({ workload: wl, engine: r.engine, peer: peer.engine, ratio: r.medianMs / peer.medianMs, oursMs: r.medianMs, peerMs: peer.medianMs });
     }
@@ -53,7 +53,51 @@ export function checkTargets(rows, ratios, peak) {
   const ours = rows.find((x) => x.workload === 'tiny' && x.engine === 'ours-simd' && usable(x));
   const ort = rows.filter((x) => x.workload === 'tiny' && /^ort-.*-1t$/.test(x.engine) && usable(x)).sort((a, b) => a.medianMs - b.medianMs)[0];
   if (ours && ort) t.push({ target: 'tiny: ours-simd >= 3x faster than onnxruntime-web (1 thread)', met: ort.medianMs / ours.medianMs >= 3, detail: `${fmt(ours.medianMs, 3)} ms vs ${ort.engine} ${fmt(ort.medianMs, 3)} ms (${(ort.medianMs / ours.medianMs).toFixed(1)}x)` });
+  return [...t, ...issue10Targets(rows, ratios, peak)];
+}
+
+/**
+ * Issue 10: 2 threads at least 15 % faster than the fastest 2-thread peer on every workload
+ * (ratio <= 0.87); 2t/1t speed-up >= 1.6 on bert, gpt2 and long; one thread >= 80 % of the
+ * measured WASM SIMD peak on bert and gpt2; the scalar build within 2x of tfjs-backend-wasm's
+ * non-SIMD build on bert.
+ */
+export function issue10Targets(rows, ratios, peak) {
+  const t = [];
+  const get = (wl, id) => rows.find((x) => x.workload === wl && x.engine === id && usable(x));
+  const fastest2t = (wl) => rows.filter((x) => x.workload === wl && /^(ort|tfjs)-.*-2t$/.test(x.engine) && usable(x)).sort((a, b) => a.medianMs - b.medianMs)[0];
+  for (const wl of [...new Set(rows.map((r) => r.workload))]) {
+    const ours = get(wl, 'ours-simd-2t'), peer = fastest2t(wl);
+    if (ours && peer) t.push({ target: `${wl}: ours-simd-2t >= 15% faster than the fastest 2-thread peer (issue 10)`, met: ours.medianMs / peer.medianMs <= 1 / 1.15, detail: `${fmt(ours.medianMs)} ms vs ${peer.engine} ${fmt(peer.medianMs)} ms (ratio ${(ours.medianMs / peer.medianMs).toFixed(2)})` });
+  }
+  for (const wl of ['bert', 'gpt2', 'long']) {
+    const one = get(wl, 'ours-simd'), two = get(wl, 'ours-simd-2t');
+    if (one && two) t.push({ target: `${wl}: ours 2t/1t speed-up >= 1.6 (issue 10)`, met: one.medianMs / two.medianMs >= 1.6, detail: `${fmt(one.medianMs)} / ${fmt(two.medianMs)} ms = ${(one.medianMs / two.medianMs).toFixed(2)}x` });
+  }
+  if (peak?.gflops) {
+    for (const wl of ['bert', 'gpt2']) {
+      const r = get(wl, 'ours-simd');
+      if (r) t.push({ target: `${wl}: ours-simd >= 80% of the WASM SIMD peak (issue 10)`, met: r.gflops >= 0.8 * peak.gflops, detail: `${fmt(r.gflops)} GFLOP/s = ${(100 * r.gflops / peak.gflops).toFixed(0)}% of ${fmt(peak.gflops)}` });
+    }
+  }
+  const scalar = get('bert', 'ours-scalar'), tfjsScalar = get('bert', 'tfjs-wasm-scalar');
+  if (scalar && tfjsScalar) t.push({ target: 'bert: ours-scalar within 2x of tfjs-backend-wasm without SIMD (issue 10)', met: scalar.medianMs <= 2 * tfjsScalar.medianMs, detail: `${fmt(scalar.medianMs)} ms vs ${fmt(tfjsScalar.medianMs)} ms (ratio ${(scalar.medianMs / tfjsScalar.medianMs).toFixed(2)})` });
   return t;
+}
+
+/**
+ * 2-thread over 1-thread speed-up per engine family and workload: each 2-thread engine with its
+ * 1-thread twin (ours-simd-2t with ours-simd, ort-X-2t with ort-X-1t). Speed-up = 1t median / 2t median.
+ */
+export function threadSpeedups(rows, engines) {
+  const byId = Object.fromEntries(engines.map((e) => [e.id, e]));
+  const out = [];
+  for (const r of rows.filter((x) => byId[x.engine]?.threads === 2 && usable(x))) {
+    const twinId = r.engine.endsWith('-2t') ? (byId[r.engine.replace(/-2t$/, '-1t')] ? r.engine.replace(/-2t$/, '-1t') : r.engine.replace(/-2t$/, '')) : null;
+    const one = rows.find((x) => x.workload === r.workload && x.engine === twinId && usable(x));
+    if (one) out.push({ workload: r.workload, family: twinId.replace(/-1t$/, ''), oneMs: one.medianMs, twoMs: r.medianMs, speedup: one.medianMs / r.medianMs, cpuPerWall: r.cpuPerWall });
+  }
+  return out;
 }
 
 /**
@@ -140,6 +184,17 @@ export function formatReport(res) {
   if (res.meta.workloads.some((w) => w.kind === 'generate')) out.push("generate: agree is how many of the new token ids equal PyTorch's greedy ones (every engine checked against PyTorch); median ms is a whole generation.");
   out.push('cpu/wall: CPU time over wall time while timed; below 1 (1 thread) or 2 (2 threads) the engine was waiting for a core, so its numbers are inflated by other load.');
 
+  const speedups = threadSpeedups(res.rows, res.engines);
+  if (speedups.length) {
+    out.push('', '== 2 threads vs 1 thread (speed-up = 1-thread median / 2-thread median) ==');
+    const families = [...new Set(speedups.map((x) => x.family))];
+    const wls = wlOrder.filter((w) => speedups.some((x) => x.workload === w));
+    out.push(table(['workload', ...families], wls.map((w) => [w, ...families.map((f) => {
+      const x = speedups.find((y) => y.workload === w && y.family === f);
+      return x ? `${x.speedup.toFixed(2)} (${fmt(x.oneMs)} -> ${fmt(x.twoMs)} ms)` : '-';
+    })]), families.map((_, i) => i + 1)));
+  }
+
   for (const wl of res.meta.workloads.filter((w) => w.kind === 'encoder')) out.push('', ...encoderSection(res, wl, byId));
   for (const wl of res.meta.workloads.filter((w) => w.kind === 'generate')) out.push('', ...generateSection(res, wl, byId));
 
@@ -158,7 +213,7 @@ export function formatReport(res) {
     for (const e of skipped) out.push(`${e.id}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`);
   }
 
-  out.push('', `== Targets (issue 5${res.targets.some((t) => t.target.startsWith('generate')) ? '; generate: issue 9' : ''}) ==`);
+  out.push('', `== Targets (issue 5${res.targets.some((t) => t.target.startsWith('generate')) ? '; generate: issue 9' : ''}; marked: issue 10) ==`);
   for (const t of res.targets) out.push(`${t.met == null ? 'n/a   ' : t.met ? 'met   ' : 'MISSED'}  ${t.target}: ${t.detail}`);
 
   if (res.peak) {

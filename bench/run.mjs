@@ -15,7 +15,7 @@ import { prepareGenerate, tokenAgreement } from './generate.mjs';
 import { ENGINES, REFERENCE_ID, runsWorkload, selectEngines } from './engines/index.mjs';
 import { NativeEngine } from './engines/native.mjs';
 import { measurePeak, mergePeaks } from './peak.mjs';
-import { checkTargets, computeRatios, formatReport } from './report.mjs';
+import { checkTargets, computeRatios, formatReport, threadSpeedups } from './report.mjs';
 import { wasmSizes } from './sizes.mjs';
 import { POLICY } from './timing.mjs';
 import { compareOutputs, kindOf, makeData, nominalFlops, selectWorkloads, WORKLOADS } from './workloads.mjs';
@@ -209,6 +209,7 @@ async function main() {
   if (opt.browser) res.browser = runBrowser(opt.quick);
   res.ratios = computeRatios(res.rows, res.engines);
   res.targets = checkTargets(res.rows, res.ratios, res.peak);
+  res.speedups = threadSpeedups(res.rows, res.engines);
 
   console.log(formatReport(res));
   const outFile = path.resolve(opt.out);

@@ -1,8 +1,8 @@
-// @tensorflow/tfjs-core with @tensorflow/tfjs-backend-wasm (XNNPACK), one thread. The layer
+// @tensorflow/tfjs-core with @tensorflow/tfjs-backend-wasm (XNNPACK), one thread, SIMD or not. The layer
 // is written as a tfjs user would: fused matMul+bias for projections, batched matMul per head.
 import { createRequire } from 'node:module';
 
-export async function load() {
+export async function load({ simd = true } = {}) {
   const t0 = performance.now();
   const tf = await import('@tensorflow/tfjs-core');
   const wasm = await import('@tensorflow/tfjs-backend-wasm');
@@ -10,7 +10,9 @@ export async function load() {
   // The backend locates its .wasm relative to a prefix; in Node that is a directory path.
   const require = createRequire(import.meta.url);
   const dir = require.resolve('@tensorflow/tfjs-backend-wasm/package.json').replace(/package\.json$/, 'dist/');
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);  // the single-thread SIMD .wasm
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);  // a single-thread .wasm
+  // simd: false loads tfjs-backend-wasm.wasm (no SIMD) instead of tfjs-backend-wasm-simd.wasm.
+  if (!simd) tf.env().set('WASM_HAS_SIMD_SUPPORT', false);
   wasm.setWasmPaths(dir);
   wasm.setThreadsCount(1);
   await tf.setBackend('wasm');
