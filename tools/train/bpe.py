@@ -142,7 +142,7 @@ class Tokenizer:
         return b"".join(self.token_bytes(i) for i in ids).decode("utf-8", errors="replace")
 
 
-def train(lines, vocab_size):
+def train(lines, vocab_size, both_forms=True):
     """Learn vocab_size - 256 - 1 merges from an iterable of text lines.
 
     Classic BPE over the pre-token frequency table, with incremental pair
@@ -152,8 +152,15 @@ def train(lines, vocab_size):
     pair, which keeps the result deterministic."""
     counts = Counter()
     for line in lines:
-        for piece in PRETOKENIZE.findall(line):
+        pieces = PRETOKENIZE.findall(line)
+        for piece in pieces:
             counts[to_symbols(piece)] += 1
+        if both_forms and pieces and pieces[0][0].isalpha():
+            # Each sentence is encoded on its own, so its first word is seen
+            # without a leading space ("However"), though in running text
+            # (and as a word in a common-word list) it is " However".  Count
+            # it in both forms so both can become one token.
+            counts[to_symbols(" " + pieces[0])] += 1
     words = [list(w) for w in sorted(counts)]
     freqs = [counts[w] for w in sorted(counts)]
 

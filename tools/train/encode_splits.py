@@ -29,7 +29,7 @@ def encode_file(tok, path):
             if line:
                 ids.append(tok.eot_id)
                 ids.extend(tok.encode_ordinary(line))
-    return np.array(ids, dtype=np.uint16)  # vocab 4096 fits in 16 bits
+    return np.array(ids, dtype=np.uint16)  # vocabularies up to 65536 fit in 16 bits
 
 
 def main():

@@ -1,8 +1,10 @@
 """Validation loss / perplexity of a model and of n-gram baselines.
 
-Usage: evaluate.py <build_dir> <model_dir> <out.json>
+Usage: evaluate.py <build_dir> <model_dir> <out.json> [<old_model_dir>]
   model_dir is an exported directory (config.json + model.safetensors), so
   the numbers are those of the weights we actually ship (float16).
+  old_model_dir: the previously shipped model, scored on the same
+  validation text with its own tokenizer, for the old-vs-new comparison.
 
 Every token of the validation stream except the very first is predicted
 exactly once, by every model, from the same left context:
@@ -11,7 +13,8 @@ exactly once, by every model, from the same left context:
     consecutive windows share one token (last target = next first input);
   * the unigram / bigram baselines see 0 / 1 previous token.
 Losses are mean negative log-likelihood in nats per token; perplexity is
-exp(loss).
+exp(loss).  Tokenizers differ between models, so the card also gives
+perplexity per word (see PER_WORD below), which compares across them.
 """
 
 import json
@@ -109,29 +112,76 @@ def baselines(train, val, vocab):
             "bigram": {"k": kb, "loss": bi, "perplexity": math.exp(bi)}}
 
 
-def main():
-    build, model_dir, out_path = sys.argv[1:4]
+def score_model(model_dir, build, val=None):
+    """Loss of an exported model on the validation text, per token and per
+    word.  val: the token stream if already encoded with this model's
+    tokenizer; otherwise val.txt is encoded here exactly as encode_splits.py
+    does (so another tokenizer, e.g. the previous model's, sees the same
+    text split into its own tokens)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from model import load_exported
+    from bpe import Tokenizer
+    from encode_splits import encode_file
     model = load_exported(model_dir)
+    with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
+    if val is None:
+        val = encode_file(Tokenizer.from_dir(model_dir), os.path.join(build, "val.txt"))
+    with open(os.path.join(build, "split.json"), encoding="utf-8") as f:
+        stats = json.load(f)["val_stats"]
+    windows = val_windows(val, cfg["eos_token_id"], cfg["n_positions"])
+    total, count = model_nll(model, val, windows)
+    assert count == len(val) - 1, (count, len(val))
+    loss = total / count
+    return {"loss": loss, "perplexity": math.exp(loss),
+            "total_nats": total, "tokens_predicted": count, "windows": len(windows),
+            "tokens_per_word": count / stats["words"],
+            "words": stats["words"], "words_no_punct": stats["words_no_punct"],
+            "loss_per_word": total / stats["words"],
+            "perplexity_per_word": math.exp(total / stats["words"]),
+            "perplexity_per_word_no_punct": math.exp(total / stats["words_no_punct"]),
+            "vocab_size": cfg["vocab_size"], "n_embd": cfg["n_embd"],
+            "n_layer": cfg["n_layer"], "n_head": cfg["n_head"],
+            "parameters": sum(p.numel() for p in model.parameters()),
+            "file_bytes": os.path.getsize(os.path.join(model_dir, "model.safetensors")),
+            "weights": "exported float16 safetensors"}
+
+
+PER_WORD = ("per word = exp(total nats over the validation stream / number of corpus "
+            "word tokens in the validation documents), where the total is summed over "
+            "every predicted token (every token of the stream but the first, the "
+            "<|endoftext|> before each next sentence included) and the corpus word "
+            "tokens are the `word/tag` items of the tagged Brown files, punctuation "
+            "tokens included; the no-punct variant divides by the word tokens that "
+            "contain a letter or digit")
+
+
+def main():
+    if len(sys.argv) < 4:
+        raise SystemExit(__doc__)
+    build, model_dir, out_path = sys.argv[1:4]
+    old_dir = sys.argv[4] if len(sys.argv) > 4 else None
     with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     train = np.fromfile(os.path.join(build, "train.bin"), dtype=np.uint16)
     val = np.fromfile(os.path.join(build, "val.bin"), dtype=np.uint16)
 
-    windows = val_windows(val, cfg["eos_token_id"], cfg["n_positions"])
-    total, count = model_nll(model, val, windows)
-    assert count == len(val) - 1, (count, len(val))
-    loss = total / count
-    result = {"val_tokens_predicted": count, "val_windows": len(windows),
-              "model": {"loss": loss, "perplexity": math.exp(loss),
-                        "weights": "exported float16 safetensors"}}
+    model = score_model(model_dir, build, val)
+    result = {"val_tokens_predicted": model["tokens_predicted"],
+              "val_windows": model["windows"], "per_word_definition": PER_WORD,
+              "model": model}
+    if old_dir:
+        result["old_model"] = score_model(old_dir, build)
     result.update(baselines(train, val, cfg["vocab_size"]))
     with open(out_path, "w", encoding="utf-8") as f:
         json.dump(result, f, indent=1)
-    for name in ("model", "unigram", "bigram"):
-        r = result[name]
-        print(f"{name:8s} loss {r['loss']:.4f} nats/token  perplexity {r['perplexity']:.2f}")
+    for name in ("model", "old_model", "unigram", "bigram"):
+        r = result.get(name)
+        if r is None:
+            continue
+        extra = (f"  per word: perplexity {r['perplexity_per_word']:.2f} "
+                 f"({r['tokens_per_word']:.3f} tokens/word)" if "total_nats" in r else "")
+        print(f"{name:9s} loss {r['loss']:.4f} nats/token  perplexity {r['perplexity']:.2f}{extra}")
 
 
 if __name__ == "__main__":

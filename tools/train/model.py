@@ -24,9 +24,9 @@ import torch.nn.functional as F
 
 @dataclass
 class GPTConfig:
-    vocab_size: int = 4096
+    vocab_size: int = 14336
     n_positions: int = 128
-    n_embd: int = 128
+    n_embd: int = 160
     n_layer: int = 4
     n_head: int = 4
     layer_norm_epsilon: float = 1e-5

@@ -81,8 +81,11 @@ def detokenize(words):
     return "".join(out).strip()
 
 
-def read_document(path):
-    """Return the document's sentences as plain strings (one per line)."""
+def read_document(path, word_counts=None):
+    """Return the document's sentences as plain strings (one per line).
+    word_counts, if given, gets "words" (every `word/tag` token of the
+    corpus, punctuation included) and "words_no_punct" (tokens with at least
+    one letter or digit) added: the denominators of per-word perplexity."""
     sentences = []
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -90,6 +93,10 @@ def read_document(path):
             if not toks:
                 continue
             words = [split_token(t)[0] for t in toks]
+            if word_counts is not None:
+                word_counts["words"] += len(words)
+                word_counts["words_no_punct"] += sum(
+                    any(c.isalnum() for c in w) for w in words)
             text = detokenize(words)
             if text:
                 sentences.append(text)
@@ -121,13 +128,15 @@ def main():
         pkg = json.load(f)
 
     splits = {"train": [], "val": []}
+    word_counts = {"train": {"words": 0, "words_no_punct": 0},
+                   "val": {"words": 0, "words_no_punct": 0}}
     manifest = {"package": f"{pkg['name']}@{pkg['version']}",
                 "rule": f"document index i (0-based, cats.txt order) goes to val "
                         f"iff i % {VAL_EVERY} == {VAL_OFFSET}",
                 "train": [], "val": []}
     for i, (doc_id, genre) in enumerate(list_documents(corpus_dir)):
         name = "val" if i % VAL_EVERY == VAL_OFFSET else "train"
-        sents = read_document(os.path.join(corpus_dir, doc_id))
+        sents = read_document(os.path.join(corpus_dir, doc_id), word_counts[name])
         splits[name].append(sents)
         manifest[name].append(doc_id)
 
@@ -137,8 +146,9 @@ def main():
         n_sent = sum(len(d) for d in docs)
         n_char = sum(len(s) for d in docs for s in d)
         manifest[f"{name}_stats"] = {"documents": len(docs), "sentences": n_sent,
-                                     "characters": n_char}
-        print(f"{name}: {len(docs)} documents, {n_sent} sentences, {n_char} chars")
+                                     "characters": n_char, **word_counts[name]}
+        print(f"{name}: {len(docs)} documents, {n_sent} sentences, {n_char} chars, "
+              f"{word_counts[name]['words']} corpus word tokens")
     with open(os.path.join(out_dir, "split.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
 
