@@ -50,6 +50,19 @@ def cpu_name():
     return platform.processor() or "unknown"
 
 
+def old_training(build):
+    """(steps, tokens seen) of the previous model, read from its own card
+    (run_all.sh puts it in build/old-model), or None."""
+    import re
+    try:
+        with open(os.path.join(build, "old-model", "MODEL_CARD.md"), encoding="utf-8") as f:
+            m = re.search(r"\*\*(\d+) steps\*\* \(fixed count, not time-based; ([\d,]+) tokens",
+                          f.read())
+    except OSError:
+        return None
+    return (int(m.group(1)), int(m.group(2).replace(",", ""))) if m else None
+
+
 def fmt_time(s):
     return f"{s:.0f} s ({s / 60:.1f} min)"
 
@@ -227,6 +240,19 @@ def main():
         w(f"| **perplexity per word** | {old['perplexity_per_word']:.2f} | **{m['perplexity_per_word']:.2f}** |")
         w(f"| perplexity per word, punctuation tokens not counted as words | "
           f"{old['perplexity_per_word_no_punct']:.2f} | {m['perplexity_per_word_no_punct']:.2f} |\n")
+        ratio = m["perplexity_per_word"] / old["perplexity_per_word"]
+        verdict = (f"{ratio - 1:.0%} higher (worse) than" if ratio > 1.005 else
+                   f"{1 - ratio:.0%} lower (better) than" if ratio < 0.995 else "the same as")
+        line = f"Per word, this model's perplexity is {verdict} the previous model's."
+        seen = old_training(build)
+        if seen:
+            line += (f" The previous model trained for {seen[0]} steps on {seen[1]:,} tokens "
+              f"(about {seen[1] / old['tokens_per_word']:,.0f} words of text); this one for "
+              f"{summ['steps']} steps on {summ['tokens_seen']:,} tokens (about "
+              f"{summ['tokens_seen'] / m['tokens_per_word']:,.0f} words, {a['repeat_frac']:.0%} "
+              "of its windows partly repeated), within the same one-thread time budget: the "
+              "larger vocabulary and width make each step several times dearer.")
+        w(line + "\n")
     w(f"Float32 checkpoint before export: {summ['final_val_loss_fp32']:.4f} nats/token. "
       f"Export check (`export.py`, re-read with the separate reader `safetensors_read.py`): "
       f"max |logit difference| vs the float32 model {check['max_abs_logit_diff_vs_fp32_model']:.2e}, "

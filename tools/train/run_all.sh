@@ -33,7 +33,7 @@ if [ -n "${BLAS_DIR:-}" ]; then
 fi
 
 mkdir -p "$BUILD" "$OUT" "$BUILD/old-model"
-for f in config.json model.safetensors vocab.json merges.txt; do
+for f in config.json model.safetensors vocab.json merges.txt MODEL_CARD.md; do
   git -C "$ROOT" show "$OLD_MODEL_COMMIT:web/models/brown-gpt2/$f" > "$BUILD/old-model/$f"
 done
 cd "$HERE"

@@ -50,6 +50,8 @@ def get_args():
                    help="share of training windows that say their opening twice")
     p.add_argument("--repeat-min", type=int, default=8)
     p.add_argument("--repeat-max", type=int, default=64)
+    p.add_argument("--init-from", default=None,
+                   help="start from the weights of an earlier ckpt.pt (a second phase)")
     return p.parse_args()
 
 
@@ -101,6 +103,8 @@ def main():
         windows = windows[:a.eval_windows]
 
     model = GPT2(cfg)
+    if a.init_from:
+        model.load_state_dict(torch.load(a.init_from, map_location="cpu")["model"])
     # Weight decay only on matrices (incl. embeddings), not on biases / LayerNorm.
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
