@@ -40,7 +40,7 @@ test('typing a sentence shows its tokens, and every drawn attention row sums to 
   expect(new Set(next.map(([t]) => t.replace(/^.*”/, ''))).size).toBeGreaterThan(1); // printed probabilities differ
 
   // The head labels are explained in plain words where they are shown.
-  expect(await page.$eval('#view-help', (e) => e.textContent)).toMatch(/Head labels come from measurements on held-out text.*“previous” head looks at the token just before/);
+  expect(await page.$eval('#view-help', (e) => e.textContent)).toMatch(/Head labels come from measurements on held-out text.*“previous”: the token just before/);
   // The space mark is explained where the tokens are.
   expect(await page.$eval('#marks-legend', (e) => !e.hidden && e.textContent.includes('“␣” is a space'))).toBe(true);
   const nTokens = await page.$$eval('#tokens .token', (b) => b.length);

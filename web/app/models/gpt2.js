@@ -4,7 +4,7 @@
 // The run it returns has the shape every model's has (see models/bert.js), so the views stay generic.
 import { parseSafetensors } from '../../../dist/index.js';
 import { CheckpointTensors, checkAgainstQ } from '../layer_weights.js';
-import { headLabels } from '../head_labels.js';
+import { headLabels, gpt2LabelNote } from '../head_labels.js';
 
 /**
  * A layer's attention weights in the library's row-vector layout (y = x W + b). GPT-2's c_attn is
@@ -46,7 +46,7 @@ export async function loadGpt2({ attn, config: rawConfig, fetchFile, name }) {
     text: {
       sentenceHelp: 'Results follow your typing. The model sees <|endoftext|> first, as in training.',
       causalNote: 'GPT-2 is a decoder: its attention is always causal',
-      headLabelNote: ' Head labels come from measurements on held-out text (see the model card): a “first-token/sink” head puts most of its attention on the first token, a resting place when nothing else matters; a “previous” head looks at the token just before; “self” at the token itself; “broad” spreads its attention over many tokens (the % is the average share measured).',
+      headLabelNote: gpt2LabelNote(heads),
       xName: 'X = LN₁(h)', wOName: 'c_proj',
     },
   };
