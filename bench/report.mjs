@@ -17,8 +17,9 @@ const usable = (r) => r.medianMs != null && !r.error && r.agrees !== false;
  * For every workload: the fastest usable peer at 1 thread and at any thread count, and each of
  * our engines' median divided by the matching one (ours at 1 thread vs 1-thread peers; ours at 2
  * threads vs every peer; the scalar build vs scalar peers). < 1 means this library is faster.
+ * sameThreads (the browser section): every engine of ours against peers at its own thread count.
  */
-export function computeRatios(rows, engines) {
+export function computeRatios(rows, engines, { sameThreads = false } = {}) {
   const byId = Object.fromEntries(engines.map((e) => [e.id, e]));
   const out = [];
   for (const wl of [...new Set(rows.map((r) => r.workload))]) {
@@ -27,7 +28,8 @@ export function computeRatios(rows, engines) {
       // A scalar build is matched with scalar peers, a SIMD build with SIMD peers.
       const scalar = !!byId[r.engine].scalar;
       const peers = rows.filter((p) => p.workload === wl && byId[p.engine]?.role === 'peer' && !!byId[p.engine].scalar === scalar && usable(p));
-      const peer = byId[r.engine].threads === 1 ? fastest(peers.filter((p) => byId[p.engine].threads === 1)) : fastest(peers);
+      const threads = byId[r.engine].threads;
+      const peer = threads === 1 || sameThreads ? fastest(peers.filter((p) => byId[p.engine].threads === threads)) : fastest(peers);
       if (!peer) continue;
       out.push({ workload: wl, engine: r.engine, peer: peer.engine, ratio: r.medianMs / peer.medianMs, oursMs: r.medianMs, peerMs: peer.medianMs });
     }
@@ -86,18 +88,31 @@ export function issue10Targets(rows, ratios, peak) {
 }
 
 /**
- * 2-thread over 1-thread speed-up per engine family and workload: each 2-thread engine with its
- * 1-thread twin (ours-simd-2t with ours-simd, ort-X-2t with ort-X-1t). Speed-up = 1t median / 2t median.
+ * Multi-thread over 1-thread speed-up per engine family and workload: each N-thread engine
+ * (N > 1; 2 in the Node bench, up to 4 in the browser) with its 1-thread twin (ours-simd-2t with
+ * ours-simd, ort-X-2t with ort-X-1t). Speed-up = 1t median / Nt median; twoMs is the Nt median.
  */
 export function threadSpeedups(rows, engines) {
   const byId = Object.fromEntries(engines.map((e) => [e.id, e]));
   const out = [];
-  for (const r of rows.filter((x) => byId[x.engine]?.threads === 2 && usable(x))) {
-    const twinId = r.engine.endsWith('-2t') ? (byId[r.engine.replace(/-2t$/, '-1t')] ? r.engine.replace(/-2t$/, '-1t') : r.engine.replace(/-2t$/, '')) : null;
+  for (const r of rows.filter((x) => byId[x.engine]?.threads > 1 && usable(x))) {
+    const suffix = r.engine.match(/-\d+t$/)?.[0];
+    const twinId = suffix ? (byId[r.engine.slice(0, -suffix.length) + '-1t'] ? r.engine.slice(0, -suffix.length) + '-1t' : r.engine.slice(0, -suffix.length)) : null;
     const one = rows.find((x) => x.workload === r.workload && x.engine === twinId && usable(x));
-    if (one) out.push({ workload: r.workload, family: twinId.replace(/-1t$/, ''), oneMs: one.medianMs, twoMs: r.medianMs, speedup: one.medianMs / r.medianMs, cpuPerWall: r.cpuPerWall });
+    if (one) out.push({ workload: r.workload, family: twinId.replace(/-1t$/, ''), threads: byId[r.engine].threads, oneMs: one.medianMs, twoMs: r.medianMs, speedup: one.medianMs / r.medianMs, cpuPerWall: r.cpuPerWall });
   }
   return out;
+}
+
+/** The speed-up table: one row per workload, one column per engine family. */
+function speedupTable(speedups, wlOrder) {
+  const families = [...new Set(speedups.map((x) => x.family))];
+  const wls = wlOrder.filter((w) => speedups.some((x) => x.workload === w));
+  return table(['workload', ...families], wls.map((w) => [w, ...families.map((f) => {
+    const x = speedups.find((y) => y.workload === w && y.family === f);
+    const ms = (v) => fmt(v, v < 1 ? 3 : 2);
+    return x ? `${x.speedup.toFixed(2)} (${ms(x.oneMs)} -> ${ms(x.twoMs)} ms)` : '-';
+  })]), families.map((_, i) => i + 1));
 }
 
 /**
@@ -187,12 +202,7 @@ export function formatReport(res) {
   const speedups = threadSpeedups(res.rows, res.engines);
   if (speedups.length) {
     out.push('', '== 2 threads vs 1 thread (speed-up = 1-thread median / 2-thread median) ==');
-    const families = [...new Set(speedups.map((x) => x.family))];
-    const wls = wlOrder.filter((w) => speedups.some((x) => x.workload === w));
-    out.push(table(['workload', ...families], wls.map((w) => [w, ...families.map((f) => {
-      const x = speedups.find((y) => y.workload === w && y.family === f);
-      return x ? `${x.speedup.toFixed(2)} (${fmt(x.oneMs)} -> ${fmt(x.twoMs)} ms)` : '-';
-    })]), families.map((_, i) => i + 1)));
+    out.push(speedupTable(speedups, wlOrder));
   }
 
   for (const wl of res.meta.workloads.filter((w) => w.kind === 'encoder')) out.push('', ...encoderSection(res, wl, byId));
@@ -235,16 +245,51 @@ export function formatReport(res) {
   out.push(table(['engine', 'load ms', 'instantiate ms', 'first call / warm median ms per workload'], loadRows, [1, 2]));
   out.push('load = import + instantiate (ORT: first wasm session; tfjs: setBackend); native: build only. The first workload\'s first call is the coldest.');
 
-  if (res.browser) {
-    out.push('', '== Browser (headless Chromium, bert, 1 thread) ==');
-    if (res.browser.error) out.push(`failed: ${res.browser.error}`);
-    else {
-      out.push(`${(res.browser.userAgent ?? '').match(/HeadlessChrome\/[\d.]+/)?.[0] ?? 'Chromium'}, crossOriginIsolated ${res.browser.crossOriginIsolated}`);
-      out.push(table(['engine', 'first ms', 'median ms', 'min ms', 'reps', 'GFLOP/s', 'agree(rel)'], res.browser.rows.map((r) => (r.error
-        ? [r.engine, '-', '-', '-', '-', '-', `ERROR ${r.error}`]
-        : [r.engine, fmt(r.firstCallMs, 3), fmt(r.medianMs, 3), fmt(r.minMs, 3), r.reps, fmt(r.gflops), r.rel != null ? r.rel.toExponential(1) : 'reference'])), [1, 2, 3, 4, 5]));
-    }
-  }
+  if (res.browser) out.push('', ...browserSection(res.browser));
 
   return out.join('\n');
+}
+
+const shape = (w) => `B${w.batch} S${w.seqLen} D${w.dModel} H${w.numHeads}${w.causal ? ' causal' : ''}`;
+
+/**
+ * bench/browser.mjs's result (also `npm run bench -- --browser`): one table per layer workload,
+ * ours / the fastest onnxruntime-web graph at the same thread count, and the N-thread / 1-thread
+ * speed-up per engine family.
+ */
+export function browserSection(b) {
+  const out = ['== Browser: headless Chromium, layer workloads, 1 and N threads (each thread count in a fresh page) =='];
+  if (b.error) return [...out, `failed: ${b.error}`];
+  const m = b.meta ?? {};
+  out.push(`${(b.userAgent ?? '').match(/HeadlessChrome\/[\d.]+/)?.[0] ?? 'Chromium'}; crossOriginIsolated ${b.crossOriginIsolated}; hardwareConcurrency ${b.hardwareConcurrency} -> threads ${b.threadCounts.join(' and ')}`
+    + `${m.loadavg ? `; load average ${m.loadavg.map((x) => x.toFixed(2)).join(' ')} at start, ${m.loadavgEnd?.map((x) => x.toFixed(2)).join(' ') ?? '-'} at end` : ''}${m.quick ? ' (quick run)' : ''}.`);
+  out.push(`Only the layer workloads run here (${b.workloads.map((w) => w.name).join(', ')}); encoder and generate run in Node only (npm run bench).`);
+  out.push(table(['engine', 'threads', 'build', 'load ms'], b.engines.map((e) => [e.id, e.threads,
+    e.role === 'ours' ? `${e.variant}, ${e.libThreads} thread${e.libThreads > 1 ? 's' : ''}` : `onnxruntime-web ${e.version ?? ''} numThreads ${e.numThreads}`, fmt(e.loadMs)]), [1, 3]));
+  out.push('load: loadAttention (ours) or import + wasm start (onnxruntime-web), once per page.');
+  const ratios = computeRatios(b.rows, b.engines, { sameThreads: true });
+  for (const wl of b.workloads) {
+    const rows = b.rows.filter((r) => r.workload === wl.name);
+    if (!rows.length) continue;
+    out.push('', `-- ${wl.name} (${shape(wl)}) --`);
+    out.push(table(['engine', 'threads', 'first ms', 'median ms', 'min ms', 'reps', 'GFLOP/s', 'agree(rel)', 'ratio'], rows.map((r) => {
+      const ratio = ratios.find((x) => x.workload === r.workload && x.engine === r.engine);
+      const agree = r.agreement ? `${agreeText(r.agreement)}${r.agrees ? '' : ' DISAGREES'}` : (r.isReference ? 'reference' : '-');
+      if (r.error) return [r.engine, r.threads, '-', '-', '-', '-', '-', agree, `ERROR: ${r.error.split('\n')[0].slice(0, 70)}`];
+      return [r.engine, r.threads, fmt(r.firstCallMs, 3), fmt(r.medianMs, 3), fmt(r.minMs, 3), r.reps, fmt(r.gflops), agree, ratio ? `${ratio.ratio.toFixed(2)} vs ${ratio.peer}` : ''];
+    }), [1, 2, 3, 4, 5, 6]));
+  }
+  out.push('', `ratio: ours / the fastest onnxruntime-web graph at the same thread count (< 1: ours faster). agree(rel): max|out - ours-simd| / max|ours-simd|, tolerance ${b.meta?.tolerance ?? '-'}; the N-thread page runs ours-simd untimed for it.`);
+  out.push('No cpu/wall in a page: N-thread figures mean something only with N cores free (see the load average).');
+  const speedups = threadSpeedups(b.rows, b.engines);
+  if (speedups.length) {
+    const n = [...new Set(speedups.map((x) => x.threads))].join('/');
+    out.push('', `== Browser: ${n} threads vs 1 thread (speed-up = 1-thread median / ${n}-thread median) ==`);
+    out.push(speedupTable(speedups, b.workloads.map((w) => w.name)));
+  }
+  if (b.problems?.length) {
+    out.push('', '== Browser: PROBLEMS ==');
+    for (const p of b.problems) out.push(p);
+  }
+  return out;
 }

@@ -18,18 +18,19 @@ import { measurePeak, mergePeaks } from './peak.mjs';
 import { checkTargets, computeRatios, formatReport, threadSpeedups } from './report.mjs';
 import { wasmSizes } from './sizes.mjs';
 import { POLICY } from './timing.mjs';
-import { compareOutputs, kindOf, makeData, nominalFlops, selectWorkloads, WORKLOADS } from './workloads.mjs';
+import { compareOutputs, kindOf, makeData, nominalFlops, REL_TOLERANCE, selectWorkloads, WORKLOADS } from './workloads.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-// float32 results of different summation orders differ by ~1e-6 relative; 1e-3 leaves room for
-// D=768 dot products while still catching a wrong mask, scale or layout (those are O(1)).
-const TOLERANCE = 1e-3;
+// Relative agreement tolerance (shared with the browser page; see workloads.mjs).
+const TOLERANCE = REL_TOLERANCE;
 
 const HELP = `usage: npm run bench -- [--quick] [--workloads a,b] [--engines x,y] [--browser] [--out FILE]
   workloads: ${WORKLOADS.map((w) => w.name).join(', ')}
   engines:   ${ENGINES.map((e) => e.id).join(', ')}
   --quick    few repetitions (a smoke run of the harness)
-  --browser  also run bench/browser.mjs (bert in headless Chromium)
+  --browser  also run bench/browser.mjs: the selected layer workloads (encoder and generate are
+             Node-only) in headless Chromium at 1 and N threads, each with its own engines
+             (ours-simd, ours-simd-Nt, ort-fused/plain-1t/Nt; --engines does not apply there)
   e.g. --workloads encoder: only the encoder (MiniLM-L6-shaped BERT) on the engines that run it;
        --workloads generate: only GPT-2-small text generation (tokens/s, time to first token)`;
 
@@ -146,11 +147,16 @@ async function measureEngine(e, runner, { workloads, data, expected, refs, polic
   }
 }
 
-function runBrowser(quick) {
-  console.log('browser: running bench/browser.mjs ...');
-  const r = spawnSync(process.execPath, [`${ROOT}bench/browser.mjs`, '--json', ...(quick ? ['--quick'] : [])], { encoding: 'utf8', maxBuffer: 16 << 20 });
-  const last = r.stdout.trim().split('\n').pop();
-  try { return JSON.parse(last); } catch { return { error: (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').slice(-3).join(' | ') }; }
+/** bench/browser.mjs on the selected layer workloads (its progress goes straight to stderr). */
+function runBrowser(quick, workloads) {
+  const layer = workloads.filter((w) => kindOf(w) === 'layer').map((w) => w.name);
+  const nodeOnly = workloads.filter((w) => kindOf(w) !== 'layer').map((w) => w.name);
+  if (!layer.length) return { error: `no layer workload selected (${nodeOnly.join(', ')} run in Node only)` };
+  console.log(`browser: running bench/browser.mjs on ${layer.join(', ')}${nodeOnly.length ? ` (${nodeOnly.join(', ')}: Node only)` : ''} ...`);
+  const r = spawnSync(process.execPath, [`${ROOT}bench/browser.mjs`, '--json', '--workloads', layer.join(','), ...(quick ? ['--quick'] : [])],
+    { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  const last = (r.stdout ?? '').trim().split('\n').pop();
+  try { return JSON.parse(last); } catch { return { error: `bench/browser.mjs printed no result (${r.error?.message ?? `exit ${r.status}`})` }; }
 }
 
 async function main() {
@@ -206,7 +212,7 @@ async function main() {
   }
 
   if (!res.peak.skip) res.peak = mergePeaks(res.peak, await measurePeak({ quick: opt.quick }));
-  if (opt.browser) res.browser = runBrowser(opt.quick);
+  if (opt.browser) res.browser = runBrowser(opt.quick, workloads);
   res.ratios = computeRatios(res.rows, res.engines);
   res.targets = checkTargets(res.rows, res.ratios, res.peak);
   res.speedups = threadSpeedups(res.rows, res.engines);

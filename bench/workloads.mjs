@@ -24,6 +24,11 @@ export const WORKLOADS = [
 
 export const kindOf = (w) => w.kind ?? 'layer';
 
+// Relative agreement tolerance for layer outputs (max |diff| / max |reference|). float32 results
+// of different summation orders differ by ~1e-6 relative; 1e-3 leaves room for D=768 dot
+// products while still catching a wrong mask, scale or layout (those are O(1)).
+export const REL_TOLERANCE = 1e-3;
+
 /**
  * Nominal FLOPs of one forward: four D x D projections (2·B·S·D² each) plus QKᵀ and PV
  * (2·B·H·S²·d_k each). Causal workloads count the full square on purpose: the nominal number
