@@ -41,6 +41,16 @@ def gelu_new(x):
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x.pow(3))))
 
 
+def sinusoids(n_pos, dim):
+    """The Transformer's positional encoding: pairs (sin, cos) of pos / 10000^(2i/dim)."""
+    pos = torch.arange(n_pos, dtype=torch.float32)[:, None]
+    freq = torch.exp(-math.log(10000.0) * torch.arange(0, dim, 2, dtype=torch.float32) / dim)
+    out = torch.zeros(n_pos, dim)
+    out[:, 0::2] = torch.sin(pos * freq)
+    out[:, 1::2] = torch.cos(pos * freq)
+    return out
+
+
 class Conv1D(nn.Module):
     """GPT-2's "Conv1D": a linear layer whose weight is stored in x out."""
 
@@ -119,12 +129,17 @@ class GPT2(nn.Module):
         self.drop = nn.Dropout(cfg.dropout)
         self.h = nn.ModuleList([Block(cfg) for _ in range(cfg.n_layer)])
         self.ln_f = nn.LayerNorm(cfg.n_embd, eps=cfg.layer_norm_epsilon)
-        # GPT-2 initialisation: N(0, 0.02) everywhere; wpe 0.01 as in the
-        # original TF code; the projections that write into the residual
-        # stream are scaled by 1/sqrt(2 * n_layer) so its variance does not
-        # grow with depth.
+        # GPT-2 initialisation: N(0, 0.02) everywhere; the projections that
+        # write into the residual stream are scaled by 1/sqrt(2 * n_layer) so
+        # its variance does not grow with depth.  wpe is still a learned
+        # table (GPT-2's layout), but it starts from sinusoids at the same
+        # scale: with them "attend to position t - 1" is a fixed rotation
+        # that W_Q^T W_K can express from step one, so a small model on a
+        # small corpus grows previous-token (and then induction) heads in
+        # its budget; from random positions it did not (all heads broad).
         nn.init.normal_(self.wte.weight, std=0.02)
-        nn.init.normal_(self.wpe.weight, std=0.01)
+        with torch.no_grad():
+            self.wpe.weight.copy_(sinusoids(cfg.n_positions, cfg.n_embd) * (0.02 * math.sqrt(2)))
         for name, p in self.named_parameters():
             if name.endswith("c_proj.weight"):
                 nn.init.normal_(p, std=0.02 / math.sqrt(2 * cfg.n_layer))

