@@ -9,6 +9,7 @@
 
 #include "multi_head_attention.h"
 #include "parallel.h"
+#include "parallel_gemm.h"
 #include "reference.h"
 
 namespace {
@@ -91,6 +92,30 @@ TEST_F(Threads, TwoThreadsGiveTheSameLayerOutput) {
   for (size_t i = 0; i < w1.size(); ++i) ASSERT_EQ(w1[i], w2[i]) << i;
   ASSERT_EQ(mha.forward(in, two.data(), nullptr, nullptr), "");  // the tiled path, threaded
   for (size_t i = 0; i < one.size(); ++i) ASSERT_NEAR(one[i], two[i], 1e-5) << i;
+}
+
+// Decoding-shaped products (a few rows times a large B) are split by depth across threads, each
+// thread summing into its own partial row: the result must equal A B in float64 to float rounding,
+// with and without accumulating into C, for every row count up to the limit and ragged sizes.
+TEST_F(Threads, FewRowProductsSplitByDepthMatchFloat64) {
+  std::mt19937 rng(5);
+  const int N = 1030, K = 771;  // over the split threshold; neither a multiple of 4 nor of 8
+  const auto B = ref::to_float(ref::random_vec(rng, size_t(K) * N, 0.1));
+  ASSERT_EQ(attn::set_num_threads(2), 2);
+  for (int M : {1, 3, 8}) {
+    for (bool accumulate : {false, true}) {
+      const auto A = ref::to_float(ref::random_vec(rng, size_t(M) * K));
+      const auto C0 = ref::to_float(ref::random_vec(rng, size_t(M) * N));
+      std::vector<float> C = C0;
+      attn::gemm_parallel(attn::default_kernels(), M, N, K, A.data(), K, B.data(), N, C.data(), N, accumulate);
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+          double want = accumulate ? C0[size_t(i) * N + j] : 0.0;
+          for (int k = 0; k < K; ++k) want += double(A[size_t(i) * K + k]) * B[size_t(k) * N + j];
+          ASSERT_NEAR(C[size_t(i) * N + j], want, 1e-4) << "M=" << M << " i=" << i << " j=" << j;
+        }
+    }
+  }
 }
 
 }  // namespace
