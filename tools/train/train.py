@@ -3,10 +3,11 @@
 Usage: train.py [--build DIR] [--steps N] ...   (defaults = the shipped run)
 
 Reproducibility: the run length is a fixed number of optimizer steps (not a
-time limit), all randomness comes from fixed seeds, torch runs on one thread
-with deterministic algorithms, so the same machine gives the same weights.
-The default step count was chosen from the measured step time on one core
-to fit a ~60 minute budget (see the model card for the measured numbers).
+time limit), all randomness comes from fixed seeds, torch runs with
+deterministic algorithms on a fixed thread count (1 and 2 threads gave the
+same weights in a 12-step check), so the same machine gives the same weights.
+The default 6000 steps take ~85 min on one core of a shared 2-core machine
+(~0.8 s/step with run_all.sh's malloc settings; see the model card).
 
 Writes build/ckpt.pt (float32 state_dict + config) and build/train_log.jsonl.
 """
@@ -30,7 +31,7 @@ def get_args():
     here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser()
     p.add_argument("--build", default=os.path.join(here, "build"))
-    p.add_argument("--steps", type=int, default=1400)
+    p.add_argument("--steps", type=int, default=6000)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--micro-batch", type=int, default=4)
     p.add_argument("--lr", type=float, default=2e-3)
@@ -38,7 +39,7 @@ def get_args():
     p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--weight-decay", type=float, default=0.1)
     p.add_argument("--grad-clip", type=float, default=1.0)
-    p.add_argument("--eval-every", type=int, default=300)
+    p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--eval-windows", type=int, default=0,
                    help="validation windows per periodic eval (0 = all)")
     p.add_argument("--seed", type=int, default=1337)
