@@ -173,7 +173,9 @@ def main():
 
     w("## Architecture\n")
     w(f"GPT-2 exactly as Hugging Face `GPT2LMHeadModel` computes it: token + learned position "
-      f"embeddings; {L} pre-LayerNorm blocks (ln_1 → causal multi-head self-attention → "
+      f"embeddings (the position table starts from sinusoids scaled to the token embeddings' "
+      f"0.02, then trains like any weight; from random positions a run this small grew no "
+      f"previous-token head); {L} pre-LayerNorm blocks (ln_1 → causal multi-head self-attention → "
       f"residual; ln_2 → MLP {C}→{4 * C}→{C} with tanh-approximated GELU (`gelu_new`) → "
       f"residual); final `ln_f`; LM head tied to `wte`. LayerNorm eps "
       f"{cfg['layer_norm_epsilon']}, attention scaled by 1/sqrt(head_dim).\n")
@@ -205,7 +207,15 @@ def main():
     w("Validation loss during training (full validation split, nats/token):\n")
     w("| step | " + " | ".join(str(r["step"]) for r in curve) + " |")
     w("|---" * (len(curve) + 1) + "|")
-    w("| val loss | " + " | ".join(f"{r['val_loss']:.3f}" for r in curve) + " |\n")
+    w("| val loss | " + " | ".join(f"{r['val_loss']:.3f}" for r in curve) + " |")
+    if all("best_prev" in r for r in curve):
+        # train.py's quick probe: 32 held-out segments said twice, best head over all 16.
+        w("| best previous-token head | " + " | ".join(f"{r['best_prev']:.2f}" for r in curve) + " |")
+        w("| best induction head | " + " | ".join(f"{r['best_induction']:.2f}" for r in curve) + " |")
+    w("\nThe head rows are `train.py`'s quick probe (32 validation segments of 32 tokens, each "
+      "said twice after an EOT; the highest mean weight any head puts on the previous token, "
+      "and from the second copy on the token after the first occurrence); the full "
+      "measurement on the shipped weights is in *Attention heads* below.\n")
 
     w("## Results on the validation split\n")
     w(f"All three models predict the same {ev['val_tokens_predicted']:,} validation tokens "
