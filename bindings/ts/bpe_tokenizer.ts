@@ -39,12 +39,18 @@ export class BpeTokenizer {
 
   constructor(files: TokenizerFiles) {
     if (typeof files?.vocab !== 'object' || files.vocab === null) throw new AttentionError('tokenizer: vocab must be an object of token -> id');
-    this.encoder = new Map(Object.entries(files.vocab));
-    this.decoder = new Map([...this.encoder].map(([t, id]) => [id, t]));
+    // One pass over the vocabulary and one over the merges: loading a large vocabulary (tens of
+    // thousands of tokens) is on the page's path to its first view.
+    this.encoder = new Map();
+    this.decoder = new Map();
     let maxId = -1;
-    for (const id of this.encoder.values()) {
+    for (const token in files.vocab) {
+      if (!Object.prototype.hasOwnProperty.call(files.vocab, token)) continue;
+      const id = files.vocab[token];
       if (!Number.isInteger(id) || id < 0) throw new AttentionError(`tokenizer: vocab has an invalid id ${id}`);
-      maxId = Math.max(maxId, id);
+      this.encoder.set(token, id);
+      this.decoder.set(id, token);
+      if (id > maxId) maxId = id;
     }
     if (maxId < 0) throw new AttentionError('tokenizer: vocab is empty');
     this.vocabSize = maxId + 1;
@@ -52,9 +58,17 @@ export class BpeTokenizer {
       ? files.merges.split('\n').filter((l) => l.trim() && !l.startsWith('#version'))
       : files.merges;
     merges.forEach((m, rank) => {
-      const [a, b] = Array.isArray(m) ? m : m.trim().split(' ');
-      if (a === undefined || b === undefined) throw new AttentionError(`tokenizer: merge ${rank + 1} is malformed: ${JSON.stringify(m)}`);
-      this.ranks.set(a + ' ' + b, rank);
+      if (Array.isArray(m)) {
+        const [a, b] = m;
+        if (a === undefined || b === undefined) throw new AttentionError(`tokenizer: merge ${rank + 1} is malformed: ${JSON.stringify(m)}`);
+        this.ranks.set(a + ' ' + b, rank);
+        return;
+      }
+      // "a b": the key is the line itself (what follows a second space, if any, is ignored).
+      const line = m.trim(), space = line.indexOf(' ');
+      if (space < 0) throw new AttentionError(`tokenizer: merge ${rank + 1} is malformed: ${JSON.stringify(m)}`);
+      const end = line.indexOf(' ', space + 1);
+      this.ranks.set(end < 0 ? line : line.slice(0, end), rank);
     });
     this.byteEncoder.forEach((ch, b) => this.byteDecoder.set(ch, b));
     const specials = [...this.encoder.keys()].filter((t) => /^<\|[^|]+\|>$/.test(t));

@@ -41,12 +41,13 @@ export function loadCheckpoint(handle: CheckpointHandle, staging: Staging, file:
     const { shape } = found.entry;
     if (shape.length !== want.length || shape.some((d, k) => d !== want[k]))
       throw new AttentionError(`loadModel: tensor "${found.name}" has shape [${shape.join(', ')}] but config.json implies [${want.join(', ')}]`);
-    const data = found.entry.toFloat32();
-    const region = staging.plan(data.length * 4);
+    // Decoded straight into the heap (no float32 copy of the tensor in JS, no second copy into the heap).
+    const count = shape.reduce((a, b) => a * b, 1);
+    const region = staging.plan(count * 4);
     try {
       staging.commit();
-      staging.writeF32(region, data);
-      throwIfError(handle.setTensor(declared, region.ptr, data.length), 'loadModel');
+      found.entry.decodeInto(staging.viewF32(region, count));
+      throwIfError(handle.setTensor(declared, region.ptr, count), 'loadModel');
     } finally {
       staging.release();
     }

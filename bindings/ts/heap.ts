@@ -49,6 +49,12 @@ export class Staging {
     if (r.ptr) this.mod.HEAPF32.set(data, r.ptr >>> 2);
   }
 
+  /** A view of `count` floats at `r`, to fill in place. Valid only until the heap next grows (any
+   * call into the module may grow it): fill it at once. */
+  viewF32(r: Region, count: number): Float32Array {
+    return this.mod.HEAPF32.subarray(r.ptr >>> 2, (r.ptr >>> 2) + count);
+  }
+
   writeI32(r: Region, data: ArrayLike<number>): void {
     if (r.ptr) new Int32Array(this.mod.HEAPU8.buffer, r.ptr, data.length).set(data);
   }

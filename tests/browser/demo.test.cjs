@@ -4,7 +4,7 @@
 // The encoder (BERT) has its own file: demo_encoder.test.cjs.
 const fs = require('node:fs');
 const path = require('node:path');
-const { demoSite, rowsOf, stepRow, sum, expectClose, launch, open } = require('./demo_site.cjs');
+const { demoSite, rowsOf, stepRow, sum, expectClose, referenceGpt2, launch, open } = require('./demo_site.cjs');
 
 const site = demoSite('web-test');
 const { demo, settled, shot } = site;
@@ -32,10 +32,26 @@ test('typing a sentence shows its tokens, and every drawn attention row sums to 
   expect(new URL(await page.evaluate(() => location.href)).searchParams.get('s')).toBe(sentence);
   // After the final "." the model would end the text: the panel says so in words and lists what
   // would follow otherwise (without <|endoftext|>, probabilities given that the text goes on).
-  expect(await page.$eval('#next svg', (t) => t.textContent)).toMatch(/^Most likely, the text ends here:<\|endoftext\|> 99\.\d{3}%If it goes on/);
-  const next = await page.$$eval('#next .prediction', (gs) => gs.map((g) => [g.textContent, Number(g.dataset.probability)]));
+  // The numbers: the same model in Node, through the library.
+  const lm = await referenceGpt2();
+  let ref;
+  try {
+    ref = lm.predictNext(lm.run(sentence, { prependBos: true }), 9);
+  } finally {
+    lm.dispose();
+  }
+  expect(ref[0].text).toBe('<|endoftext|>'); // (a precondition: every training sentence is followed by it)
+  const pEnd = ref[0].probability;
+  const panel = await page.$eval('#next svg', (t) => t.textContent);
+  const printed = panel.match(/^Most likely, the text ends here:<\|endoftext\|> >?(\d+\.\d+)%If it goes on/);
+  expect(printed).not.toBeNull();
+  expect(Math.abs(Number(printed[1]) - 100 * pEnd)).toBeLessThan(0.06);
+  expect(Math.abs(await page.$eval('#next .end-of-text', (t) => Number(t.dataset.probability)) - pEnd)).toBeLessThan(1e-5);
+  const next = await page.$$eval('#next .prediction', (gs) => gs.map((g) => [g.textContent, Number(g.dataset.probability), Number(g.dataset.tokenId)]));
   expect(next.length).toBe(8);
   expect(next.some(([t]) => t.includes('endoftext'))).toBe(false);
+  expect(next.map(([, , id]) => id)).toEqual(ref.slice(1).map((p) => p.id));
+  next.forEach(([, p], k) => expect(Math.abs(p - ref[k + 1].probability / (1 - pEnd))).toBeLessThan(1e-4));
   expect(next.reduce((a, [, p]) => a + p, 0)).toBeLessThanOrEqual(1 + 1e-9);
   expect(new Set(next.map(([t]) => t.replace(/^.*”/, ''))).size).toBeGreaterThan(1); // printed probabilities differ
 

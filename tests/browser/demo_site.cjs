@@ -63,4 +63,12 @@ function expectClose(actual, expected, tol, what) {
   });
 }
 
-module.exports = { demoSite, rowsOf, stepRow, sum, expectClose, root, shots, launch, open };
+/** The demo's GPT-2 in Node through the library (dist/): the folder scripts/build_web.mjs serves
+ * (DEMO_MODEL, else web/models/brown-gpt2), for expectations computed apart from the page. */
+async function referenceGpt2() {
+  const { loadAttention } = require(path.join(root, 'dist/index.cjs'));
+  const attn = await loadAttention({ threads: 1 });
+  return attn.loadModel(path.resolve(root, process.env.DEMO_MODEL ?? 'web/models/brown-gpt2'));
+}
+
+module.exports = { demoSite, rowsOf, stepRow, sum, expectClose, referenceGpt2, root, shots, launch, open };

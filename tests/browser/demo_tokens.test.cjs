@@ -27,6 +27,30 @@ for (const [name, width, height] of [['desktop', 1280, 800], ['phone', 390, 844]
   });
 }
 
+// GPT-2's pre-tokenizer: the finest split a byte-level BPE keeps whole (a word with its space, a
+// contraction piece, a run of punctuation). tests/js/brown_vocab.test.cjs checks the README's examples.
+const PRETOKENIZE = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
+
+for (const [name, width, height] of [['desktop', 1280, 800], ['phone', 390, 844]]) {
+  test(`the default sentence reads as whole words in the token strip (${name})`, async () => {
+    const { page, errors } = await demo('', { width, height });
+    const sentence = await page.$eval('#sentence', (t) => t.value);
+    const chips = await page.$$eval('#tokens .token', (bs) => bs.map((b) => ({
+      token: b.dataset.token, label: b.textContent, clipped: b.scrollWidth > b.clientWidth + 1,
+      inside: b.getBoundingClientRect().right <= document.documentElement.clientWidth + 1,
+    })));
+    expect(chips[0].token).toBe('<|endoftext|>');
+    expect(chips.slice(1).map((c) => c.token)).toEqual(sentence.match(PRETOKENIZE));
+    // Shown whole: a word's chip reads "␣word" (the space mark, then the word), none cut off or off screen.
+    expect(chips.slice(1).map((c) => c.label)).toEqual(sentence.match(PRETOKENIZE).map((w) => w.replace(/^ /, '␣')));
+    expect(chips.filter((c) => c.clipped || !c.inside)).toEqual([]);
+    await page.locator('.tokens-head').evaluate((e) => e.scrollIntoView());
+    await shot(page, `tokens-default-${name}`, { fullPage: false }); // the screen as a visitor sees it
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+}
+
 test('a widget attribute it cannot use is named in a console.warn, with the value used instead', async () => {
   const { page, errors } = await demo('', { page: 'embed-example.html', width: 900 });
   const warnings = [];

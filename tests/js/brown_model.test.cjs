@@ -7,6 +7,8 @@ const { root, variants, load } = require('./helpers.cjs');
 
 const folder = path.join(root, 'web/models/brown-gpt2');
 const sample = JSON.parse(fs.readFileSync(path.join(folder, 'heldout-sample.json'), 'utf8'));
+const heads = JSON.parse(fs.readFileSync(path.join(folder, 'heads.json'), 'utf8'));
+const labelled = (label) => heads.heads.filter((h) => h.label === label);
 
 describe.each(variants)('%s build', (variant) => {
   let model;
@@ -39,6 +41,46 @@ describe.each(variants)('%s build', (variant) => {
     expect(count).toBe(sample.predicted_tokens);
     expect(Math.abs(nll / count - sample.mean_loss)).toBeLessThan(1e-4);
     expect(Math.abs(Math.exp(nll / count) - sample.perplexity)).toBeLessThan(0.01);
+  });
+
+  // The card's head labels, re-measured through our WASM forward on other held-out text (the
+  // fixture's sentences; analyze_heads.py used the first validation sentences), with its rules.
+  test('its previous-token head and induction/copy head behave as labelled on the held-out sentences', () => {
+    const prev = labelled('previous-token head'), ind = labelled('induction/copy head');
+    expect(prev.length).toBeGreaterThan(0);
+    expect(ind.length).toBeGreaterThan(0);
+    const { n_head: H } = model.config;
+    const at = (run, n, l, h, q, k) => run.attention[((l * H + h) * n + q) * n + k];
+    const prevShare = prev.map(() => 0), indShare = ind.map(() => 0);
+    let nPrev = 0, nInd = 0, nllFirst = 0, nllSecond = 0;
+    for (const s of sample.sentences) {
+      const words = s.ids.slice(1), n1 = words.length;
+      // Plain sentence: attention from t >= 2 to t - 1.
+      const plain = model.run(s.ids, { attention: true });
+      for (let t = 2; t < s.ids.length; t++) prev.forEach((h, i) => { prevShare[i] += at(plain, s.ids.length, h.layer, h.head, t, t - 1); });
+      nPrev += s.ids.length - 2;
+      if (2 * n1 + 2 > model.config.n_positions) continue;
+      // Said twice: EOT s EOT s. Token s_i of the second copy (position n1+1+i) should look at
+      // s_{i+1} of the first copy (position i+1), and the second copy is far easier to predict.
+      const ids = [s.ids[0], ...words, s.ids[0], ...words], n = ids.length;
+      const run = model.run(ids, { attention: true });
+      for (let i = 1; i < n1; i++) ind.forEach((h, j) => { indShare[j] += at(run, n, h.layer, h.head, n1 + 1 + i, i + 1); });
+      nInd += n1 - 1;
+      const V = model.config.vocab_size;
+      const nll = (t) => {  // -ln p(ids[t] | ids[0..t-1])
+        const row = run.logits.subarray((t - 1) * V, t * V);
+        const max = Math.max(...row);
+        let z = 0;
+        for (const x of row) z += Math.exp(x - max);
+        return Math.log(z) + max - row[ids[t]];
+      };
+      for (let t = 2; t <= n1; t++) nllFirst += nll(t);
+      for (let t = n1 + 3; t <= 2 * n1 + 1; t++) nllSecond += nll(t);
+    }
+    expect(nInd).toBeGreaterThan(200);
+    prevShare.forEach((v) => expect(v / nPrev).toBeGreaterThanOrEqual(0.4));
+    indShare.forEach((v) => expect(v / nInd).toBeGreaterThanOrEqual(0.25));
+    expect(nllSecond).toBeLessThan(0.5 * nllFirst);
   });
 
   test('it has learned something: sensible next words and attention rows that sum to 1', () => {

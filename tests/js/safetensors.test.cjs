@@ -42,6 +42,33 @@ test('F32, F16 and BF16 tensors decode exactly', () => {
   expect(file.tensors.get('empty').toFloat32().length).toBe(0);
 });
 
+test('the same values from any byte offset (aligned: typed-array views; unaligned: DataView) and through decodeInto', () => {
+  const half = new Uint16Array([0x3c00, 0xc000, 0x3555, 0x0001, 0x7bff, 0x0000, 0x8000, 0x7c00, 0xfc00]);
+  const bf16 = new Uint16Array([0x3f80, 0xc040, 0x4049, 0x0001]);
+  const bytes = build({
+    a: { dtype: 'F32', shape: [3], bytes: f32([1, -2.5, 1e-8]) },
+    h: { dtype: 'F16', shape: [9], bytes: new Uint8Array(half.buffer) },
+    b: { dtype: 'BF16', shape: [4], bytes: new Uint8Array(bf16.buffer) },
+  });
+  const want = {
+    a: Array.from(Float32Array.from([1, -2.5, 1e-8])),
+    h: [1, -2, Math.fround(0.333251953125), Math.fround(2 ** -24), 65504, 0, -0, Infinity, -Infinity],
+    b: Array.from(new Float32Array(Uint32Array.from(bf16, (x) => x << 16).buffer)),
+  };
+  for (const shift of [0, 1, 2, 3]) {
+    const at = new Uint8Array(bytes.length + shift).subarray(shift);
+    at.set(bytes);
+    const file = api.parseSafetensors(at);
+    for (const [name, values] of Object.entries(want)) {
+      expect([shift, name, Array.from(file.tensors.get(name).toFloat32())]).toEqual([shift, name, values]);
+      const out = new Float32Array(values.length + 2).fill(7);
+      file.tensors.get(name).decodeInto(out);
+      expect([shift, name, Array.from(out)]).toEqual([shift, name, [...values, 7, 7]]);
+    }
+  }
+  expect(() => api.parseSafetensors(bytes).tensors.get('a').decodeInto(new Float32Array(2))).toThrow(/tensor "a" has 3 values; the output holds 2/);
+});
+
 describe('malformed and hostile files', () => {
   const good = () => build({ w: { dtype: 'F32', shape: [4], bytes: f32([1, 2, 3, 4]) } });
   const bad = (bytes, message) => {

@@ -60,13 +60,17 @@ function model(folder, { hubUrl, onProgress } = {}) {
     const entry = (async () => {
       const fetchFile = hub ? hubFetcher(url, hubUrls.get(url), onProgress) : (file, as) => fetchOk(new URL(file, url), as);
       // config.json first: a model type the demo does not run is refused before the weights download.
-      const [attn, config] = await Promise.all([library(), fetchFile('config.json', 'json')]);
+      // The library loads meanwhile; the loaders await it only after their downloads have started,
+      // so the weights do not wait for the WebAssembly module to compile.
+      const attnReady = library();
+      attnReady.catch(() => {}); // (a failure is reported where it is awaited)
+      const config = await fetchFile('config.json', 'json');
       const type = config.model_type ?? ('n_embd' in config ? 'gpt2' : undefined);
       const load = LOADERS[type];
       if (!load) throw new Error(`${hub ? url : url + 'config.json'}: model_type ${JSON.stringify(type)} is not one the demo runs (${Object.keys(LOADERS).join(', ')})`);
       const name = hub ? url.slice(3) : decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? 'model');
-      const runner = await load({ attn, config, name, fetchFile });
-      runner.info.variant = attn.variant;
+      const runner = await load({ attn: attnReady, config, name, fetchFile });
+      runner.info.variant = (await attnReady).variant;
       if (hub) runner.info.hubPage = `${(hubUrls.get(url) ?? 'https://huggingface.co').replace(/\/+$/, '')}/${url.slice(3).split('@')[0]}`;
       return runner;
     })();

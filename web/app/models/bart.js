@@ -11,13 +11,14 @@ import { arpabetToIpa } from '../../../dist/index.js';
 
 const KINDS = ['cross', 'decoder', 'encoder'];
 
-export async function loadBart({ attn, config: rawConfig, fetchFile, name }) {
+export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, name }) {
   const [weights, vocab, heads] = await Promise.all([
     fetchFile('model.safetensors', 'arrayBuffer'), fetchFile('vocab.json', 'json'),
     // Optional: the cross-attention analysis (tools/train/g2p/analyze.py): each head's labels.
     fetchFile('heads.json', 'json').catch(() => null),
   ]);
   const crossLabels = Array.isArray(heads?.cross) ? heads.cross : null;
+  const attn = await attnReady; // (the library, loaded while the files downloaded)
   const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: { vocab } });
   const c = lm.config;
   const D = c.d_model;

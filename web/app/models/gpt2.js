@@ -25,12 +25,13 @@ function layerAttentionWeights(tensors, C, layer) {
   };
 }
 
-export async function loadGpt2({ attn, config: rawConfig, fetchFile, name }) {
+export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, name }) {
   const [weights, vocab, merges, heads] = await Promise.all([
     fetchFile('model.safetensors', 'arrayBuffer'), fetchFile('vocab.json', 'json'), fetchFile('merges.txt', 'text'),
     // Optional: the head analysis written next to the model (tools/train/analyze_heads.py).
     fetchFile('heads.json', 'json').catch(() => null),
   ]);
+  const attn = await attnReady; // (the library, loaded while the files downloaded)
   const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: { vocab, merges } });
   const { n_layer: L, n_head: H, n_embd: C, n_positions: P } = lm.config;
   // The demo feeds "<|endoftext|> + sentence", as the model was trained and analysed.
