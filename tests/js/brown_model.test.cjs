@@ -43,30 +43,31 @@ describe.each(variants)('%s build', (variant) => {
     expect(Math.abs(Math.exp(nll / count) - sample.perplexity)).toBeLessThan(0.01);
   });
 
-  // The card's head labels, re-measured through our WASM forward on other held-out text (the
-  // fixture's sentences; analyze_heads.py used the first validation sentences), with its rules.
-  test('its previous-token head and induction/copy head behave as labelled on the held-out sentences', () => {
-    const prev = labelled('previous-token head'), ind = labelled('induction/copy head');
-    expect(prev.length).toBeGreaterThan(0);
-    expect(ind.length).toBeGreaterThan(0);
-    const { n_head: H } = model.config;
+  // The card's head measurements (analyze_heads.py, first 500 validation sentences), re-measured
+  // through our WASM forward on other held-out text (the fixture's sentences), with its rules:
+  // the strongest previous-token head is the same head and about as strong; every head the card
+  // labels a previous-token or induction/copy head passes that label's threshold here too; and a
+  // sentence said twice gets the card's easier-second-copy ratio.
+  test('its heads do what the card measured, on other held-out sentences', () => {
+    const { n_layer: L, n_head: H, n_positions: P, vocab_size: V } = model.config;
     const at = (run, n, l, h, q, k) => run.attention[((l * H + h) * n + q) * n + k];
-    const prevShare = prev.map(() => 0), indShare = ind.map(() => 0);
+    const prev = new Float64Array(L * H), ind = new Float64Array(L * H);
     let nPrev = 0, nInd = 0, nllFirst = 0, nllSecond = 0;
     for (const s of sample.sentences) {
       const words = s.ids.slice(1), n1 = words.length;
       // Plain sentence: attention from t >= 2 to t - 1.
       const plain = model.run(s.ids, { attention: true });
-      for (let t = 2; t < s.ids.length; t++) prev.forEach((h, i) => { prevShare[i] += at(plain, s.ids.length, h.layer, h.head, t, t - 1); });
+      for (let lh = 0; lh < L * H; lh++)
+        for (let t = 2; t < s.ids.length; t++) prev[lh] += at(plain, s.ids.length, Math.floor(lh / H), lh % H, t, t - 1);
       nPrev += s.ids.length - 2;
-      if (2 * n1 + 2 > model.config.n_positions) continue;
-      // Said twice: EOT s EOT s. Token s_i of the second copy (position n1+1+i) should look at
-      // s_{i+1} of the first copy (position i+1), and the second copy is far easier to predict.
+      if (2 * n1 + 2 > P) continue;
+      // Said twice: EOT s EOT s. Token s_i of the second copy (position n1+1+i) looking at
+      // s_{i+1} of the first copy (position i+1) is the induction/copy pattern.
       const ids = [s.ids[0], ...words, s.ids[0], ...words], n = ids.length;
       const run = model.run(ids, { attention: true });
-      for (let i = 1; i < n1; i++) ind.forEach((h, j) => { indShare[j] += at(run, n, h.layer, h.head, n1 + 1 + i, i + 1); });
+      for (let lh = 0; lh < L * H; lh++)
+        for (let i = 1; i < n1; i++) ind[lh] += at(run, n, Math.floor(lh / H), lh % H, n1 + 1 + i, i + 1);
       nInd += n1 - 1;
-      const V = model.config.vocab_size;
       const nll = (t) => {  // -ln p(ids[t] | ids[0..t-1])
         const row = run.logits.subarray((t - 1) * V, t * V);
         const max = Math.max(...row);
@@ -78,9 +79,15 @@ describe.each(variants)('%s build', (variant) => {
       for (let t = n1 + 3; t <= 2 * n1 + 1; t++) nllSecond += nll(t);
     }
     expect(nInd).toBeGreaterThan(200);
-    prevShare.forEach((v) => expect(v / nPrev).toBeGreaterThanOrEqual(0.4));
-    indShare.forEach((v) => expect(v / nInd).toBeGreaterThanOrEqual(0.25));
-    expect(nllSecond).toBeLessThan(0.5 * nllFirst);
+    const idx = (h) => h.layer * H + h.head;
+    const cardBest = heads.heads.reduce((a, b) => (b.prev > a.prev ? b : a));
+    const ours = Array.from(prev, (v) => v / nPrev);
+    expect(ours.indexOf(Math.max(...ours))).toBe(idx(cardBest));
+    expect(Math.abs(ours[idx(cardBest)] - cardBest.prev)).toBeLessThan(0.1);
+    for (const h of labelled('previous-token head')) expect(ours[idx(h)]).toBeGreaterThanOrEqual(0.4);
+    for (const h of labelled('induction/copy head')) expect(ind[idx(h)] / nInd).toBeGreaterThanOrEqual(0.25);
+    const card = heads.repeat_test.loss_second_copy / heads.repeat_test.loss_first_copy;
+    expect(Math.abs(nllSecond / nllFirst - card)).toBeLessThan(0.1);
   });
 
   test('it has learned something: sensible next words and attention rows that sum to 1', () => {
