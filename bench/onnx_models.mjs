@@ -24,6 +24,19 @@ function packQkv(D, d) {
   return { w, b };
 }
 
+/**
+ * Starts onnxruntime-web's wasm (and its thread pool) with a one-node model, so that a later
+ * session's load time is the model's alone. Call after setting ort.env.wasm.
+ */
+export async function startOrtWasm(ort) {
+  const identity = encodeModel({
+    name: 'init', nodes: [{ op: 'Identity', inputs: ['a'], outputs: ['b'] }],
+    inputs: [{ name: 'a', dims: [1] }], outputs: [{ name: 'b', dims: [1] }],
+  }, [{ domain: '', version: 17 }]);
+  const probe = await ort.InferenceSession.create(identity, { executionProviders: ['wasm'] });
+  await probe.release();
+}
+
 export function fusedAttentionModel(wl, data) {
   const { batch: B, seqLen: S, dModel: D, numHeads: H } = wl;
   const qkv = packQkv(D, data);

@@ -6,8 +6,7 @@
 // 1-thread SIMD build (the Node bench's reference), which the N-thread page runs untimed.
 // Served from the repository root by scripts/static_server.cjs (COOP/COEP: crossOriginIsolated).
 import { loadAttention } from '../../dist/index.js';
-import { fusedAttentionModel, plainGraphModel } from '../onnx_models.mjs';
-import { encodeModel } from '../onnx_proto.mjs';
+import { fusedAttentionModel, plainGraphModel, startOrtWasm } from '../onnx_models.mjs';
 import { POLICY, timeCalls } from '../timing.mjs';
 import { compareOutputs, kindOf, makeData, nominalFlops, REL_TOLERANCE, selectWorkloads } from '../workloads.mjs';
 
@@ -36,12 +35,7 @@ async function ortModule(threads) {
     ort.env.wasm.wasmPaths = ORT_DIR;
     ort.env.wasm.numThreads = threads;
     ort.env.logLevel = 'error';
-    const identity = encodeModel({
-      name: 'init', nodes: [{ op: 'Identity', inputs: ['a'], outputs: ['b'] }],
-      inputs: [{ name: 'a', dims: [1] }], outputs: [{ name: 'b', dims: [1] }],
-    }, [{ domain: '', version: 17 }]);
-    const probe = await ort.InferenceSession.create(identity, { executionProviders: ['wasm'] });
-    await probe.release();
+    await startOrtWasm(ort);
     // ORT drops to 1 thread without SharedArrayBuffer; what it reports here is what it runs.
     state.ort = { ort, loadMs: performance.now() - t0, numThreads: ort.env.wasm.numThreads, version: ort.env.versions?.web };
   }

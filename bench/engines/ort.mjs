@@ -7,8 +7,7 @@
 // session.run, each step's presents fed back as the next step's past.
 import { readFileSync } from 'node:fs';
 
-import { encodeModel } from '../onnx_proto.mjs';
-import { fusedAttentionModel, plainGraphModel } from '../onnx_models.mjs';
+import { fusedAttentionModel, plainGraphModel, startOrtWasm } from '../onnx_models.mjs';
 
 const SESSION_OPTIONS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
 
@@ -73,12 +72,7 @@ export async function load({ graph, threads }) {
   ort.env.logLevel = 'error';
   // Force the wasm init now with a one-node model, so loadMs is the instantiate cost and the
   // first real session measures only model load.
-  const identity = encodeModel({
-    name: 'init', nodes: [{ op: 'Identity', inputs: ['a'], outputs: ['b'] }],
-    inputs: [{ name: 'a', dims: [1] }], outputs: [{ name: 'b', dims: [1] }],
-  }, [{ domain: '', version: 17 }]);
-  const probe = await ort.InferenceSession.create(identity, { executionProviders: ['wasm'] });
-  await probe.release();
+  await startOrtWasm(ort);
   const t2 = performance.now();
   const build = graph === 'fused' ? fusedAttentionModel : plainGraphModel;
   return {
