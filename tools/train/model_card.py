@@ -260,8 +260,7 @@ def main():
               f"(about {seen[1] / old['tokens_per_word']:,.0f} words of text); this one for "
               f"{summ['steps']} steps on {summ['tokens_seen']:,} tokens (about "
               f"{summ['tokens_seen'] / m['tokens_per_word']:,.0f} words, {a['repeat_frac']:.0%} "
-              "of its windows partly repeated), within the same one-thread time budget: the "
-              "larger vocabulary and width make each step several times dearer.")
+              "of its windows partly repeated), both on one CPU thread.")
         w(line + "\n")
     w(f"Float32 checkpoint before export: {summ['final_val_loss_fp32']:.4f} nats/token. "
       f"Export check (`export.py`, re-read with the separate reader `safetensors_read.py`): "
