@@ -141,8 +141,10 @@ class ModelHandle {
     return shape;
   }
   bool tensorOptional(int i) { return model_.tensors().entry(i).optional; }
-  std::string setTensor(const std::string& name, std::uintptr_t data, int n) {
-    return model_.tensors().set(name, at<const float>(data), static_cast<std::size_t>(n));
+  // dtype: 0 F32, 1 F16, 2 BF16 (the stored bytes, widened to float32 in the core).
+  std::string setTensor(const std::string& name, std::uintptr_t data, int n, int dtype) {
+    if (dtype < 0 || dtype > 2) return "unknown dtype code " + std::to_string(dtype);
+    return model_.tensors().set(name, at<const void>(data), static_cast<std::size_t>(n), static_cast<attn::Dtype>(dtype));
   }
   std::string finalize() { return model_.finalize(); }
   std::uintptr_t traceData(int slot) const { return address_of(mha_slot(trace_, slot)); }
@@ -165,8 +167,8 @@ void bind_model_handle(emscripten::class_<H>& c) {
       .function("tensorName", optional_override([](H& h, int i) { return h.tensorName(i); }))
       .function("tensorShape", optional_override([](H& h, int i) { return h.tensorShape(i); }))
       .function("tensorOptional", optional_override([](H& h, int i) { return h.tensorOptional(i); }))
-      .function("setTensor", optional_override([](H& h, const std::string& name, std::uintptr_t data, int n) {
-                  return h.setTensor(name, data, n);
+      .function("setTensor", optional_override([](H& h, const std::string& name, std::uintptr_t data, int n, int dtype) {
+                  return h.setTensor(name, data, n, dtype);
                 }))
       .function("finalize", optional_override([](H& h) { return h.finalize(); }))
       .function("traceData", optional_override([](const H& h, int slot) { return h.traceData(slot); }))

@@ -82,7 +82,13 @@ await build({
   },
 });
 
-for (const f of ['index.html', 'embed-example.html', 'model-card.html', 'page.css']) copyFileSync(join(web, f), join(out, f));
+for (const f of ['embed-example.html', 'model-card.html', 'page.css']) copyFileSync(join(web, f), join(out, f));
+// index.html's head starts the address's model download itself: it gets this build's folders.
+const folders = { gpt2: `models/${modelName}/`, bert: haveBert ? `models/${bertName}/` : null, bart: haveBart ? `models/${bartName}/` : null };
+const page = readFileSync(join(web, 'index.html'), 'utf8');
+const FOLDERS_LINE = /var folders = \{[^\n]*\};/;
+if (!FOLDERS_LINE.test(page)) fail('web/index.html has no "var folders = {...};" line');
+writeFileSync(join(out, 'index.html'), page.replace(FOLDERS_LINE, `var folders = ${JSON.stringify(folders)};`));
 for (const f of ['attention_simd.wasm', 'attention_scalar.wasm']) copyFileSync(join(root, 'dist', f), join(out, f));
 const modelOut = join(out, 'models', modelName);
 mkdirSync(modelOut, { recursive: true });

@@ -1,8 +1,11 @@
 #include "tensor_table.h"
 
+#include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "attention.h"  // check_finite
+#include "half.h"
 
 namespace attn {
 
@@ -25,7 +28,31 @@ void TensorTable::add(std::string name, std::vector<int> shape, Buffer* dst, Lay
   entries_.push_back({std::move(name), std::move(shape), dst, layout, optional});
 }
 
-std::string TensorTable::set(const std::string& name, const float* data, std::size_t n) {
+namespace {
+
+// Values [i0, i0 + n) of a stored tensor as float32. Read as bytes: the caller's buffer need not
+// be aligned.
+void widen(const void* data, Dtype dtype, std::size_t i0, std::size_t n, float* out) {
+  const unsigned char* bytes = static_cast<const unsigned char*>(data);
+  if (dtype == Dtype::kF32) {
+    std::memcpy(out, bytes + 4 * i0, n * sizeof(float));
+    return;
+  }
+  bytes += 2 * i0;
+  const auto u16 = [bytes](std::size_t i) {
+    std::uint16_t v;  // (memcpy: an unaligned little-endian load)
+    std::memcpy(&v, bytes + 2 * i, sizeof v);
+    return v;
+  };
+  if (dtype == Dtype::kF16)
+    for (std::size_t i = 0; i < n; ++i) out[i] = half_to_float(u16(i));
+  else
+    for (std::size_t i = 0; i < n; ++i) out[i] = bf16_to_float(u16(i));
+}
+
+}  // namespace
+
+std::string TensorTable::set(const std::string& name, const void* data, std::size_t n, Dtype dtype) {
   if (sealed_) return "the model is finalized: configure() again to load new weights";
   for (Entry& e : entries_) {
     if (e.name != name) continue;
@@ -34,19 +61,29 @@ std::string TensorTable::set(const std::string& name, const float* data, std::si
     for (int d : e.shape) want = product_or_zero({want, std::size_t(d)}, &ok);
     if (!ok) return out_of_memory(name.c_str(), kMaxFloats);
     if (n != want) return name + " has " + std::to_string(n) + " elements, expected " + std::to_string(want);
-    std::string err = check_finite(name.c_str(), data, n);
-    if (!err.empty()) return err;
     if (!e.dst->resize(n)) return out_of_memory(name.c_str(), n);
+    float* out = e.dst->data();
+    long bad = -1;  // the first value that is not finite, as an index into the stored tensor
+    float bad_value = 0;
     if (e.layout == Layout::kTransposed) {
-      // out x in -> in x out
+      // out x in -> in x out, one stored row at a time
       const int rows = e.shape[0], cols = e.shape[1];
-      float* out = e.dst->data();
-      for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) out[static_cast<long>(c) * rows + r] = data[static_cast<long>(r) * cols + c];
+      std::vector<float> row(cols);
+      for (int r = 0; r < rows && bad < 0; ++r) {
+        widen(data, dtype, static_cast<std::size_t>(r) * cols, cols, row.data());
+        const long i = first_non_finite(row.data(), cols);
+        if (i >= 0) bad = static_cast<long>(r) * cols + i, bad_value = row[i];
+        for (int c = 0; c < cols; ++c) out[static_cast<long>(c) * rows + r] = row[c];
+      }
     } else {
-      std::memcpy(e.dst->data(), data, n * sizeof(float));
+      widen(data, dtype, 0, n, out);
+      bad = first_non_finite(out, n);
+      if (bad >= 0) bad_value = out[bad];
     }
-    return "";
+    if (bad < 0) return "";
+    *e.dst = Buffer();  // not set
+    const char* what = std::isnan(bad_value) ? "NaN" : (bad_value > 0 ? "Infinity" : "-Infinity");
+    return name + " contains " + what + " at index " + std::to_string(bad);
   }
   return "unknown tensor " + name;
 }

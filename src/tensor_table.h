@@ -20,6 +20,9 @@ enum class Layout {
   kTransposed,  // nn.Linear weights (out x in): transposed once, on load
 };
 
+// How a checkpoint stores a tensor's values (little-endian), as safetensors names them.
+enum class Dtype { kF32 = 0, kF16 = 1, kBF16 = 2 };  // (the codes the bindings pass)
+
 // Checks a config's sizes: each in [1, max]. "" = ok, else "<name> must be between 1 and <max>, got <v>".
 struct Dim {
   const char* name;
@@ -50,8 +53,10 @@ class TensorTable {
   int size() const { return static_cast<int>(entries_.size()); }
   const Entry& entry(int i) const { return entries_[i]; }
 
-  // Copies a tensor in, checking its size and that it is finite. "" = ok.
-  std::string set(const std::string& name, const float* data, std::size_t n);
+  // Copies a tensor in, widening 16-bit floats to float32 and transposing nn.Linear weights on the
+  // way, and checks its size and that it is finite. "" = ok.
+  std::string set(const std::string& name, const void* data, std::size_t n, Dtype dtype);
+  std::string set(const std::string& name, const float* data, std::size_t n) { return set(name, data, n, Dtype::kF32); }
   // "" when every required tensor has been set, else "missing tensor <name>".
   std::string check_complete() const;
 

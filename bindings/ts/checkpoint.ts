@@ -1,9 +1,10 @@
 // The one loader of checkpoint weights: every model's core declares the tensors it reads (names and
-// shapes as Hugging Face stores them); this copies each from a safetensors file into it, one tensor
-// at a time through the staging block (never two float32 copies of the whole model), then finalizes.
+// shapes as Hugging Face stores them); this copies each tensor's stored bytes from a safetensors
+// file into the staging block, one tensor at a time, and the core widens them to float32 straight
+// into the model's storage (never two float32 copies of the whole model), then finalizes.
 import { AttentionError, throwIfError } from './errors.js';
 import type { Staging } from './heap.js';
-import type { SafetensorsEntry, SafetensorsFile } from './safetensors.js';
+import type { SafetensorsDtype, SafetensorsEntry, SafetensorsFile } from './safetensors.js';
 
 /** What every model handle of bindings/embind.cpp offers for loading. */
 export interface CheckpointHandle {
@@ -11,9 +12,13 @@ export interface CheckpointHandle {
   tensorName(i: number): string;
   tensorShape(i: number): number[];
   tensorOptional(i: number): boolean;
-  setTensor(name: string, data: number, count: number): string;
+  /** data: the stored bytes in the heap; dtype: a DTYPE_CODES value. */
+  setTensor(name: string, data: number, count: number, dtype: number): string;
   finalize(): string;
 }
+
+/** The stored dtypes the core reads (codes as in src/tensor_table.h's Dtype). */
+const DTYPE_CODES: Partial<Record<SafetensorsDtype, number>> = { F32: 0, F16: 1, BF16: 2 };
 
 /** The names under which a declared tensor may be stored (prefixes, old spellings), best first. */
 export type NameCandidates = (name: string) => string[];
@@ -41,13 +46,16 @@ export function loadCheckpoint(handle: CheckpointHandle, staging: Staging, file:
     const { shape } = found.entry;
     if (shape.length !== want.length || shape.some((d, k) => d !== want[k]))
       throw new AttentionError(`loadModel: tensor "${found.name}" has shape [${shape.join(', ')}] but config.json implies [${want.join(', ')}]`);
-    // Decoded straight into the heap (no float32 copy of the tensor in JS, no second copy into the heap).
-    const count = shape.reduce((a, b) => a * b, 1);
-    const region = staging.plan(count * 4);
+    const code = DTYPE_CODES[found.entry.dtype];
+    if (code === undefined)
+      throw new AttentionError(`loadModel: tensor "${found.name}" has dtype ${JSON.stringify(found.entry.dtype)}; supported: F32, F16, BF16`);
+    // The stored bytes go into the heap as they are (one copy, any alignment); the core converts.
+    const { bytes } = found.entry;
+    const region = staging.plan(bytes.length);
     try {
       staging.commit();
-      found.entry.decodeInto(staging.viewF32(region, count));
-      throwIfError(handle.setTensor(declared, region.ptr, count), 'loadModel');
+      staging.writeU8(region, bytes);
+      throwIfError(handle.setTensor(declared, region.ptr, shape.reduce((a, b) => a * b, 1), code), 'loadModel');
     } finally {
       staging.release();
     }

@@ -16,6 +16,8 @@ const FLOAT_DTYPES = new Set<string>(['F32', 'F16', 'BF16']);
 export interface SafetensorsEntry {
   dtype: SafetensorsDtype;
   shape: number[];
+  /** The tensor's stored bytes (little-endian, `dtype`), a view of the file: nothing copied. */
+  bytes: Uint8Array;
   /** Decodes the tensor to float32 (a new array each call). Throws for dtypes other than F32, F16, BF16. */
   toFloat32(): Float32Array;
   /** Decodes the tensor to float32 into `out` (at least as long as the tensor), e.g. straight into
@@ -85,6 +87,7 @@ export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFi
     tensors.set(name, {
       dtype: dtype as SafetensorsDtype,
       shape: shape as number[],
+      bytes: bytes.subarray(at, at + (end - begin)),
       toFloat32: () => {
         const out = new Float32Array(FLOAT_DTYPES.has(dtype) ? count : 0);
         decodeInto(out);

@@ -4,13 +4,16 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const executablePath = () => process.env.CHROMIUM || '/usr/bin/chromium';
+
 async function launch() {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    executablePath: executablePath(),
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: CHROMIUM_ARGS,
   });
   const close = async () => {
     await context.close();
@@ -29,4 +32,4 @@ async function open(context, url) {
   return { page, errors };
 }
 
-module.exports = { launch, open };
+module.exports = { launch, open, CHROMIUM_ARGS, executablePath };

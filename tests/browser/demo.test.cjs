@@ -5,6 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { demoSite, rowsOf, stepRow, sum, expectClose, referenceGpt2, launch, open } = require('./demo_site.cjs');
+const { plainFirstViews } = require('./plain_chromium.cjs');
 
 const site = demoSite('web-test');
 const { demo, settled, shot } = site;
@@ -261,7 +262,8 @@ test('a sentence with markup is shown as text and runs nothing', async () => {
   await check();
   await page.fill('#sentence', `${payload} "><script>alert(2)</script>`);
   await settled(page);
-  expect(await page.$$eval('script:not([src])', (s) => s.length)).toBe(0);
+  // The one inline script is the page's own (index.html's start-up): the text added none.
+  expect(await page.$$eval('script:not([src])', (s) => s.map((e) => e.id))).toEqual(['start']);
   for (const view of ['model', 'heatmap', 'steps']) {
     await page.click(`#tab-${view}`);
     await settled(page);
@@ -386,6 +388,25 @@ test('a widget hosted without its worker names the missing file', async () => {
     await page.waitForFunction(() => document.getElementById('w')?.shadowRoot?.querySelector('.status.error'), null, { timeout: 20000 });
     const status = await page.$eval('#w', (v) => v.shadowRoot.querySelector('.status').textContent);
     expect(status).toMatch(/worker\.js answers HTTP 404: host worker\.js, the \.wasm files and models\/ beside attention-view\.js/);
+    await page.close();
+  } finally {
+    server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the demo hosted without its worker names the missing file', async () => {
+  // index.html starts the worker before main.js arrives; its failure must still reach the page.
+  const os = require('node:os');
+  const { serve } = require('../../scripts/static_server.cjs');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-demo-no-worker-'));
+  fs.cpSync(site.dir, dir, { recursive: true });
+  fs.rmSync(path.join(dir, 'worker.js'));
+  const { server, url } = await serve(dir);
+  try {
+    const { page } = await open(site.browser.context, `${url}/index.html`);
+    await page.waitForSelector('#status.error', { timeout: 20000 });
+    expect(await page.$eval('#status', (e) => e.textContent)).toMatch(/the compute worker failed: .*worker\.js answers HTTP 404/);
     await page.close();
   } finally {
     server.close();
@@ -521,13 +542,17 @@ test('first view interactive time and transfer size', async () => {
   for (const f of transfer) by[kind(f.file)] = (by[kind(f.file)] ?? 0) + f.bytes;
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
   const info = JSON.parse(fs.readFileSync(path.join(site.dir, 'build-info.json'), 'utf8'));
-  console.log(`first view interactive (ms after navigation start, 3 cold loads): ${runs.join(', ')}; median ${runs[1]}\n`
+  // The same page in Chromium with no automation attached (what a visitor waits for).
+  const plain = (await plainFirstViews(site.base, site.dir, 3)).sort((a, b) => a - b);
+  console.log(`first view interactive (ms after navigation start, 3 cold loads each): ${plain.join(', ')}; median ${plain[1]}`
+    + ` (Chromium driven by Playwright: ${runs.join(', ')}; median ${runs[1]})\n`
     + `transferred (uncompressed): ${kib(total)} in ${transfer.length} files: JS ${kib(by.js)}, WASM ${kib(by.wasm)}, model ${kib(by.model)}, HTML+CSS ${kib(by.page)}\n`
     + transfer.map((f) => `  ${f.file} ${kib(f.bytes)}`).join('\n')
     + `\nwith gzip (build-info.json): ${kib(info.total.gzip)}`);
   expect(transfer.some((f) => f.file.endsWith('.wasm'))).toBe(true);
   expect(transfer.some((f) => f.file.endsWith('model.safetensors'))).toBe(true);
   expect(transfer.some((f) => f.file.endsWith('worker.js'))).toBe(true);
-  // Target: 1 s on this machine. The bound here leaves room for a loaded CI box.
-  expect(runs[1]).toBeLessThan(2000);
+  // Target: 1 s on this machine (README's figure). The bounds leave room for a loaded CI box.
+  expect(plain[1]).toBeLessThan(2000);
+  expect(runs[1]).toBeLessThan(2500);
 });

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
+#include "half.h"
 #include "layers.h"
 #include "tensor_table.h"
 
@@ -43,6 +45,58 @@ TEST(Layers, TransposedCheckpointWeightsComputeXWTransposed) {
   EXPECT_FLOAT_EQ(y[3], 8 + 5 - 1);
   t.seal();
   EXPECT_EQ(t.set("dense.bias", b, 2), "the model is finalized: configure() again to load new weights");
+}
+
+// binary16 by its definition, in double: (-1)^s * 2^(e - 15) * (1 + m / 1024), subnormals 2^-14 * m / 1024.
+double half_reference(uint16_t h) {
+  const int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  const double sign = s ? -1.0 : 1.0;
+  if (e == 31) return m ? NAN : sign * INFINITY;
+  return e ? sign * std::ldexp(1.0 + m / 1024.0, e - 15) : sign * std::ldexp(m / 1024.0, -14);
+}
+
+TEST(Layers, EveryHalfPrecisionValueWidensExactly) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float got = attn::half_to_float(static_cast<uint16_t>(h));
+    const double want = half_reference(static_cast<uint16_t>(h));
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << h;
+    } else {
+      ASSERT_EQ(static_cast<double>(got), want) << "half 0x" << std::hex << h;
+      ASSERT_EQ(std::signbit(got), (h & 0x8000) != 0) << h;  // -0 stays -0
+    }
+  }
+  // bfloat16 is a float32's top half.
+  EXPECT_EQ(attn::bf16_to_float(0x3f80), 1.0f);
+  EXPECT_EQ(attn::bf16_to_float(0xc040), -3.0f);
+  EXPECT_EQ(attn::bf16_to_float(0x0001), std::ldexp(1.0f, -133));
+}
+
+TEST(Layers, SixteenBitCheckpointTensorsLoadAsTheirFloats) {
+  // The same nn.Linear(3, 2) weight stored as F32, F16 (at an odd address) and BF16: one result.
+  const float w[] = {1, -2, 0.5f, 4, 0.25f, -6};
+  const uint16_t f16[] = {0x3c00, 0xc000, 0x3800, 0x4400, 0x3400, 0xc600};
+  const uint16_t bf16[] = {0x3f80, 0xc000, 0x3f00, 0x4080, 0x3e80, 0xc0c0};
+  unsigned char odd[1 + sizeof f16];
+  std::memcpy(odd + 1, f16, sizeof f16);
+  const struct { const void* data; attn::Dtype dtype; } stored[] = {
+      {w, attn::Dtype::kF32}, {odd + 1, attn::Dtype::kF16}, {bf16, attn::Dtype::kBF16}};
+  for (const auto& s : stored) {
+    attn::TensorTable t;
+    attn::Linear lin;
+    lin.add_to(t, "dense.", 3, 2, attn::Layout::kTransposed);
+    ASSERT_EQ(t.set("dense.weight", s.data, 6, s.dtype), "");
+    const float* got = lin.weight.data();  // in x out
+    const float want[] = {1, 4, -2, 0.25f, 0.5f, -6};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(got[i], want[i]) << int(s.dtype) << " " << i;
+  }
+  // A half infinity is reported at its index in the stored tensor, and the tensor stays unset.
+  const uint16_t inf[] = {0x3c00, 0x3c00, 0x3c00, 0x3c00, 0xfc00, 0x3c00};
+  attn::TensorTable t;
+  attn::Linear lin;
+  lin.add_to(t, "dense.", 3, 2, attn::Layout::kTransposed);
+  EXPECT_EQ(t.set("dense.weight", inf, 6, attn::Dtype::kF16), "dense.weight contains -Infinity at index 4");
+  EXPECT_TRUE(lin.weight.empty());
 }
 
 TEST(Layers, PoolingSkipsPaddingAndNormalizes) {

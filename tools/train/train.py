@@ -52,6 +52,8 @@ def get_args():
     p.add_argument("--repeat-max", type=int, default=64)
     p.add_argument("--threads", type=int, default=1,
                    help="torch threads (the same count gives the same weights)")
+    p.add_argument("--wpe-decay", type=float, default=None,
+                   help="weight decay of the position table (default: --weight-decay); minGPT uses 0")
     p.add_argument("--init-from", default=None,
                    help="start from the weights of an earlier ckpt.pt (a second phase)")
     return p.parse_args()
@@ -127,10 +129,14 @@ def main():
     model = GPT2(cfg)
     if a.init_from:
         model.load_state_dict(torch.load(a.init_from, map_location="cpu")["model"])
-    # Weight decay only on matrices (incl. embeddings), not on biases / LayerNorm.
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    # Weight decay only on matrices (incl. embeddings), not on biases / LayerNorm. The position
+    # table may get its own: decay pulls it towards zero, and with it the positional signal a
+    # previous-token head reads.
+    wpe_decay = a.weight_decay if a.wpe_decay is None else a.wpe_decay
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and n != "wpe.weight"]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.weight_decay},
+                             {"params": [model.wpe.weight], "weight_decay": wpe_decay},
                              {"params": no_decay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     print(f"params {model.num_params()}  train tokens {len(train)}  "

@@ -6,7 +6,8 @@ const KEY = Symbol.for('attention-wasm.compute-client');
 
 class ComputeClient {
   constructor(workerUrl) {
-    this.worker = createWorker(workerUrl);
+    const early = adoptEarlyWorker(workerUrl);
+    this.worker = early ?? createWorker(workerUrl);
     this.nextId = 1;
     this.waiting = new Map();
     this.worker.onmessage = (event) => {
@@ -19,15 +20,18 @@ class ComputeClient {
       else if (ok) w.resolve(result);
       else w.reject(new Error(error));
     };
-    this.worker.onerror = async (event) => {
-      // A worker that cannot start says nothing about why; the usual cause is a file not hosted
-      // beside the script, so look for it and name it.
-      const why = event.message ?? await missingFile(workerUrl) ?? 'could not start';
-      const error = new Error(`the compute worker failed: ${why}`);
-      for (const w of this.waiting.values()) w.reject(error);
-      this.waiting.clear();
-      this.failed = error;
-    };
+    this.worker.onerror = (event) => this.fail(workerUrl, event.message);
+    if (early?.startFailed) this.fail(workerUrl, early.startError);
+  }
+
+  async fail(workerUrl, message) {
+    // A worker that cannot start says nothing about why; the usual cause is a file not hosted
+    // beside the script, so look for it and name it.
+    const why = message ?? await missingFile(workerUrl) ?? 'could not start';
+    const error = new Error(`the compute worker failed: ${why}`);
+    for (const w of this.waiting.values()) w.reject(error);
+    this.waiting.clear();
+    this.failed = error;
   }
 
   /** type: 'model' | 'run' | 'seed' | 'metrics'; channel: requests sharing one keep only the newest. */
@@ -69,6 +73,14 @@ function createWorker(url) {
   if (new URL(url).origin === self.location.origin) return new Worker(url, { type: 'module' });
   const shim = new Blob([`import ${JSON.stringify(String(url))};`], { type: 'text/javascript' });
   return new Worker(URL.createObjectURL(shim), { type: 'module' });
+}
+
+/** The worker the demo page's head started for `url` (index.html), if any: taken once. */
+function adoptEarlyWorker(url) {
+  const w = globalThis.__attentionWorker;
+  if (!w || w.scriptUrl !== url) return null;
+  delete globalThis.__attentionWorker;
+  return w;
 }
 
 /** The page's one client (created on first use). */

@@ -6,7 +6,7 @@ import { computeClient } from './compute_client.js';
 import { parseState, serializeState, defaultState, VIEWS } from './state.js';
 import { modelViewData, seedViewData, clampSelection, modelSteps, seedSteps } from './view_data.js';
 import { SEED_TOKENS, SEED_NOTES } from './seed_preset.js';
-import { MODEL_URLS } from './model_urls.js';
+import { DEMO_WORKER_URL, MODEL_URLS } from './model_urls.js';
 import { initHubPanel } from './hub_panel.js';
 import { splitWords, Blanks } from './masking.js';
 import { renderTokenChips } from './token_chips.js';
@@ -26,11 +26,10 @@ import { mathName } from './views/matrix.js';
 import { svgText, svgToPng, jsonText, download, fileName } from './export.js';
 import { attentionDocument, similarityDocument } from './export_docs.js';
 
-const WORKER_URL = new URL('./worker.js', import.meta.url).href;
 const TYPING_DEBOUNCE_MS = 120;
 
 const metrics = (window.__metrics = { scriptStart: performance.now() });
-const client = computeClient(WORKER_URL);
+const client = computeClient(DEMO_WORKER_URL); // (adopts the worker index.html's head started)
 let state = parseState(location.search);
 if (!MODEL_URLS[state.model]) state.model = 'gpt2';
 const infos = new Map(); // 'gpt2' | 'bert' -> the worker's description of the model
@@ -120,11 +119,15 @@ async function requestRun() {
     modelUrl: modelUrl(), text: state[textKey()], layer: state.layer, topK: 8,
     crossText: state.cross ? state.second : null, pair: state.pair, batchWith: state.batch ? state.batchWith : null,
     wordIndex: state.word, attend: state.attend,
+    // The self-check of X (X W^Q + b^Q = the trace's Q) is for the step view only: it costs a
+    // cold page tens of ms, so the first view does without it.
+    check: viewOf() === 'steps',
   };
   try {
     const r = await track(client.request('run', payload, 'page-run'));
     if (!r) return; // superseded by newer typing
     run = { ...r, choice: model };
+    metrics.firstRunReply ??= performance.now();
     metrics.lastRunMs = r.ms;
     ui.status.classList.remove('error');
     ui.status.textContent = r.truncated ? `The sentence was cut to the model's ${info()?.maxTokens ?? ''} tokens.` : '';
@@ -202,7 +205,7 @@ function update(change, { debounce = false } = {}) {
   state = { ...state, ...change };
   writeUrlSoon();
   const changed = (k) => k in change && change[k] !== before[k];
-  const runChanged = RUN_INPUTS.some(changed) || (changed('layer') && !isSeed());
+  const runChanged = RUN_INPUTS.some(changed) || (changed('layer') && !isSeed()) || (changed('view') && state.view === 'steps' && !isSeed());
   const compareChanged = COMPARE_INPUTS.some(changed) || changed('model') || (changed('view') && state.view === 'compare');
   if (changed('model') || changed('preset')) compared = null;
   if (runChanged) {

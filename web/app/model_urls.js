@@ -1,10 +1,13 @@
-// Where the demo's models are. The build (scripts/build_web.mjs) sets DEMO_MODEL_PATH (the decoder,
+// Where the demo's models (and its worker) are. The build (scripts/build_web.mjs) sets DEMO_MODEL_PATH (the decoder,
 // default "./models/brown-gpt2/"), DEMO_BERT_PATH (the encoder) and DEMO_BART_PATH (the
 // encoder-decoder), each null when the build has none, relative to the script; unbundled, the defaults apply.
 const base = import.meta.url;
 const gpt2Path = typeof DEMO_MODEL_PATH === 'string' ? DEMO_MODEL_PATH : './models/brown-gpt2/';
 const bertPath = typeof DEMO_BERT_PATH === 'undefined' ? './models/brown-bert/' : DEMO_BERT_PATH;
 const bartPath = typeof DEMO_BART_PATH === 'undefined' ? './models/g2p-bart/' : DEMO_BART_PATH;
+
+/** The demo's compute worker (bundled beside the page's scripts). */
+export const DEMO_WORKER_URL = new URL('./worker.js', base).href;
 
 /** 'gpt2' | 'bert' | 'bart' -> folder URL (null: not in this build). */
 export const MODEL_URLS = {

@@ -25,11 +25,26 @@ const WASM_DIR = typeof WIDGET_WASM_DIR === 'string' ? WIDGET_WASM_DIR : './';
 
 function library() {
   // The SIMD build wherever the engine supports it.
-  attnPromise ??= loadAttention({ wasmUrl: new URL(`${WASM_DIR}attention_${simdSupported() ? 'simd' : 'scalar'}.wasm`, import.meta.url) });
+  attnPromise ??= loadAttention({ wasmUrl: new URL(`${WASM_DIR}attention_${simdSupported() ? 'simd' : 'scalar'}.wasm`, import.meta.url) })
+    .then((attn) => { performance.mark('library ready'); return attn; });
   return attnPromise;
 }
 
+// Files the page started downloading before this worker ran (index.html's head): URL -> a promise
+// of its bytes (null: the page's download failed, fetch it here).
+const handed = new Map();
+function fileComing(url) {
+  let resolve;
+  handed.set(url, { bytes: new Promise((r) => { resolve = r; }), resolve });
+}
+
 async function fetchOk(url, as) {
+  const early = handed.get(String(url));
+  if (early) {
+    const bytes = await early.bytes;
+    handed.delete(String(url));
+    if (bytes) return as === 'arrayBuffer' ? bytes : as === 'json' ? JSON.parse(new TextDecoder().decode(bytes)) : new TextDecoder().decode(bytes);
+  }
   const response = await fetch(url);
   if (!response.ok) throw new Error(`could not fetch ${url}: HTTP ${response.status}`);
   return response[as]();
@@ -70,6 +85,7 @@ function model(folder, { hubUrl, onProgress } = {}) {
       if (!load) throw new Error(`${hub ? url : url + 'config.json'}: model_type ${JSON.stringify(type)} is not one the demo runs (${Object.keys(LOADERS).join(', ')})`);
       const name = hub ? url.slice(3) : decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? 'model');
       const runner = await load({ attn: attnReady, config, name, fetchFile });
+      performance.mark(`model ready: ${name}`);
       runner.info.variant = (await attnReady).variant;
       if (hub) runner.info.hubPage = `${(hubUrls.get(url) ?? 'https://huggingface.co').replace(/\/+$/, '')}/${url.slice(3).split('@')[0]}`;
       return runner;
@@ -124,10 +140,16 @@ const handlers = {
   },
 
   async metrics() {
-    // Resource timings of what this worker fetched (the page cannot see them).
-    return performance.getEntriesByType('resource').map((e) => ({
-      name: e.name, transferSize: e.transferSize, encodedBodySize: e.encodedBodySize, decodedBodySize: e.decodedBodySize, duration: e.duration,
-    }));
+    // Resource timings of what this worker fetched (the page cannot see them) and its marks, in ms
+    // since timeOrigin (the worker's start; the page's performance.timeOrigin lines them up).
+    return {
+      timeOrigin: performance.timeOrigin,
+      resources: performance.getEntriesByType('resource').map((e) => ({
+        name: e.name, transferSize: e.transferSize, encodedBodySize: e.encodedBodySize, decodedBodySize: e.decodedBodySize,
+        startTime: e.startTime, responseEnd: e.responseEnd, duration: e.duration,
+      })),
+      marks: performance.getEntriesByType('mark').map((e) => ({ name: e.name, startTime: e.startTime })),
+    };
   },
 };
 
@@ -157,6 +179,8 @@ let draining = false;
 
 self.onmessage = (event) => {
   const { type, id, payload } = event.data;
+  if (type === 'file-coming') return void fileComing(payload.url);
+  if (type === 'file') return void handed.get(payload.url)?.resolve(payload.bytes);
   if (type === 'generate') return void generate(event.data);
   if (type === 'stop') {
     generations.get(payload?.target)?.abort();

@@ -62,7 +62,7 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
     return { ...tk.encode(input, { maxLength: P }), truncated: true, input };
   }
 
-  function run({ text, pair = '', layer, topK = 8, batchWith = null }) {
+  function run({ text, pair = '', layer, topK = 8, batchWith = null, check = false }) {
     const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
     const enc = encode(text, pair);
     const n = enc.ids.length;
@@ -72,7 +72,7 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
     const r = lm.run({ tokens: enc.ids, tokenTypes: enc.tokenTypes }, { attention: true, traceLayer, padTo });
     const x = r.trace.x ?? null;
     const N = r.tokens.length;
-    const xCheck = x ? checkAgainstQ(x, queryWeights(tensors, D, traceLayer), r.trace.q, N, D, H) : null;
+    const xCheck = x && check ? checkAgainstQ(x, queryWeights(tensors, D, traceLayer), r.trace.q, N, D, H) : null;
     const hasMask = enc.ids.includes(tk.maskId);
     return {
       ids: r.tokens, tokenTexts: r.tokenTexts, tokenTypes: r.tokenTypes, padding: r.padding ?? null, truncated: enc.truncated,

@@ -31,8 +31,10 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
     // Optional: the head analysis written next to the model (tools/train/analyze_heads.py).
     fetchFile('heads.json', 'json').catch(() => null),
   ]);
+  performance.mark('gpt2 files fetched');
   const attn = await attnReady; // (the library, loaded while the files downloaded)
   const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: { vocab, merges } });
+  performance.mark('gpt2 weights loaded');
   const { n_layer: L, n_head: H, n_embd: C, n_positions: P } = lm.config;
   // The demo feeds "<|endoftext|> + sentence", as the model was trained and analysed.
   const eot = Number.isInteger(rawConfig.bos_token_id) ? rawConfig.bos_token_id : vocab['<|endoftext|>'];
@@ -83,13 +85,13 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
     return { predictions: rest, endOfText: { probability: pEnd, text: preds[0].text } };
   }
 
-  function run({ text, layer, topK = 8, crossText = null }) {
+  function run({ text, layer, topK = 8, crossText = null, check = false }) {
     const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
     const { ids, truncated } = encode(text);
     const r = lm.run(ids, { attention: true, traceLayer });
     // X = LN_1(h), the layer's input; older library builds did not trace it (the views then say so).
     const x = r.trace.x ?? null;
-    const xCheck = x ? checkAgainstQ(x, layerAttentionWeights(tensors, C, traceLayer), r.trace.q, ids.length, C, H) : null;
+    const xCheck = x && check ? checkAgainstQ(x, layerAttentionWeights(tensors, C, traceLayer), r.trace.q, ids.length, C, H) : null;
     const loss = ids.length > 1 ? lm.loss(r) : null;
     const result = {
       ids, tokenTexts: texts(ids, r), tokenTypes: null, padding: null, truncated, layer: traceLayer,
