@@ -83,12 +83,6 @@ await build({
 });
 
 for (const f of ['embed-example.html', 'model-card.html', 'page.css']) copyFileSync(join(web, f), join(out, f));
-// index.html's head starts the address's model download itself: it gets this build's folders.
-const folders = { gpt2: `models/${modelName}/`, bert: haveBert ? `models/${bertName}/` : null, bart: haveBart ? `models/${bartName}/` : null };
-const page = readFileSync(join(web, 'index.html'), 'utf8');
-const FOLDERS_LINE = /var folders = \{[^\n]*\};/;
-if (!FOLDERS_LINE.test(page)) fail('web/index.html has no "var folders = {...};" line');
-writeFileSync(join(out, 'index.html'), page.replace(FOLDERS_LINE, `var folders = ${JSON.stringify(folders)};`));
 for (const f of ['attention_simd.wasm', 'attention_scalar.wasm']) copyFileSync(join(root, 'dist', f), join(out, f));
 const modelOut = join(out, 'models', modelName);
 mkdirSync(modelOut, { recursive: true });
@@ -107,6 +101,16 @@ if (haveBart) {
   for (const f of [...BART_FILES, 'heads.json', 'MODEL_CARD.md'])
     if (existsSync(join(bartDir, f))) copyFileSync(join(bartDir, f), join(bartOut, f));
 }
+
+// index.html's head starts the download of the address's model weights itself: it gets this
+// build's folders.
+const models = { gpt2: [`models/${modelName}/`, 'model.safetensors'] };
+if (haveBert) models.bert = [`models/${bertName}/`, 'model.safetensors'];
+if (haveBart) models.bart = [`models/${bartName}/`, 'model.safetensors'];
+const page = readFileSync(join(web, 'index.html'), 'utf8');
+const MODELS_LINE = /var models = \{[^\n]*\};/;
+if (!MODELS_LINE.test(page)) fail('web/index.html has no "var models = {...};" line');
+writeFileSync(join(out, 'index.html'), page.replace(MODELS_LINE, () => `var models = ${JSON.stringify(models)};`));
 
 // What a first visit downloads, raw and gzipped (the page itself, JS, WASM, model).
 const firstVisit = ['index.html', 'page.css', 'main.js', 'worker.js', 'attention_simd.wasm',

@@ -33,9 +33,14 @@ function library() {
 // Files the page started downloading before this worker ran (index.html's head): URL -> a promise
 // of its bytes (null: the page's download failed, fetch it here).
 const handed = new Map();
-function fileComing(url) {
-  let resolve;
-  handed.set(url, { bytes: new Promise((r) => { resolve = r; }), resolve });
+
+/** index.html's head: load this model now, and wait for the page's download of `handed` files. */
+function preload({ modelUrl, handed: urls }) {
+  for (const url of urls) {
+    let resolve;
+    handed.set(url, { bytes: new Promise((r) => { resolve = r; }), resolve });
+  }
+  model(modelUrl).catch(() => {}); // (a failure is reported to the page's own request)
 }
 
 async function fetchOk(url, as) {
@@ -179,7 +184,7 @@ let draining = false;
 
 self.onmessage = (event) => {
   const { type, id, payload } = event.data;
-  if (type === 'file-coming') return void fileComing(payload.url);
+  if (type === 'preload') return void preload(payload);
   if (type === 'file') return void handed.get(payload.url)?.resolve(payload.bytes);
   if (type === 'generate') return void generate(event.data);
   if (type === 'stop') {
