@@ -33,6 +33,9 @@ export function findTensor(file: SafetensorsFile, candidates: string[]): { name:
 }
 
 export function loadCheckpoint(handle: CheckpointHandle, staging: Staging, file: SafetensorsFile, candidates: NameCandidates): void {
+  // Every tensor is found and checked (in the model's order, so errors name the first problem)
+  // before any is copied.
+  const tensors: { declared: string; entry: SafetensorsEntry; count: number; code: number }[] = [];
   for (let i = 0; i < handle.tensorCount(); i++) {
     const declared = handle.tensorName(i);
     const names = candidates(declared);
@@ -43,19 +46,25 @@ export function loadCheckpoint(handle: CheckpointHandle, staging: Staging, file:
       throw new AttentionError(`loadModel: missing tensor "${declared}"${also ? ` (also tried ${also})` : ''}`);
     }
     const want = handle.tensorShape(i);
-    const { shape } = found.entry;
+    const { shape, dtype } = found.entry;
     if (shape.length !== want.length || shape.some((d, k) => d !== want[k]))
       throw new AttentionError(`loadModel: tensor "${found.name}" has shape [${shape.join(', ')}] but config.json implies [${want.join(', ')}]`);
-    const code = DTYPE_CODES[found.entry.dtype];
+    const code = DTYPE_CODES[dtype];
     if (code === undefined)
-      throw new AttentionError(`loadModel: tensor "${found.name}" has dtype ${JSON.stringify(found.entry.dtype)}; supported: F32, F16, BF16`);
+      throw new AttentionError(`loadModel: tensor "${found.name}" has dtype ${JSON.stringify(dtype)}; supported: F32, F16, BF16`);
+    tensors.push({ declared, entry: found.entry, count: shape.reduce((a, b) => a * b, 1), code });
+  }
+  // Smallest first: the engine compiles the core's copy loop with its optimizing tier once it has
+  // run a while, and a call already running stays on the baseline code; so the embedding table,
+  // usually half the model, comes last.
+  tensors.sort((a, b) => a.count - b.count);
+  for (const { declared, entry, count, code } of tensors) {
     // The stored bytes go into the heap as they are (one copy, any alignment); the core converts.
-    const { bytes } = found.entry;
-    const region = staging.plan(bytes.length);
+    const region = staging.plan(entry.bytes.length);
     try {
       staging.commit();
-      staging.writeU8(region, bytes);
-      throwIfError(handle.setTensor(declared, region.ptr, shape.reduce((a, b) => a * b, 1), code), 'loadModel');
+      staging.writeU8(region, entry.bytes);
+      throwIfError(handle.setTensor(declared, region.ptr, count, code), 'loadModel');
     } finally {
       staging.release();
     }
