@@ -58,6 +58,10 @@ export function loadCheckpoint(handle: CheckpointHandle, staging: Staging, file:
   // run a while, and a call already running stays on the baseline code; so the embedding table,
   // usually half the model, comes last.
   tensors.sort((a, b) => a.count - b.count);
+  // One staging block, the size of the largest tensor's bytes, taken before the model's own buffers.
+  staging.plan(Math.max(0, ...tensors.map((t) => t.entry.bytes.length)));
+  staging.commit();
+  staging.release();
   for (const { declared, entry, count, code } of tensors) {
     // The stored bytes go into the heap as they are (one copy, any alignment); the core converts.
     const region = staging.plan(entry.bytes.length);
