@@ -2,7 +2,7 @@
 // first, next-token predictions and loss, where a layer's attention weights sit in the checkpoint
 // (for cross-attention with a real layer and for checking X), and the words the page shows for it.
 // The run it returns has the shape every model's has (see models/bert.js), so the views stay generic.
-import { parseSafetensors } from '../../../dist/index.js';
+import { BpeTokenizer, parseSafetensors } from '../../../dist/index.js';
 import { CheckpointTensors, checkAgainstQ } from '../layer_weights.js';
 import { headLabels, gpt2LabelNote } from '../head_labels.js';
 
@@ -26,18 +26,21 @@ function layerAttentionWeights(tensors, C, layer) {
 }
 
 export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, name }) {
-  const [weights, vocab, merges, heads] = await Promise.all([
-    fetchFile('model.safetensors', 'arrayBuffer'), fetchFile('vocab.json', 'json'), fetchFile('merges.txt', 'text'),
+  // The tokenizer is built as soon as its files are in, while the weights (far larger) still download.
+  const tokenizer = Promise.all([fetchFile('vocab.json', 'json'), fetchFile('merges.txt', 'text')])
+    .then(([vocab, merges]) => new BpeTokenizer({ vocab, merges }));
+  const [weights, bpe, heads] = await Promise.all([
+    fetchFile('model.safetensors', 'arrayBuffer'), tokenizer,
     // Optional: the head analysis written next to the model (tools/train/analyze_heads.py).
     fetchFile('heads.json', 'json').catch(() => null),
   ]);
   performance.mark('gpt2 files fetched');
   const attn = await attnReady; // (the library, loaded while the files downloaded)
-  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: { vocab, merges } });
+  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: bpe });
   performance.mark('gpt2 weights loaded');
   const { n_layer: L, n_head: H, n_embd: C, n_positions: P } = lm.config;
   // The demo feeds "<|endoftext|> + sentence", as the model was trained and analysed.
-  const eot = Number.isInteger(rawConfig.bos_token_id) ? rawConfig.bos_token_id : vocab['<|endoftext|>'];
+  const eot = Number.isInteger(rawConfig.bos_token_id) ? rawConfig.bos_token_id : bpe.tokenId('<|endoftext|>');
   const tensors = new CheckpointTensors(parseSafetensors(weights), ['', 'transformer.']);
   const layers = new Map(); // layer -> { mha, weights } for cross-attention
 
