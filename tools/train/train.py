@@ -1,12 +1,13 @@
 """Train the small GPT-2 on the Brown corpus token stream (single CPU thread).
 
-Usage: train.py [--build DIR] [--steps N] ...   (defaults = the shipped run)
+Usage: train.py [--build DIR] [--steps N] ...   (defaults = the shipped model's phase 1;
+run_all.sh gives phase 2's flags)
 
 Reproducibility: the run length is a fixed number of optimizer steps (not a
 time limit), all randomness comes from fixed seeds, torch runs with
 deterministic algorithms on a fixed thread count (1 and 2 threads gave the
 same weights in a 12-step check), so the same machine gives the same weights.
-The default 6000 steps take ~85 min on one core of a shared 2-core machine
+The default 6000 steps take ~100 min on one core of a 2-core machine
 (~0.8 s/step with run_all.sh's malloc settings; see the model card).
 
 Writes build/ckpt.pt (float32 state_dict + config) and build/train_log.jsonl.
