@@ -140,6 +140,9 @@ class AttentionViewElement extends HTMLElement {
   async compute() {
     const client = computeClient(WORKER_URL);
     const s = this.state;
+    // data-ready is '1' only once the newest computation is drawn (a draw of an older result in
+    // between, e.g. when a generation ends, must not say ready).
+    const seq = this.computeSeq = (this.computeSeq ?? 0) + 1;
     this.dataset.ready = '0';
     try {
       let result;
@@ -160,10 +163,12 @@ class AttentionViewElement extends HTMLElement {
       }
       if (!result) return; // superseded
       this.result = { preset: s.preset, value: result };
+      this.drawnSeq = seq;
       this.statusEl.textContent = '';
       this.statusEl.classList.remove('error');
       this.draw();
     } catch (e) {
+      this.drawnSeq = seq;
       try { modelInfo.delete(this.modelUrl); } catch { /* no such model in this build */ }
       this.statusEl.textContent = `Could not compute: ${e.message}`;
       this.statusEl.classList.add('error');
@@ -243,7 +248,7 @@ class AttentionViewElement extends HTMLElement {
       this.steps.render(isSeed ? seedSteps(r, s, sel) : modelSteps(r, r.info, s, sel),
         { decimals: s.decimals, rows: isSeed ? null : { all: s.rows === 'all', query: data.tokens[sel.query] } });
     }
-    this.dataset.ready = '1';
+    this.dataset.ready = this.drawnSeq === this.computeSeq ? '1' : '0';
     this.dataset.tokens = JSON.stringify(data.tokens);
   }
 
@@ -335,7 +340,7 @@ class AttentionViewElement extends HTMLElement {
     this.setDemoLink(serializeState({ ...this.state, view: 'compare' }));
     if (r.sentences.length) renderSimilarityView(this.body, r);
     else this.body.replaceChildren(el('p', { text: 'Give the sentences to compare: sentences="First one|Second one|…"' }));
-    this.dataset.ready = '1';
+    this.dataset.ready = this.drawnSeq === this.computeSeq ? '1' : '0';
   }
 }
 
