@@ -119,9 +119,9 @@ async function requestRun() {
     modelUrl: modelUrl(), text: state[textKey()], layer: state.layer, topK: 8,
     crossText: state.cross ? state.second : null, pair: state.pair, batchWith: state.batch ? state.batchWith : null,
     wordIndex: state.word, attend: state.attend,
-    // The self-check of X (X W^Q + b^Q = the trace's Q) is for the step view only: it costs a
-    // cold page tens of ms, so the first view does without it.
-    check: viewOf() === 'steps',
+    // The self-check of X (X W^Q + b^Q = the trace's Q, shown to tests by the step view) costs a
+    // cold page tens of ms: the first run skips it unless the page opens on the step view.
+    check: viewOf() === 'steps' || metrics.firstView !== undefined,
   };
   try {
     const r = await track(client.request('run', payload, 'page-run'));
@@ -205,7 +205,7 @@ function update(change, { debounce = false } = {}) {
   state = { ...state, ...change };
   writeUrlSoon();
   const changed = (k) => k in change && change[k] !== before[k];
-  const runChanged = RUN_INPUTS.some(changed) || (changed('layer') && !isSeed()) || (changed('view') && state.view === 'steps' && !isSeed());
+  const runChanged = RUN_INPUTS.some(changed) || (changed('layer') && !isSeed());
   const compareChanged = COMPARE_INPUTS.some(changed) || changed('model') || (changed('view') && state.view === 'compare');
   if (changed('model') || changed('preset')) compared = null;
   if (runChanged) {
