@@ -226,11 +226,14 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
 
 namespace attn {
 
+std::string non_finite_message(const std::string& name, float value, long index) {
+  const char* what = std::isnan(value) ? "NaN" : (value > 0 ? "Infinity" : "-Infinity");
+  return name + " contains " + what + " at index " + std::to_string(index);
+}
+
 std::string check_finite(const char* name, const float* x, std::size_t n) {
   const long i = first_non_finite(x, n);
-  if (i < 0) return "";
-  const char* what = std::isnan(x[i]) ? "NaN" : (x[i] > 0 ? "Infinity" : "-Infinity");
-  return std::string(name) + " contains " + what + " at index " + std::to_string(i);
+  return i < 0 ? "" : non_finite_message(name, x[i], i);
 }
 
 std::string validate_shape(const AttentionShape& s) {

@@ -105,5 +105,8 @@ std::string resolve_scale(float requested, int d_k, float* scale);
 
 // "name contains NaN at index i" style message for the first non-finite value, or "".
 std::string check_finite(const char* name, const float* x, std::size_t n);
+// "<name> contains NaN|Infinity|-Infinity at index <index>": check_finite's words, for callers that
+// find the value themselves (e.g. at an index of a stored, not yet transposed, tensor).
+std::string non_finite_message(const std::string& name, float value, long index);
 
 }  // namespace attn

@@ -1,10 +1,9 @@
 #include "tensor_table.h"
 
-#include <cmath>
 #include <cstring>
 #include <vector>
 
-#include "attention.h"  // check_finite
+#include "attention.h"  // first_non_finite, non_finite_message
 #include "half.h"
 
 namespace attn {
@@ -82,8 +81,7 @@ std::string TensorTable::set(const std::string& name, const void* data, std::siz
     }
     if (bad < 0) return "";
     *e.dst = Buffer();  // not set
-    const char* what = std::isnan(bad_value) ? "NaN" : (bad_value > 0 ? "Infinity" : "-Infinity");
-    return name + " contains " + what + " at index " + std::to_string(bad);
+    return non_finite_message(name, bad_value, bad);
   }
   return "unknown tensor " + name;
 }

@@ -127,7 +127,6 @@ async function requestRun() {
     const r = await track(client.request('run', payload, 'page-run'));
     if (!r) return; // superseded by newer typing
     run = { ...r, choice: model };
-    metrics.firstRunReply ??= performance.now();
     metrics.lastRunMs = r.ms;
     ui.status.classList.remove('error');
     ui.status.textContent = r.truncated ? `The sentence was cut to the model's ${info()?.maxTokens ?? ''} tokens.` : '';
