@@ -141,10 +141,15 @@ class ModelHandle {
     return shape;
   }
   bool tensorOptional(int i) { return model_.tensors().entry(i).optional; }
-  // dtype: 0 F32, 1 F16, 2 BF16 (the stored bytes, widened to float32 in the core).
+  // dtype: 0 F32, 1 F16, 2 BF16 (the stored bytes, widened to float32 in the core unless kept).
   std::string setTensor(const std::string& name, std::uintptr_t data, int n, int dtype) {
     if (dtype < 0 || dtype > 2) return "unknown dtype code " + std::to_string(dtype);
     return model_.tensors().set(name, at<const void>(data), static_cast<std::size_t>(n), static_cast<attn::Dtype>(dtype));
+  }
+  // Where the stored bytes of a tensor kept as stored go directly (0: stage them for setTensor).
+  std::uintptr_t storedDestination(const std::string& name, int n, int dtype) {
+    if (dtype < 0 || dtype > 2 || n < 0) return 0;
+    return reinterpret_cast<std::uintptr_t>(model_.tensors().stored_destination(name, static_cast<std::size_t>(n), static_cast<attn::Dtype>(dtype)));
   }
   std::string finalize() { return model_.finalize(); }
   std::uintptr_t traceData(int slot) const { return address_of(mha_slot(trace_, slot)); }
@@ -169,6 +174,9 @@ void bind_model_handle(emscripten::class_<H>& c) {
       .function("tensorOptional", optional_override([](H& h, int i) { return h.tensorOptional(i); }))
       .function("setTensor", optional_override([](H& h, const std::string& name, std::uintptr_t data, int n, int dtype) {
                   return h.setTensor(name, data, n, dtype);
+                }))
+      .function("storedDestination", optional_override([](H& h, const std::string& name, int n, int dtype) {
+                  return h.storedDestination(name, n, dtype);
                 }))
       .function("finalize", optional_override([](H& h) { return h.finalize(); }))
       .function("traceData", optional_override([](const H& h, int slot) { return h.traceData(slot); }))

@@ -60,7 +60,7 @@ std::string Bart::configure(const BartConfig& c) {
   tensors_.clear();
   self_cache_.clear();
   cross_cache_.clear();
-  shared_.add_to(tensors_, "shared.weight", c.vocab_size, D);
+  shared_.add_to(tensors_, "shared.weight", c.vocab_size, D, /*keep_half=*/true);
   enc_pos_.add_to(tensors_, "encoder.embed_positions.weight", P, D);
   dec_pos_.add_to(tensors_, "decoder.embed_positions.weight", P, D);
   enc_ln_.eps = dec_ln_.eps = c.layer_norm_eps;
@@ -114,8 +114,8 @@ void Bart::embed(const std::int32_t* ids, int batch, int n, int past, const Embe
 }
 
 void Bart::lm_head(const float* y, int rows, float* logits) const {
-  const int V = cfg_.vocab_size, D = cfg_.d_model;
-  gemm_bt_parallel(*kn_, rows, V, D, y, D, shared_.table.data(), D, logits, V);
+  const int V = cfg_.vocab_size;
+  shared_.logits(*kn_, y, rows, logits);
   for (int r = 0; r < rows; ++r) add_in_place(logits + std::size_t(r) * V, final_logits_bias_.data(), V);
 }
 

@@ -32,7 +32,7 @@ std::string Bert::configure(const BertConfig& c) {
   tensors_.clear();
   blocks_.clear();
   blocks_.resize(c.num_hidden_layers);
-  word_.add_to(tensors_, "embeddings.word_embeddings.weight", c.vocab_size, D);
+  word_.add_to(tensors_, "embeddings.word_embeddings.weight", c.vocab_size, D, /*keep_half=*/true);
   position_.add_to(tensors_, "embeddings.position_embeddings.weight", c.max_position_embeddings, D);
   token_type_.add_to(tensors_, "embeddings.token_type_embeddings.weight", c.type_vocab_size, D);
   emb_ln_.eps = eps;
@@ -121,7 +121,7 @@ std::string Bert::mlm_logits(const float* hidden, int rows, float* logits) {
   activate(*kn_, cfg_.hidden_act, t_.data(), rows, D);
   mlm_ln_.forward(t_.data(), rows, D, t_.data());
   // The decoder is the word embedding matrix (tied): logits = t E^T + bias.
-  gemm_bt_parallel(*kn_, rows, V, D, t_.data(), D, word_.table.data(), D, logits, V);
+  word_.logits(*kn_, t_.data(), rows, logits);
   for (int r = 0; r < rows; ++r) add_in_place(logits + static_cast<long>(r) * V, mlm_bias_.data(), V);
   return "";
 }

@@ -1,4 +1,4 @@
-// A float buffer whose allocation can fail gracefully. WASM builds have no C++ exceptions, so
+// Buffers whose allocation can fail gracefully. WASM builds have no C++ exceptions, so
 // std::vector would abort the module on a huge request; callers here get a message instead.
 #pragma once
 
@@ -32,16 +32,19 @@ inline std::size_t product_or_zero(std::initializer_list<std::size_t> dims, bool
   return n;
 }
 
-class Buffer {
+// A buffer of T (float, or the raw 16-bit halves a tied embedding keeps). Element counts are
+// bounded by kMaxFloats whatever T is.
+template <typename T>
+class BasicBuffer {
  public:
-  Buffer() = default;
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  Buffer(Buffer&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
+  BasicBuffer() = default;
+  BasicBuffer(const BasicBuffer&) = delete;
+  BasicBuffer& operator=(const BasicBuffer&) = delete;
+  BasicBuffer(BasicBuffer&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
     o.data_ = nullptr;
     o.size_ = o.capacity_ = 0;
   }
-  Buffer& operator=(Buffer&& o) noexcept {
+  BasicBuffer& operator=(BasicBuffer&& o) noexcept {
     if (this != &o) {
       std::free(data_);
       data_ = o.data_;
@@ -52,32 +55,36 @@ class Buffer {
     }
     return *this;
   }
-  ~Buffer() { std::free(data_); }
+  ~BasicBuffer() { std::free(data_); }
 
-  // Makes the buffer hold n floats (contents unspecified); keeps the old block when it is big
+  // Makes the buffer hold n elements (contents unspecified); keeps the old block when it is big
   // enough, so repeated calls of the same shape do not allocate. False if memory ran out.
   bool resize(std::size_t n) {
     if (n > kMaxFloats) return false;  // n * sizeof(float) would not fit the address space
     if (n > capacity_) {
-      void* p = std::malloc((n ? n : 1) * sizeof(float));
+      void* p = std::malloc((n ? n : 1) * sizeof(T));
       if (!p) return false;
       std::free(data_);
-      data_ = static_cast<float*>(p);
+      data_ = static_cast<T*>(p);
       capacity_ = n;
     }
     size_ = n;
     return true;
   }
-  float* data() { return data_; }
-  const float* data() const { return data_; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
  private:
-  float* data_ = nullptr;
+  T* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
 };
+
+using Buffer = BasicBuffer<float>;
+// IEEE 754 binary16 values as stored (bits), read through half_to_float (half.h).
+using HalfBuffer = BasicBuffer<std::uint16_t>;
 
 inline std::string out_of_memory(const char* what, std::size_t floats) {
   return std::string("out of memory: ") + what + " needs " +

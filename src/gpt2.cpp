@@ -37,7 +37,7 @@ std::string Gpt2::configure(const GptConfig& c) {
   tensors_.clear();
   blocks_.clear();
   blocks_.resize(c.n_layer);
-  wte_.add_to(tensors_, "wte.weight", c.vocab_size, D);
+  wte_.add_to(tensors_, "wte.weight", c.vocab_size, D, /*keep_half=*/true);
   wpe_.add_to(tensors_, "wpe.weight", c.n_positions, D);
   for (int l = 0; l < c.n_layer; ++l) {
     Block& B = blocks_[l];
@@ -122,7 +122,7 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
     add_in_place(x, a_.data(), nd);
   }
   ln_f_.forward(x, n, D, h_.data());
-  gemm_bt_parallel(*kn_, n, cfg_.vocab_size, D, h_.data(), D, wte_.table.data(), D, logits, cfg_.vocab_size);
+  wte_.logits(*kn_, h_.data(), n, logits);
   return "";
 }
 
@@ -182,7 +182,7 @@ std::string Gpt2::step(const std::int32_t* tokens, int n, float* logits, float* 
   // Only each sequence's last position needs logits: the LM head is the largest GEMM.
   for (int b = 0; b < batch; ++b)
     ln_f_.forward(x + (std::size_t(b) * n + n - 1) * D, 1, D, h_.data() + std::size_t(b) * D);
-  gemm_bt_parallel(*kn_, batch, cfg_.vocab_size, D, h_.data(), D, wte_.table.data(), D, logits, cfg_.vocab_size);
+  wte_.logits(*kn_, h_.data(), batch, logits);
   return "";
 }
 

@@ -2,6 +2,8 @@
 // Tests hold the twins to each other; default_kernels() is the single place that picks one.
 #pragma once
 
+#include <cstdint>
+
 namespace attn {
 
 struct Kernels {
@@ -14,6 +16,10 @@ struct Kernels {
   // times a tied embedding matrix, without materializing its transpose).
   void (*gemm_bt)(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
                   int ldc);
+  // gemm_bt with B's values as IEEE halves (a tied embedding kept as the checkpoint stored it;
+  // finite, as loading checks): the same sums in the same order as gemm_bt on B widened.
+  void (*gemm_bt_half)(int M, int N, int K, const float* A, int lda, const std::uint16_t* B, int ldb,
+                       float* C, int ldc);
   // In place: x[j] <- exp(x[j] - shift) for shift >= max(x); returns the sum. Entries with
   // x[j] - shift < -87.3 (denormal territory, and -inf from masks) become exact zeros. The exponentials of softmax and of the online (flash) softmax.
   float (*exp_shift_sum)(float* x, int n, float shift);

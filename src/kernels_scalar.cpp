@@ -2,7 +2,9 @@
 // and the kernels of the scalar WASM build (for engines without SIMD).
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include "half.h"
 #include "kernels.h"
 
 namespace attn {
@@ -23,16 +25,36 @@ void gemm_scalar(int M, int N, int K, const float* A, int lda, const float* B, i
   }
 }
 
-void gemm_bt_scalar(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
-                    int ldc) {
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
+// Row j of B as floats: B itself, or (halves) widened once into `row`.
+inline const float* row_of(const float* B, int j, int, int ldb, std::vector<float>&) { return B + static_cast<long>(j) * ldb; }
+inline const float* row_of(const std::uint16_t* B, int j, int K, int ldb, std::vector<float>& row) {
+  row.resize(K);
+  for (int k = 0; k < K; ++k) row[k] = half_to_float(B[static_cast<long>(j) * ldb + k]);
+  return row.data();
+}
+
+// B's rows as floats or as halves; one body, so both sum in the same order.
+template <typename TB>
+void gemm_bt_scalar_t(int M, int N, int K, const float* A, int lda, const TB* B, int ldb, float* C, int ldc) {
+  std::vector<float> row;
+  for (int j = 0; j < N; ++j) {
+    const float* b = row_of(B, j, K, ldb, row);
+    for (int i = 0; i < M; ++i) {
       const float* a = A + static_cast<long>(i) * lda;
-      const float* b = B + static_cast<long>(j) * ldb;
       float acc = 0.0f;
       for (int k = 0; k < K; ++k) acc += a[k] * b[k];
       C[static_cast<long>(i) * ldc + j] = acc;
     }
+  }
+}
+
+void gemm_bt_scalar(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  gemm_bt_scalar_t(M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+void gemm_bt_half_scalar(int M, int N, int K, const float* A, int lda, const std::uint16_t* B, int ldb, float* C,
+                         int ldc) {
+  gemm_bt_scalar_t(M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 float exp_shift_sum_scalar(float* x, int n, float shift) {
@@ -69,7 +91,7 @@ void gelu_erf_scalar(float* x, int n) {
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar};
+  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, gemm_bt_half_scalar, exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar};
   return k;
 }
 

@@ -1,7 +1,9 @@
 // SIMD twins of kernels_scalar.cpp, written once against simd4.h (WASM SIMD128 or SSE2).
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include "half.h"
 #include "kernels.h"
 #include "simd4.h"
 
@@ -159,18 +161,42 @@ void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int
 }
 
 // Four dot products at once share each load of A's row; the k tail runs scalar.
-void gemm_bt_simd(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
-                  int ldc) {
+// Rows j0..j0+count-1 of B as floats: B itself, or (halves) widened once into `scratch`, so that a
+// block of B costs one conversion however many rows of A it meets.
+inline const float* rows_of(const float* B, int j0, int, int, int ldb, std::vector<float>&, int& ld) {
+  ld = ldb;
+  return B + static_cast<long>(j0) * ldb;
+}
+inline const float* rows_of(const std::uint16_t* B, int j0, int count, int K, int ldb, std::vector<float>& scratch, int& ld) {
   const int k4 = K / 4 * 4;
-  for (int i = 0; i < M; ++i) {
-    const float* a = A + static_cast<long>(i) * lda;
-    float* c = C + static_cast<long>(i) * ldc;
-    int j = 0;
-    for (; j + 4 <= N; j += 4) {
-      const float* b0 = B + static_cast<long>(j) * ldb;
-      const float* b1 = b0 + ldb;
-      const float* b2 = b1 + ldb;
-      const float* b3 = b2 + ldb;
+  ld = k4 + 4;
+  if (scratch.size() < static_cast<std::size_t>(count) * ld) scratch.resize(static_cast<std::size_t>(count) * ld);
+  for (int r = 0; r < count; ++r) {
+    const std::uint16_t* b = B + static_cast<long>(j0 + r) * ldb;
+    float* out = scratch.data() + static_cast<long>(r) * ld;
+    int k = 0;
+    for (; k < k4; k += 4) store(out + k, load_half(b + k));
+    for (; k < K; ++k) out[k] = half_to_float(b[k]);
+  }
+  return scratch.data();
+}
+
+// Block of four rows of B at a time (outer), every row of A against it (inner): B streams through
+// once, however many rows A has (a language-model head's 14336 x 160 table once per call, not once
+// per token).
+template <typename TB>
+void gemm_bt_simd_t(int M, int N, int K, const float* A, int lda, const TB* B, int ldb, float* C, int ldc) {
+  thread_local std::vector<float> scratch;  // (halves only) a block of B widened
+  const int k4 = K / 4 * 4;
+  int j = 0;
+  for (; j + 4 <= N; j += 4) {
+    int ld;
+    const float* b0 = rows_of(B, j, 4, K, ldb, scratch, ld);
+    const float* b1 = b0 + ld;
+    const float* b2 = b1 + ld;
+    const float* b3 = b2 + ld;
+    for (int i = 0; i < M; ++i) {
+      const float* a = A + static_cast<long>(i) * lda;
       // Two accumulators per row: eight independent mul+add chains hide their latency (with
       // four, a long row such as a vocabulary's embedding waits on them, not on memory).
       f32x4 s0 = splat(0.0f), s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0;
@@ -200,17 +226,31 @@ void gemm_bt_simd(int M, int N, int K, const float* A, int lda, const float* B, 
         r2 += a[k] * b2[k];
         r3 += a[k] * b3[k];
       }
-      c[j] = r0, c[j + 1] = r1, c[j + 2] = r2, c[j + 3] = r3;
+      float* c = C + static_cast<long>(i) * ldc + j;
+      c[0] = r0, c[1] = r1, c[2] = r2, c[3] = r3;
     }
-    for (; j < N; ++j) {
-      const float* b = B + static_cast<long>(j) * ldb;
+  }
+  for (; j < N; ++j) {
+    int ld;
+    const float* b = rows_of(B, j, 1, K, ldb, scratch, ld);
+    for (int i = 0; i < M; ++i) {
+      const float* a = A + static_cast<long>(i) * lda;
       f32x4 s = splat(0.0f);
       for (int k = 0; k < k4; k += 4) s = madd(load(a + k), load(b + k), s);
       float r = hsum(s);
       for (int k = k4; k < K; ++k) r += a[k] * b[k];
-      c[j] = r;
+      C[static_cast<long>(i) * ldc + j] = r;
     }
   }
+}
+
+void gemm_bt_simd(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  gemm_bt_simd_t(M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+void gemm_bt_half_simd(int M, int N, int K, const float* A, int lda, const std::uint16_t* B, int ldb, float* C,
+                       int ldc) {
+  gemm_bt_simd_t(M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 float exp_shift_sum_simd(float* x, int n, float shift) {
@@ -283,7 +323,7 @@ void gelu_erf_simd(float* x, int n) {
 
 bool have_simd_kernels() { return true; }
 const Kernels& simd_kernels() {
-  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd};
+  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, gemm_bt_half_simd, exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd};
   return k;
 }
 const Kernels& default_kernels() { return simd_kernels(); }

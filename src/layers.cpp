@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "half.h"
 #include "parallel.h"
 #include "parallel_gemm.h"
 
@@ -94,22 +95,43 @@ std::string Mlp::forward(const Kernels& kn, const float* x, int rows, Buffer& sc
   return "";
 }
 
-void Embedding::add_to(TensorTable& t, const std::string& name, int num_rows, int dim_) {
+void Embedding::add_to(TensorTable& t, const std::string& name, int num_rows, int dim_, bool keep_half) {
   rows = num_rows;
   dim = dim_;
-  t.add(name, {num_rows, dim_}, &table);
+  t.add(name, {num_rows, dim_}, &table, Layout::kAsIs, false, keep_half ? &half : nullptr);
 }
 
-void Embedding::add_rows(const std::int32_t* ids, int n, float* out) const {
-  for (int i = 0; i < n; ++i) {
-    const float* row = table.data() + static_cast<long>(ids ? ids[i] : 0) * dim;
-    float* o = out + static_cast<long>(i) * dim;
-    for (int c = 0; c < dim; ++c) o[c] += row[c];
+namespace {
+// out[c] += row r of the table, whichever way it is stored.
+void add_row(const Embedding& e, long r, float* out) {
+  if (!e.half.empty()) {
+    const std::uint16_t* row = e.half.data() + r * e.dim;
+    for (int c = 0; c < e.dim; ++c) out[c] += half_to_float(row[c]);
+  } else {
+    add_in_place(out, e.table.data() + r * e.dim, e.dim);
   }
+}
+}  // namespace
+
+void Embedding::add_rows(const std::int32_t* ids, int n, float* out) const {
+  for (int i = 0; i < n; ++i) add_row(*this, ids ? ids[i] : 0, out + static_cast<long>(i) * dim);
 }
 
 void Embedding::add_range(int first, int n, float* out) const {
-  add_in_place(out, table.data() + static_cast<long>(first) * dim, std::size_t(n) * dim);
+  for (int i = 0; i < n; ++i) add_row(*this, first + i, out + static_cast<long>(i) * dim);
+}
+
+void Embedding::logits(const Kernels& kn, const float* x, int n, float* out) const {
+  // In blocks of vocabulary rows: a WebAssembly engine compiles a hot function's optimized code in
+  // the background, but a call already running stays in the baseline code to its end. The first
+  // call of a page (its first forward) gets the optimized kernel from the second or third block on
+  // instead of never; results do not depend on the blocking.
+  constexpr int kBlock = 1024;
+  for (int j = 0; j < rows; j += kBlock) {
+    const int m = rows - j < kBlock ? rows - j : kBlock;
+    if (!half.empty()) gemm_bt_parallel(kn, n, m, dim, x, dim, half.data() + static_cast<long>(j) * dim, dim, out + j, rows);
+    else gemm_bt_parallel(kn, n, m, dim, x, dim, table.data() + static_cast<long>(j) * dim, dim, out + j, rows);
+  }
 }
 
 void add_in_place(float* x, const float* y, std::size_t n) {

@@ -63,12 +63,19 @@ struct Mlp {
 // A lookup table of row vectors (tokens, positions, token types).
 struct Embedding {
   Buffer table;
+  // A tied word embedding (keep_half) given as F16 stays as stored, here, and `table` stays empty:
+  // half the memory of the largest tensor, no widening pass on load, half the bytes the language
+  // model head streams per token. Sums are the same as with the widened table.
+  HalfBuffer half;
   int rows = 0, dim = 0;
-  void add_to(TensorTable& t, const std::string& name, int num_rows, int dim_);
+  void add_to(TensorTable& t, const std::string& name, int num_rows, int dim_, bool keep_half = false);
   // out[i] += table[ids[i]] for i < n; ids == nullptr means row 0 (e.g. absent token types).
   void add_rows(const std::int32_t* ids, int n, float* out) const;
   // out[i] += table[first + i]: consecutive rows, for positions.
   void add_range(int first, int n, float* out) const;
+  // logits (n x rows) = x (n x dim) times the table transposed: the language-model head tied to
+  // this embedding.
+  void logits(const Kernels& kn, const float* x, int n, float* out) const;
 };
 
 // x += y, elementwise.

@@ -52,14 +52,25 @@ inline void gemm_parallel(const Kernels& kn, int M, int N, int K, const float* A
   });
 }
 
-inline void gemm_bt_parallel(const Kernels& kn, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
-                             float* C, int ldc) {
+// B's rows as floats or as IEEE halves (a tied embedding kept as stored).
+inline void gemm_bt_any(const Kernels& kn, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                        float* C, int ldc) {
+  kn.gemm_bt(M, N, K, A, lda, B, ldb, C, ldc);
+}
+inline void gemm_bt_any(const Kernels& kn, int M, int N, int K, const float* A, int lda, const std::uint16_t* B,
+                        int ldb, float* C, int ldc) {
+  kn.gemm_bt_half(M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+template <typename TB>
+void gemm_bt_parallel(const Kernels& kn, int M, int N, int K, const float* A, int lda, const TB* B, int ldb, float* C,
+                      int ldc) {
   if (num_threads() == 1 || double(M) * N * K < kParallelMinWork) {
-    kn.gemm_bt(M, N, K, A, lda, B, ldb, C, ldc);
+    gemm_bt_any(kn, M, N, K, A, lda, B, ldb, C, ldc);
     return;
   }
   parallel_for(N, balanced_grain(N, 8, 4), [&](int j0, int j1, int) {
-    kn.gemm_bt(M, j1 - j0, K, A, lda, B + static_cast<long>(j0) * ldb, ldb, C + j0, ldc);
+    gemm_bt_any(kn, M, j1 - j0, K, A, lda, B + static_cast<long>(j0) * ldb, ldb, C + j0, ldc);
   });
 }
 

@@ -3,6 +3,8 @@
 // SIMD kernels build and get tested on the host against their scalar twins.
 #pragma once
 
+#include <cstdint>
+
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 #define ATTN_HAVE_SIMD4 1
@@ -28,6 +30,12 @@ inline f32x4 i32_add(f32x4 a, f32x4 b) { return wasm_i32x4_add(a, b); }
 inline f32x4 i32_sub(f32x4 a, f32x4 b) { return wasm_i32x4_sub(a, b); }
 inline f32x4 i32_shl23(f32x4 a) { return wasm_i32x4_shl(a, 23); }
 inline f32x4 i32_splat(int v) { return wasm_i32x4_splat(v); }
+// Four IEEE halves (any alignment) zero-extended into the four 32-bit lanes.
+inline f32x4 load_u16x4(const std::uint16_t* p) { return wasm_u32x4_load16x4(p); }
+inline f32x4 bit_and(f32x4 a, f32x4 b) { return wasm_v128_and(a, b); }
+template <int n>
+inline f32x4 i32_shl(f32x4 a) { return wasm_i32x4_shl(a, n); }
+inline f32x4 i32_sra3(f32x4 a) { return wasm_i32x4_shr(a, 3); }
 inline float lane(f32x4 v, int i) {
   switch (i) {
     case 0: return wasm_f32x4_extract_lane(v, 0);
@@ -58,6 +66,14 @@ inline f32x4 i32_add(f32x4 a, f32x4 b) { return _mm_castsi128_ps(_mm_add_epi32(_
 inline f32x4 i32_sub(f32x4 a, f32x4 b) { return _mm_castsi128_ps(_mm_sub_epi32(_mm_castps_si128(a), _mm_castps_si128(b))); }
 inline f32x4 i32_shl23(f32x4 a) { return _mm_castsi128_ps(_mm_slli_epi32(_mm_castps_si128(a), 23)); }
 inline f32x4 i32_splat(int v) { return _mm_castsi128_ps(_mm_set1_epi32(v)); }
+inline f32x4 load_u16x4(const std::uint16_t* p) {
+  const __m128i h = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  return _mm_castsi128_ps(_mm_unpacklo_epi16(h, _mm_setzero_si128()));
+}
+inline f32x4 bit_and(f32x4 a, f32x4 b) { return _mm_and_ps(a, b); }
+template <int n>
+inline f32x4 i32_shl(f32x4 a) { return _mm_castsi128_ps(_mm_slli_epi32(_mm_castps_si128(a), n)); }
+inline f32x4 i32_sra3(f32x4 a) { return _mm_castsi128_ps(_mm_srai_epi32(_mm_castps_si128(a), 3)); }
 inline float lane(f32x4 v, int i) {
   alignas(16) float tmp[4];
   _mm_store_ps(tmp, v);
@@ -95,6 +111,16 @@ inline f32x4 exp_nonpositive(f32x4 x) {
   // 2^n: n's bits (t - magic as integers) added to the exponent field of 1.0.
   const f32x4 pow2n = i32_shl23(i32_add(i32_sub(t, magic), i32_splat(127)));
   return keep_if_ge(mul(p, pow2n), x, lo);
+}
+
+// Four finite IEEE halves as floats, exactly (half_to_float's arithmetic without its infinity and
+// NaN case: tensors kept as halves are checked finite when they are loaded).
+inline f32x4 load_half(const std::uint16_t* p) {
+  // The half in a lane's top 16 bits, shifted right 3 with its sign: sign, exponent and mantissa
+  // land in float32's fields (the exponent short of float32's bias by 112); the mask clears the
+  // sign's three copies. Multiplying by 2^112 rebiases normal values and normalizes subnormal ones.
+  const f32x4 bits = bit_and(i32_sra3(i32_shl<16>(load_u16x4(p))), i32_splat(int(0x8fffe000u)));
+  return mul(bits, splat(0x1p112f));
 }
 
 inline float hsum(f32x4 v) { return (lane(v, 0) + lane(v, 2)) + (lane(v, 1) + lane(v, 3)); }

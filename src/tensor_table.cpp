@@ -23,8 +23,9 @@ std::string check_ids(const char* what, const std::int32_t* ids, std::size_t n, 
   return "";
 }
 
-void TensorTable::add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout, bool optional) {
-  entries_.push_back({std::move(name), std::move(shape), dst, layout, optional});
+void TensorTable::add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout, bool optional,
+                      HalfBuffer* half) {
+  entries_.push_back({std::move(name), std::move(shape), dst, layout, optional, layout == Layout::kAsIs ? half : nullptr});
 }
 
 namespace {
@@ -60,6 +61,8 @@ std::string TensorTable::set(const std::string& name, const void* data, std::siz
     for (int d : e.shape) want = product_or_zero({want, std::size_t(d)}, &ok);
     if (!ok) return out_of_memory(name.c_str(), kMaxFloats);
     if (n != want) return name + " has " + std::to_string(n) + " elements, expected " + std::to_string(want);
+    if (e.half && dtype == Dtype::kF16) return set_half(e, data, n);
+    if (e.half) *e.half = HalfBuffer();  // (widened into dst instead)
     if (!e.dst->resize(n)) return out_of_memory(name.c_str(), n);
     float* out = e.dst->data();
     long bad = -1;  // the first value that is not finite, as an index into the stored tensor
@@ -86,9 +89,30 @@ std::string TensorTable::set(const std::string& name, const void* data, std::siz
   return "unknown tensor " + name;
 }
 
+void* TensorTable::stored_destination(const std::string& name, std::size_t n, Dtype dtype) {
+  if (sealed_ || dtype != Dtype::kF16) return nullptr;
+  for (Entry& e : entries_)
+    if (e.name == name) return e.half && e.half->resize(n) ? e.half->data() : nullptr;
+  return nullptr;
+}
+
+std::string TensorTable::set_half(Entry& e, const void* data, std::size_t n) {
+  *e.dst = Buffer();
+  if (!e.half->resize(n)) return out_of_memory(e.name.c_str(), n);
+  std::uint16_t* h = e.half->data();
+  if (data != h) std::memcpy(h, data, n * sizeof *h);  // (else written in place: stored_destination)
+  for (std::size_t i = 0; i < n; ++i) {
+    if ((h[i] & 0x7c00u) != 0x7c00u) continue;  // the all-ones exponent: infinity or NaN
+    const float value = half_to_float(h[i]);
+    *e.half = HalfBuffer();  // not set
+    return non_finite_message(e.name, value, static_cast<long>(i));
+  }
+  return "";
+}
+
 std::string TensorTable::check_complete() const {
   for (const Entry& e : entries_)
-    if (!e.optional && e.dst->empty()) return "missing tensor " + e.name;
+    if (!e.optional && e.dst->empty() && !(e.half && !e.half->empty())) return "missing tensor " + e.name;
   return "";
 }
 

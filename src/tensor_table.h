@@ -40,6 +40,7 @@ class TensorTable {
     Buffer* dst;
     Layout layout;
     bool optional;
+    HalfBuffer* half;  // non-null: F16 values are kept as stored here (dst stays empty), not widened
   };
 
   void clear() {
@@ -48,19 +49,27 @@ class TensorTable {
   }
   // After a model's finalize(): set() refuses, since the model has taken its weights over.
   void seal() { sealed_ = true; }
-  void add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout = Layout::kAsIs, bool optional = false);
+  void add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout = Layout::kAsIs, bool optional = false,
+           HalfBuffer* half = nullptr);
 
   int size() const { return static_cast<int>(entries_.size()); }
   const Entry& entry(int i) const { return entries_[i]; }
 
-  // Copies a tensor in, widening 16-bit floats to float32 and transposing nn.Linear weights on the
-  // way, and checks its size and that it is finite. "" = ok.
+  // Copies a tensor in, widening 16-bit floats to float32 (except F16 into an entry that keeps
+  // halves) and transposing nn.Linear weights on the way, and checks its size and that it is
+  // finite. "" = ok.
   std::string set(const std::string& name, const void* data, std::size_t n, Dtype dtype);
   std::string set(const std::string& name, const float* data, std::size_t n) { return set(name, data, n, Dtype::kF32); }
+  // Where a tensor's stored bytes may be written directly when it is kept as stored (F16 into an
+  // entry that keeps halves, n its element count): its own buffer, sized; set() with that pointer
+  // then only checks it. Null otherwise (or out of memory): stage the bytes and set() copies.
+  void* stored_destination(const std::string& name, std::size_t n, Dtype dtype);
   // "" when every required tensor has been set, else "missing tensor <name>".
   std::string check_complete() const;
 
  private:
+  // set() of F16 values into an entry that keeps halves: copied as they are, checked finite.
+  static std::string set_half(Entry& e, const void* data, std::size_t n);
   std::vector<Entry> entries_;
   bool sealed_ = false;
 };

@@ -157,7 +157,7 @@ export class BartModel extends WasmObject<BartHandle> {
       throwIfError(handle.configure(c.vocab_size, c.max_position_embeddings, c.d_model, c.encoder_layers, c.decoder_layers,
         c.encoder_attention_heads, c.decoder_attention_heads, c.encoder_ffn_dim, c.decoder_ffn_dim,
         files.config.activation_function === 'gelu_new' ? 1 : 0, c.scale_embedding), 'loadModel');
-      loadCheckpoint(handle, this.staging, file, bartNames);
+      loadCheckpoint(mod, handle, this.staging, file, bartNames);
     } catch (e) {
       this.dispose();
       throw e;

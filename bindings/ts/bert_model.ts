@@ -153,7 +153,7 @@ export class BertModel extends WasmObject<BertHandle> {
       const c = config;
       throwIfError(handle.configure(c.vocab_size, c.max_position_embeddings, c.type_vocab_size, c.hidden_size, c.num_hidden_layers,
         c.num_attention_heads, c.intermediate_size, c.layer_norm_eps, ACTIVATIONS[c.hidden_act], this.hasPooler, this.hasMaskedLmHead), 'loadModel');
-      loadCheckpoint(handle, this.staging, file, bertNames);
+      loadCheckpoint(mod, handle, this.staging, file, bertNames);
     } catch (e) {
       this.dispose();
       throw e;

@@ -3,8 +3,10 @@
 // file into the staging block, one tensor at a time, and the core widens them to float32 straight
 // into the model's storage (never two float32 copies of the whole model), then finalizes.
 import { AttentionError, throwIfError } from './errors.js';
+import { copyIn } from './heap.js';
 import type { Staging } from './heap.js';
 import type { SafetensorsDtype, SafetensorsEntry, SafetensorsFile } from './safetensors.js';
+import type { WasmModule } from './wasm_module.js';
 
 /** What every model handle of bindings/embind.cpp offers for loading. */
 export interface CheckpointHandle {
@@ -14,6 +16,9 @@ export interface CheckpointHandle {
   tensorOptional(i: number): boolean;
   /** data: the stored bytes in the heap; dtype: a DTYPE_CODES value. */
   setTensor(name: string, data: number, count: number, dtype: number): string;
+  /** Where the core keeps this tensor's bytes as stored (a tied embedding in F16), to write them
+   * there directly before setTensor; 0: stage them. */
+  storedDestination(name: string, count: number, dtype: number): number;
   finalize(): string;
 }
 
@@ -32,7 +37,7 @@ export function findTensor(file: SafetensorsFile, candidates: string[]): { name:
   return undefined;
 }
 
-export function loadCheckpoint(handle: CheckpointHandle, staging: Staging, file: SafetensorsFile, candidates: NameCandidates): void {
+export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: SafetensorsFile, candidates: NameCandidates): void {
   // Every tensor is found and checked (in the model's order, so errors name the first problem)
   // before any is copied.
   const tensors: { declared: string; entry: SafetensorsEntry; count: number; code: number }[] = [];
@@ -58,11 +63,20 @@ export function loadCheckpoint(handle: CheckpointHandle, staging: Staging, file:
   // run a while, and a call already running stays on the baseline code; so the embedding table,
   // usually half the model, comes last.
   tensors.sort((a, b) => a.count - b.count);
-  // One staging block, the size of the largest tensor's bytes, taken before the model's own buffers.
-  staging.plan(Math.max(0, ...tensors.map((t) => t.entry.bytes.length)));
+  // Tensors the core keeps as stored are written straight into their own buffers; the others go
+  // through one staging block, the size of the largest of them, taken before the model's buffers.
+  const direct = new Map(tensors.map((t) => [t, handle.storedDestination(t.declared, t.count, t.code)]));
+  staging.plan(Math.max(0, ...tensors.filter((t) => !direct.get(t)).map((t) => t.entry.bytes.length)));
   staging.commit();
   staging.release();
-  for (const { declared, entry, count, code } of tensors) {
+  for (const t of tensors) {
+    const { declared, entry, count, code } = t;
+    const at = direct.get(t);
+    if (at) {
+      copyIn(mod, at, entry.bytes);
+      throwIfError(handle.setTensor(declared, at, count, code), 'loadModel');
+      continue;
+    }
     // The stored bytes go into the heap as they are (one copy, any alignment); the core converts.
     const region = staging.plan(entry.bytes.length);
     try {

@@ -128,7 +128,7 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
     const handle = this.live();
     try {
       throwIfError(handle.configure(config.vocab_size, config.n_positions, config.n_embd, config.n_layer, config.n_head, this.config.layer_norm_epsilon), 'loadModel');
-      loadCheckpoint(handle, this.staging, file, gpt2Names);
+      loadCheckpoint(mod, handle, this.staging, file, gpt2Names);
     } catch (e) {
       this.dispose();
       throw e;

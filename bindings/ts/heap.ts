@@ -100,6 +100,11 @@ export class Staging {
   }
 }
 
+/** Bytes into a core-owned buffer at `ptr` (a tensor the core keeps as stored). */
+export function copyIn(mod: WasmModule, ptr: number, bytes: Uint8Array): void {
+  mod.HEAPU8.set(bytes, ptr);
+}
+
 /** An owned copy of a core-owned buffer (a trace tensor). */
 export function copyOut(mod: WasmModule, ptr: number, count: number): Float32Array {
   if (!ptr || count === 0) return new Float32Array(0);

@@ -99,6 +99,49 @@ TEST(Layers, SixteenBitCheckpointTensorsLoadAsTheirFloats) {
   EXPECT_TRUE(lin.weight.empty());
 }
 
+TEST(Layers, ATiedEmbeddingKeepsF16AsStoredAndComputesAsWidened) {
+  // A 5 x 4 embedding given as F16 stays halves (no float copy); given as F32 (the same values) it
+  // is floats. Rows added and tied logits are equal to the bit either way.
+  const uint16_t h[20] = {0x3c00, 0xbc00, 0x3555, 0x0001, 0x8000, 0x7bff, 0xfbff, 0x2e66, 0x4500, 0x0400,
+                          0xc123, 0x1234, 0x3800, 0xb800, 0x5640, 0x03ff, 0x3f00, 0xa000, 0x4248, 0x0000};
+  float w[20];
+  for (int i = 0; i < 20; ++i) w[i] = attn::half_to_float(h[i]);
+  attn::TensorTable t16, t32;
+  attn::Embedding e16, e32;
+  e16.add_to(t16, "wte.weight", 5, 4, true);
+  e32.add_to(t32, "wte.weight", 5, 4, true);
+  ASSERT_EQ(t16.set("wte.weight", h, 20, attn::Dtype::kF16), "");
+  ASSERT_EQ(t32.set("wte.weight", w, 20), "");
+  EXPECT_TRUE(e16.table.empty());
+  EXPECT_EQ(e16.half.size(), 20u);
+  EXPECT_TRUE(e32.half.empty());
+  EXPECT_EQ(t16.check_complete(), "");
+  const int32_t ids[] = {4, 0, 2};
+  float x16[12] = {}, x32[12] = {};
+  e16.add_rows(ids, 3, x16);
+  e32.add_rows(ids, 3, x32);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(x16[i], x32[i]) << i;
+  EXPECT_EQ(x16[0], w[16]);
+  float l16[15], l32[15];
+  e16.logits(attn::default_kernels(), x16, 3, l16);
+  e32.logits(attn::default_kernels(), x32, 3, l32);
+  for (int i = 0; i < 15; ++i) EXPECT_EQ(l16[i], l32[i]) << i;
+  // Written in place (what the wrapper does): the table's own buffer, then set() only checks it.
+  EXPECT_EQ(t32.stored_destination("wte.weight", 20, attn::Dtype::kF32), nullptr);
+  void* in_place = t16.stored_destination("wte.weight", 20, attn::Dtype::kF16);
+  ASSERT_EQ(in_place, static_cast<void*>(e16.half.data()));
+  std::memcpy(in_place, h, sizeof h);
+  ASSERT_EQ(t16.set("wte.weight", in_place, 20, attn::Dtype::kF16), "");
+  EXPECT_EQ(std::memcmp(e16.half.data(), h, sizeof h), 0);
+  // A half NaN is reported at its index, and the embedding stays unset.
+  uint16_t bad[20];
+  std::memcpy(bad, h, sizeof bad);
+  bad[13] = 0x7e00;
+  EXPECT_EQ(t16.set("wte.weight", bad, 20, attn::Dtype::kF16), "wte.weight contains NaN at index 13");
+  EXPECT_TRUE(e16.half.empty());
+  EXPECT_EQ(t16.check_complete(), "missing tensor wte.weight");
+}
+
 TEST(Layers, PoolingSkipsPaddingAndNormalizes) {
   // batch 2 x n 3 x dim 2; sequence 1 has one padded position.
   const float h[] = {1, 2, 3, 4, 5, 6, 10, 0, 20, 0, 99, 99};
