@@ -288,6 +288,15 @@ void poolHidden(std::uintptr_t hidden, std::uintptr_t padding, int batch, int n,
   if (normalize) attn::l2_normalize_rows(at<float>(out), batch, dim);
 }
 
+// Each row's log-sum-exp (rows x cols float logits -> rows doubles), for probabilities and losses.
+std::string logSumExpRows(std::uintptr_t logits, int rows, int cols, std::uintptr_t out) {
+  static attn::Buffer scratch;
+  if (rows < 0 || cols < 1) return "need rows >= 0 and cols >= 1";
+  if (!scratch.resize(static_cast<std::size_t>(cols))) return attn::out_of_memory("log-sum-exp", cols);
+  attn::log_sum_exp_rows(attn::default_kernels(), at<const float>(logits), rows, cols, scratch.data(), at<double>(out));
+  return "";
+}
+
 std::string kernelsName() { return attn::default_kernels().name; }
 
 }  // namespace
@@ -312,6 +321,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .function("traceData", &AttentionHandle::traceData)
       .function("traceSize", &AttentionHandle::traceSize);
   emscripten::function("poolHidden", &poolHidden);
+  emscripten::function("logSumExpRows", &logSumExpRows);
   emscripten::class_<Gpt2Handle> gpt2("Gpt2Handle");
   bind_model_handle(gpt2);
   gpt2.function("configure", &Gpt2Handle::configure)

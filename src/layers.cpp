@@ -138,6 +138,19 @@ void add_in_place(float* x, const float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] += y[i];
 }
 
+void log_sum_exp_rows(const Kernels& kn, const float* x, int rows, int cols, float* scratch, double* out) {
+  for (int r = 0; r < rows; ++r) {
+    const float* row = x + static_cast<long>(r) * cols;
+    float max = row[0];
+    for (int j = 1; j < cols; ++j) max = row[j] > max ? row[j] : max;
+    std::memcpy(scratch, row, cols * sizeof(float));
+    kn.exp_shift_sum(scratch, cols, max);
+    double sum = 0;
+    for (int j = 0; j < cols; ++j) sum += scratch[j];
+    out[r] = max + std::log(sum);
+  }
+}
+
 void mean_pool(const float* hidden, const std::uint8_t* padding, int batch, int n, int dim, float* out) {
   for (int b = 0; b < batch; ++b) {
     float* o = out + static_cast<long>(b) * dim;

@@ -81,6 +81,11 @@ struct Embedding {
 // x += y, elementwise.
 void add_in_place(float* x, const float* y, std::size_t n);
 
+// log(sum_j exp(x[r][j])) of each of `rows` rows of `cols` logits: the normalizer of the softmax
+// over a vocabulary, in log space (a token's probability is exp(logit - it)). Max first, then the
+// kernels' exponentials into `scratch` (cols floats), summed in double.
+void log_sum_exp_rows(const Kernels& kn, const float* x, int rows, int cols, float* scratch, double* out);
+
 // Sentence embeddings from a batch x n x dim block of hidden states. padding (batch x n, nonzero =
 // not a real token) may be null. Mean: average over real tokens; first: row 0 of each sequence.
 void mean_pool(const float* hidden, const std::uint8_t* padding, int batch, int n, int dim, float* out);

@@ -7,7 +7,7 @@ import { AttentionError, throwIfError } from './errors.js';
 import type { BertFiles, SentenceEmbeddingConfig } from './model_files.js';
 import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
-import { crossEntropy, topK } from './predictions.js';
+import { logSumExpRows, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
 import { parseWeights } from './safetensors.js';
 import type { BertHandle, WasmModule } from './wasm_module.js';
@@ -220,9 +220,10 @@ export class BertModel extends WasmObject<BertHandle> {
     const V = this.config.vocab_size, tk = this.tokenizer;
     const specials = new Set([tk.padId, tk.unkId, tk.clsId, tk.sepId, tk.maskId]);
     const allowed = (id: number) => id < tk.vocabSize && !specials.has(id);
-    return positions.map((position) => ({
+    const lse = logSumExpRows(this.mod, this.staging, r.logits!, V, positions);
+    return positions.map((position, i) => ({
       position,
-      predictions: topK(r.logits!.subarray(position * V, (position + 1) * V), k, (id) => tk.tokenText(id), allowed).map((p) => {
+      predictions: topK(r.logits!.subarray(position * V, (position + 1) * V), lse[i], k, (id) => tk.tokenText(id), allowed).map((p) => {
         const filled = enc.tokens.slice();
         filled[position] = p.id;
         return { ...p, sequence: tk.decode(filled) };
@@ -237,11 +238,15 @@ export class BertModel extends WasmObject<BertHandle> {
   maskedLmLoss(result: BertRunResult, positions: number[], targets: number[]): { loss: number; perplexity: number; accuracy: number } {
     if (!result.logits) throw new AttentionError('maskedLmLoss: run the model with { logits: true }');
     if (positions.length === 0 || positions.length !== targets.length) throw new AttentionError('maskedLmLoss: need as many targets as positions (at least one)');
-    const V = this.config.vocab_size;
+    this.live();
+    const V = this.config.vocab_size, rows = result.logits.length / V;
+    const outside = positions.find((p) => !Number.isInteger(p) || p < 0 || p >= rows);
+    if (outside !== undefined) throw new AttentionError(`maskedLmLoss: position ${outside} is outside the run's ${rows} tokens`);
+    const lse = logSumExpRows(this.mod, this.staging, result.logits, V, positions);
     let total = 0, right = 0;
     positions.forEach((p, i) => {
       const row = result.logits!.subarray(p * V, (p + 1) * V);
-      total += crossEntropy(row, targets[i]);
+      total += lse[i] - row[targets[i]];  // cross-entropy: log-sum-exp - the target's logit
       let best = 0;
       for (let v = 1; v < V; v++) if (row[v] > row[best]) best = v;
       if (best === targets[i]) right++;

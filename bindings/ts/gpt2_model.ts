@@ -8,7 +8,7 @@ import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
 import { beamSearch, checkSampling, chooseToken, seededRandom, yieldToEventLoop } from './decoding.js';
 import type { SamplingOptions, Stepper } from './decoding.js';
-import { crossEntropy, topK } from './predictions.js';
+import { logSumExpRows, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
 import { parseWeights } from './safetensors.js';
 import type { Gpt2DecodingHandle, WasmModule } from './wasm_module.js';
@@ -175,16 +175,20 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
 
   /** The k most likely next tokens after `position` (default: the last) of a run's logits. */
   predictNext(result: RunResult, k = 5, position = result.tokens.length - 1): Prediction[] {
+    this.live();
     const V = this.config.vocab_size;
-    return topK(result.logits.subarray(position * V, (position + 1) * V), k, (id) => this.tokenizer.tokenText(id));
+    const [lse] = logSumExpRows(this.mod, this.staging, result.logits, V, [position]);
+    return topK(result.logits.subarray(position * V, (position + 1) * V), lse, k, (id) => this.tokenizer.tokenText(id));
   }
 
   /** Mean next-token negative log-likelihood (nats) over the run's tokens, and its exp. */
   loss(result: RunResult): { loss: number; perplexity: number } {
-    const V = this.config.vocab_size;
-    let total = 0;
-    for (let i = 0; i + 1 < result.tokens.length; i++) total += crossEntropy(result.logits.subarray(i * V, (i + 1) * V), result.tokens[i + 1]);
-    const loss = total / Math.max(1, result.tokens.length - 1);
+    this.live();
+    const V = this.config.vocab_size, n = result.tokens.length - 1;
+    const lse = logSumExpRows(this.mod, this.staging, result.logits, V, Array.from({ length: Math.max(0, n) }, (_, i) => i));
+    let total = 0;  // cross-entropy of each next token: log-sum-exp - its logit
+    for (let i = 0; i < n; i++) total += lse[i] - result.logits[i * V + result.tokens[i + 1]];
+    const loss = total / Math.max(1, n);
     return { loss, perplexity: Math.exp(loss) };
   }
 

@@ -73,9 +73,11 @@ export interface BertHandle extends ModelHandle {
 export interface WasmModule {
   HEAPU8: Uint8Array;
   HEAPF32: Float32Array;
+  HEAPF64: Float64Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
   kernelsName(): string;
+  logSumExpRows(logits: number, rows: number, cols: number, out: number): string;
   setNumThreads(n: number): number;
   MultiHeadAttentionHandle: new () => MultiHeadAttentionHandle;
   AttentionHandle: new () => AttentionHandle;

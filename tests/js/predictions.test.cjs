@@ -1,6 +1,7 @@
 // predictNext / fillMask pick the k most probable tokens without sorting the whole vocabulary:
 // checked against a full sort of the float64 softmax (ties: lower id first), for small and large k,
 // on the shipped models and on a tiny model whose LM head has identical rows (tied logits).
+// Probabilities (exponentials in the core) to one part in 10^6 of the float64 softmax.
 const fs = require('node:fs');
 const path = require('node:path');
 const { root, load } = require('./helpers.cjs');
@@ -18,7 +19,8 @@ function ranking(row) {
 function expectTop(preds, row, k) {
   const { p, ids } = ranking(row);
   expect(preds.map((x) => x.id)).toEqual(ids.slice(0, k));
-  preds.forEach((x) => expect(Math.abs(x.probability - p[x.id])).toBeLessThan(1e-12));
+  // The core's float32 exponentials (summed in double) against float64: a few parts in 10^7.
+  preds.forEach((x) => expect(Math.abs(x.probability - p[x.id])).toBeLessThanOrEqual(1e-6 * p[x.id] + 1e-15));
 }
 
 test('brown-gpt2: predictNext(k) is the head of the full ranking, for k from 0 to the vocabulary', async () => {

@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <vector>
+#include <algorithm>
 
 #include "half.h"
 #include "layers.h"
@@ -140,6 +143,29 @@ TEST(Layers, ATiedEmbeddingKeepsF16AsStoredAndComputesAsWidened) {
   EXPECT_EQ(t16.set("wte.weight", bad, 20, attn::Dtype::kF16), "wte.weight contains NaN at index 13");
   EXPECT_TRUE(e16.half.empty());
   EXPECT_EQ(t16.check_complete(), "missing tensor wte.weight");
+}
+
+TEST(Layers, LogSumExpRowsMatchesDoubleForBothKernelTwins) {
+  // Rows of 1..37 and a vocabulary-sized row, logits spread over +-30 (and one of 1e4: the max is
+  // subtracted first): within a few float32 ulps of the float64 formula, for each kernel twin.
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-30.0f, 30.0f);
+  for (const attn::Kernels* kn : {&attn::scalar_kernels(), &attn::simd_kernels()})
+    for (int cols : {1, 2, 3, 4, 5, 8, 37, 14336}) {
+      const int rows = 3;
+      std::vector<float> x(size_t(rows) * cols), scratch(cols);
+      for (float& v : x) v = u(rng);
+      x[cols / 2] = 1e4f;
+      std::vector<double> got(rows);
+      attn::log_sum_exp_rows(*kn, x.data(), rows, cols, scratch.data(), got.data());
+      for (int r = 0; r < rows; ++r) {
+        double max = -1e300, sum = 0;
+        for (int j = 0; j < cols; ++j) max = std::max(max, double(x[size_t(r) * cols + j]));
+        for (int j = 0; j < cols; ++j) sum += std::exp(double(x[size_t(r) * cols + j]) - max);
+        const double want = max + std::log(sum);
+        EXPECT_NEAR(got[r], want, 4e-7 * std::max(1.0, std::fabs(max))) << kn->name << " cols " << cols << " row " << r;
+      }
+    }
 }
 
 TEST(Layers, PoolingSkipsPaddingAndNormalizes) {
