@@ -122,16 +122,8 @@ void Embedding::add_range(int first, int n, float* out) const {
 }
 
 void Embedding::logits(const Kernels& kn, const float* x, int n, float* out) const {
-  // In blocks of vocabulary rows: a WebAssembly engine compiles a hot function's optimized code in
-  // the background, but a call already running stays in the baseline code to its end. The first
-  // call of a page (its first forward) gets the optimized kernel from the second or third block on
-  // instead of never; results do not depend on the blocking.
-  constexpr int kBlock = 1024;
-  for (int j = 0; j < rows; j += kBlock) {
-    const int m = rows - j < kBlock ? rows - j : kBlock;
-    if (!half.empty()) gemm_bt_parallel(kn, n, m, dim, x, dim, half.data() + static_cast<long>(j) * dim, dim, out + j, rows);
-    else gemm_bt_parallel(kn, n, m, dim, x, dim, table.data() + static_cast<long>(j) * dim, dim, out + j, rows);
-  }
+  if (!half.empty()) gemm_bt_parallel(kn, n, rows, dim, x, dim, half.data(), dim, out, rows);
+  else gemm_bt_parallel(kn, n, rows, dim, x, dim, table.data(), dim, out, rows);
 }
 
 void add_in_place(float* x, const float* y, std::size_t n) {
