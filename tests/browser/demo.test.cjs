@@ -249,6 +249,25 @@ test('the URL holds sentence, layer, head, view and query, and reproduces the vi
   await page.close();
 });
 
+test('the page opens on the model card\'s previous-token head, unless the address names a head', async () => {
+  const { page, errors } = await demo('');
+  const shown = () => page.evaluate(() => [document.getElementById('layer').value, document.getElementById('head').value,
+    document.querySelector('#head option:checked').textContent, document.querySelector('.head-view').dataset.layer, document.querySelector('.head-view').dataset.head]);
+  // brown-gpt2's heads.json labels layer 3 head 2 the previous-token head (model card).
+  expect(await shown()).toEqual(['2', '1', '2 · previous-token head', '2', '1']);
+  // Choosing layer 1 head 1 is kept in the address, and a reload stays there.
+  await page.selectOption('#layer', { value: '0' });
+  await page.selectOption('#head', { value: '0' });
+  await settled(page);
+  const url = new URL(await page.evaluate(() => location.href));
+  expect([url.searchParams.get('layer'), url.searchParams.get('head')]).toEqual(['1', '1']);
+  await page.goto(url.href);
+  await settled(page);
+  expect((await shown()).slice(0, 2)).toEqual(['0', '0']);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('a sentence with markup is shown as text and runs nothing', async () => {
   const payload = '<img src=x onerror=alert(1)>';
   const { page, errors, dialogs } = await demo(`?s=${encodeURIComponent(payload)}`);

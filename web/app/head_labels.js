@@ -34,3 +34,16 @@ export function gpt2LabelNote(heads) {
   if (!parts.length) parts.push(GPT2_LABEL_MEANINGS['first-token/sink head'], GPT2_LABEL_MEANINGS['previous-token head'], GPT2_LABEL_MEANINGS.broad);
   return ` Head labels come from measurements on held-out text (see the model card): ${parts.join('; ')}.`;
 }
+
+// The heads a learner sees most clearly at a glance, best first: their lines form a pattern.
+const OPENING_LABELS = ['previous-token head', 'induction/copy head'];
+
+/** Where the demo opens for a model: its first head with the clearest label, else layer 1 head 1. */
+export function openingHead(labels) {
+  for (const want of OPENING_LABELS)
+    for (let layer = 0; layer < (labels?.length ?? 0); layer++) {
+      const head = labels[layer].indexOf(want);
+      if (head >= 0) return { layer, head };
+    }
+  return { layer: 0, head: 0 };
+}

@@ -7,6 +7,7 @@ import { parseState, serializeState, defaultState, VIEWS } from './state.js';
 import { modelViewData, seedViewData, clampSelection, modelSteps, seedSteps } from './view_data.js';
 import { SEED_TOKENS, SEED_NOTES } from './seed_preset.js';
 import { DEMO_WORKER_URL, MODEL_URLS } from './model_urls.js';
+import { openingHead } from './head_labels.js';
 import { initHubPanel } from './hub_panel.js';
 import { splitWords, Blanks } from './masking.js';
 import { renderTokenChips } from './token_chips.js';
@@ -46,12 +47,26 @@ const isSeed = () => state.preset === 'seed';
 // The encoder-decoder reads words (its own text field); the other models a sentence.
 const textKey = () => (!isSeed() && state.model === 'bart' ? 'words' : 'sentence');
 
+// The page opens each model on its clearest head (a previous-token head when the model card
+// names one) unless the address or the learner chose a head: the first picture shows a pattern.
+const urlChoseHead = ['layer', 'head'].some((k) => new URLSearchParams(location.search).has(k));
+const opened = new Set(); // models whose opening head was applied or whose head was chosen
+
+function openOnClearestHead(model) {
+  if (opened.has(model) || model !== state.model || isSeed() || !infos.get(model)) return;
+  opened.add(model);
+  if (urlChoseHead || state.layer !== 0 || state.head !== 0) return;
+  const { layer, head } = openingHead(infos.get(model).headLabels);
+  if (layer !== 0 || head !== 0) update({ layer, head });
+}
+
 function requestInfo(model) {
   if (infos.has(model) || !MODEL_URLS[model]) return;
   infos.set(model, null);
   track(client.request('model', { modelUrl: MODEL_URLS[model] })).then((r) => {
     infos.set(model, r);
     if (model === state.model) metrics.modelReady ??= performance.now();
+    openOnClearestHead(model);
     syncControls();
     if (viewOf() === 'compare' && !compared) requestCompare();
     render();
@@ -190,7 +205,10 @@ function writeUrlSoon() {
   busy(+1);
   urlTimer = setTimeout(() => {
     urlTimer = null;
-    history.replaceState(null, '', serializeState(state) || location.pathname);
+    // A model the page opens on another head needs layer 1 / head 1 written out to come back to them.
+    const opening = isSeed() ? null : openingHead(info()?.headLabels);
+    const layerHead = !!opening && (opening.layer !== 0 || opening.head !== 0);
+    history.replaceState(null, '', serializeState(state, { layerHead }) || location.pathname);
     busy(-1);
   }, 150);
 }
@@ -493,6 +511,7 @@ ui.presets.forEach((r) => r.addEventListener('change', () => {
   presetSelection.set(isSeed() ? 'seed' : state.model, { layer: state.layer, head: state.head });
   const change = r.value === 'seed' ? { preset: 'seed' } : { preset: 'model', model: r.value };
   update({ ...change, layer: 0, head: 0, ...presetSelection.get(r.value), query: null, cross: false, batch: false });
+  if (r.value !== 'seed' && !presetSelection.has(r.value)) openOnClearestHead(r.value);
 }));
 ui.seedReset.addEventListener('click', () => {
   const d = defaultState();

@@ -74,8 +74,9 @@ export function parseState(search) {
   return s;
 }
 
-/** state -> URL query string; parameters at their default are left out. */
-export function serializeState(s) {
+/** state -> URL query string; parameters at their default are left out. layerHead: write layer
+ * and head even at 1 / 1 (for a model the page opens on another head). */
+export function serializeState(s, { layerHead = false } = {}) {
   const p = new URLSearchParams();
   const d = defaultState();
   const isSeed = s.preset === 'seed', isBert = !isSeed && s.model === 'bert';
@@ -83,8 +84,8 @@ export function serializeState(s) {
   if (!isSeed && s.model !== d.model) p.set('model', s.model);
   if (!isSeed && s.sentence !== d.sentence) p.set('s', s.sentence);
   if (isBert && s.pair) p.set('pair', s.pair);
-  if (s.layer !== 0) p.set('layer', String(s.layer + 1));
-  if (s.head !== 0) p.set('head', s.head === 'all' ? 'all' : String(s.head + 1));
+  if (s.layer !== 0 || layerHead) p.set('layer', String(s.layer + 1));
+  if (s.head !== 0 || layerHead) p.set('head', s.head === 'all' ? 'all' : String(s.head + 1));
   if (s.view !== 'heads') p.set('view', s.view);
   if (s.query !== null && s.query !== undefined) p.set('q', String(s.query + 1));
   if (s.causal) p.set('causal', '1');
