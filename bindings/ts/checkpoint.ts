@@ -65,13 +65,11 @@ export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, stagin
   tensors.sort((a, b) => a.count - b.count);
   // Tensors the core keeps as stored are written straight into their own buffers; the others go
   // through one staging block, the size of the largest of them, taken before the model's buffers.
-  const direct = new Map(tensors.map((t) => [t, handle.storedDestination(t.declared, t.count, t.code)]));
-  staging.plan(Math.max(0, ...tensors.filter((t) => !direct.get(t)).map((t) => t.entry.bytes.length)));
+  const placed = tensors.map((t) => ({ ...t, at: handle.storedDestination(t.declared, t.count, t.code) }));
+  staging.plan(Math.max(0, ...placed.filter((t) => !t.at).map((t) => t.entry.bytes.length)));
   staging.commit();
   staging.release();
-  for (const t of tensors) {
-    const { declared, entry, count, code } = t;
-    const at = direct.get(t);
+  for (const { declared, entry, count, code, at } of placed) {
     if (at) {
       copyIn(mod, at, entry.bytes);
       throwIfError(handle.setTensor(declared, at, count, code), 'loadModel');
