@@ -189,9 +189,10 @@ class Gpt2Handle : public ModelHandle<attn::Gpt2> {
   std::string configure(int vocab_size, int n_positions, int n_embd, int n_layer, int n_head, float eps) {
     return model_.configure({vocab_size, n_positions, n_embd, n_layer, n_head, eps});
   }
-  std::string forward(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention, int trace_layer) {
+  std::string forward(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention, int trace_layer,
+                      int logit_rows) {
     return model_.forward(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(attention), trace_layer,
-                          trace_for(trace_layer));
+                          trace_for(trace_layer), logit_rows);
   }
   std::string startDecoding(int batch, int capacity) { return model_.start_decoding(batch, capacity); }
   std::string step(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention) {

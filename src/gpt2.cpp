@@ -85,13 +85,16 @@ std::string Gpt2::finalize() {
 }
 
 std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,
-                          MhaTrace* trace) {
+                          MhaTrace* trace, int logit_rows) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
   if (n < 1) return "need at least one token";
   if (n > cfg_.n_positions)
     return std::to_string(n) + " tokens exceed the model's context of " + std::to_string(cfg_.n_positions) + " positions";
   std::string err = check_ids("token", tokens, n, cfg_.vocab_size, "vocabulary");
   if (!err.empty()) return err;
+  if (logit_rows == -1) logit_rows = n;
+  if (logit_rows < 0 || logit_rows > n)
+    return "logit rows " + std::to_string(logit_rows) + " out of range [0, " + std::to_string(n) + "] (the run's tokens)";
   if (trace && (trace_layer < 0 || trace_layer >= cfg_.n_layer))
     return "trace layer " + std::to_string(trace_layer) + " out of range (n_layer " + std::to_string(cfg_.n_layer) + ")";
   const int D = cfg_.n_embd, H = cfg_.n_head;
@@ -121,8 +124,10 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
     if (!err.empty()) return err;
     add_in_place(x, a_.data(), nd);
   }
-  ln_f_.forward(x, n, D, h_.data());
-  wte_.logits(*kn_, h_.data(), n, logits);
+  // Only the rows whose logits are wanted go through LN_f and the head.
+  const int first = n - logit_rows;
+  ln_f_.forward(x + std::size_t(first) * D, logit_rows, D, h_.data());
+  wte_.logits(*kn_, h_.data(), logit_rows, logits);
   return "";
 }
 

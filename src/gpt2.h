@@ -38,10 +38,12 @@ class Gpt2 {
   // Checks every tensor is present and hands c_attn / c_proj to the attention layers.
   std::string finalize();
 
-  // logits: n x vocab. attention (optional): n_layer x n_head x n x n. trace (optional): the
-  // attention walk of layer `trace_layer`.
+  // logits: logit_rows x vocab, the next-token logits after each of the last `logit_rows`
+  // positions (-1: all n). The LM head is most of a short run's work, and the last row alone
+  // predicts the next token. attention (optional): n_layer x n_head x n x n. trace (optional):
+  // the attention walk of layer `trace_layer`.
   std::string forward(const std::int32_t* tokens, int n, float* logits, float* attention,
-                      int trace_layer, MhaTrace* trace);
+                      int trace_layer, MhaTrace* trace, int logit_rows = -1);
 
   // Incremental decoding with a KV cache: start_decoding() empties it for `batch` sequences of up
   // to `capacity` positions; step() runs n new positions of every sequence (tokens: batch x n)

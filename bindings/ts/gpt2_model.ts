@@ -35,14 +35,20 @@ export interface RunOptions {
   attention?: boolean;
   /** Return every intermediate of this layer's attention (see MultiHeadTrace). */
   traceLayer?: number;
+  /** Compute the logits of only the last this-many positions (default: every position; 0: none).
+   * The language-model head is most of a short run's work, and the last position alone gives the
+   * next-token predictions. (Hugging Face's `logits_to_keep`, except that 0 means none here.) */
+  logitsToKeep?: number;
 }
 
 export interface RunResult {
   tokens: number[];
   /** How each token reads on its own (" the", ","), for display. */
   tokenTexts: string[];
-  /** n x vocab_size: the next-token logits after each position. */
+  /** The next-token logits after each position from `logitsFrom` on: (n - logitsFrom) x vocab_size. */
   logits: Float32Array;
+  /** The position of the first row of `logits`: 0 unless the run kept fewer (logitsToKeep). */
+  logitsFrom: number;
   attention?: Float32Array;
   trace?: MultiHeadTrace;
 }
@@ -150,17 +156,20 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
     tokens.forEach((t, i) => {
       if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`run: token ${t} at position ${i} is outside the vocabulary of ${V}`);
     });
+    const keep = options.logitsToKeep ?? n;
+    if (!Number.isInteger(keep) || keep < 0 || keep > n)
+      throw new AttentionError(`run: logitsToKeep must be an integer in [0, ${n}] (the run's tokens), got ${keep}`);
     const trace = options.traceLayer;
     if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= L))
       throw new AttentionError(`run: traceLayer must be an integer in [0, ${L - 1}], got ${trace}`);
     const st = this.staging;
-    const rt = st.plan(n * 4), rl = st.plan(n * V * 4), ra = st.plan(options.attention ? L * H * n * n * 4 : 0);
+    const rt = st.plan(n * 4), rl = st.plan(keep * V * 4), ra = st.plan(options.attention ? L * H * n * n * 4 : 0);
     try {
       st.commit();
       st.writeI32(rt, tokens);
-      throwIfError(handle.forward(rt.ptr, n, rl.ptr, ra.ptr, trace ?? -1), 'run');
+      throwIfError(handle.forward(rt.ptr, n, rl.ptr, ra.ptr, trace ?? -1, keep), 'run');
       const result: RunResult = {
-        tokens, tokenTexts: tokens.map((t) => this.tokenizer.tokenText(t)), logits: st.readF32(rl, n * V),
+        tokens, tokenTexts: tokens.map((t) => this.tokenizer.tokenText(t)), logits: st.readF32(rl, keep * V), logitsFrom: n - keep,
       };
       if (options.attention) result.attention = st.readF32(ra, L * H * n * n);
       if (trace !== undefined) {
@@ -176,15 +185,20 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
   /** The k most likely next tokens after `position` (default: the last) of a run's logits. */
   predictNext(result: RunResult, k = 5, position = result.tokens.length - 1): Prediction[] {
     this.live();
-    const V = this.config.vocab_size;
-    const [lse] = logSumExpRows(this.mod, this.staging, result.logits, V, [position]);
-    return topK(result.logits.subarray(position * V, (position + 1) * V), lse, k, (id) => this.tokenizer.tokenText(id));
+    const V = this.config.vocab_size, from = result.logitsFrom ?? 0;
+    if (position >= 0 && position < from)
+      throw new AttentionError(`predictNext: position ${position} has no logits (the run kept positions ${from} to ${result.tokens.length - 1}: logitsToKeep)`);
+    const row = position - from;
+    const [lse] = logSumExpRows(this.mod, this.staging, result.logits, V, [row]);
+    return topK(result.logits.subarray(row * V, (row + 1) * V), lse, k, (id) => this.tokenizer.tokenText(id));
   }
 
   /** Mean next-token negative log-likelihood (nats) over the run's tokens, and its exp. */
   loss(result: RunResult): { loss: number; perplexity: number } {
     this.live();
     const V = this.config.vocab_size, n = result.tokens.length - 1;
+    if ((result.logitsFrom ?? 0) > 0 && n > 0)
+      throw new AttentionError(`loss: needs the logits of every position; the run kept only the last ${result.tokens.length - result.logitsFrom} (logitsToKeep)`);
     const lse = logSumExpRows(this.mod, this.staging, result.logits, V, Array.from({ length: Math.max(0, n) }, (_, i) => i));
     let total = 0;  // cross-entropy of each next token: log-sum-exp - its logit
     for (let i = 0; i < n; i++) total += lse[i] - result.logits[i * V + result.tokens[i + 1]];

@@ -35,7 +35,7 @@ export interface ModelHandle extends CheckpointHandle {
 
 export interface Gpt2Handle extends ModelHandle {
   configure(vocabSize: number, nPositions: number, nEmbd: number, nLayer: number, nHead: number, eps: number): string;
-  forward(tokens: number, n: number, logits: number, attention: number, traceLayer: number): string;
+  forward(tokens: number, n: number, logits: number, attention: number, traceLayer: number, logitRows: number): string;
 }
 
 /** Incremental decoding through the KV cache, as GPT-2 and BART offer it. */

@@ -548,6 +548,9 @@ test('first view interactive time and transfer size', async () => {
       await page.waitForSelector('html[data-first-view-ms]', { timeout: 30000 });
       runs.push(Number(await page.$eval('html', (h) => h.dataset.firstViewMs)));
       await page.waitForFunction(() => document.getElementById('app').dataset.busy === '0');
+      // The first view is drawn from the last position's logits; the sentence's loss (the LM head
+      // at every position) follows once it is on screen.
+      expect(await page.textContent('#model-info')).toMatch(/This sentence\s*\d+\.\d\d nats\/token \(perplexity \d+\.\d\)/);
       transfer = [...sent].map(([file, bytes]) => ({ file, bytes }));
       await b.close();
     }

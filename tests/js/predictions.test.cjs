@@ -23,6 +23,32 @@ function expectTop(preds, row, k) {
   preds.forEach((x) => expect(Math.abs(x.probability - p[x.id])).toBeLessThanOrEqual(1e-6 * p[x.id] + 1e-15));
 }
 
+test('brown-gpt2: logitsToKeep computes only the last rows (equal to the full run\'s), enough to predict; loss needs them all', async () => {
+  const attn = await load('simd');
+  const model = await attn.loadModel(path.join(root, 'web/models/brown-gpt2'));
+  try {
+    const text = 'The jury said that the city';
+    const full = model.run(text, { prependBos: true, attention: true });
+    const n = full.tokens.length, V = model.config.vocab_size;
+    expect(full.logitsFrom).toBe(0);
+    for (const keep of [0, 1, 3, n]) {
+      const r = model.run(text, { prependBos: true, attention: true, logitsToKeep: keep });
+      expect(r.logitsFrom).toBe(n - keep);
+      expect(r.logits).toEqual(full.logits.subarray((n - keep) * V));  // the same kernel on the same rows
+      expect(r.attention).toEqual(full.attention);
+    }
+    const last = model.run(text, { prependBos: true, attention: true, logitsToKeep: 1 });
+    expect(model.predictNext(last, 5)).toEqual(model.predictNext(full, 5));
+    expect(() => model.predictNext(last, 5, n - 2)).toThrow(`predictNext: position ${n - 2} has no logits (the run kept positions ${n - 1} to ${n - 1}: logitsToKeep)`);
+    expect(() => model.loss(last)).toThrow('loss: needs the logits of every position; the run kept only the last 1 (logitsToKeep)');
+    for (const bad of [-1, n + 1, 1.5, NaN])
+      expect(() => model.run(text, { prependBos: true, logitsToKeep: bad })).toThrow(`run: logitsToKeep must be an integer in [0, ${n}] (the run's tokens), got ${bad}`);
+    expect(model.loss(model.run(text, { prependBos: true, attention: true })).loss).toBe(model.loss(full).loss);  // still usable
+  } finally {
+    model.dispose();
+  }
+});
+
 test('brown-gpt2: predictNext(k) is the head of the full ranking, for k from 0 to the vocabulary', async () => {
   const attn = await load('simd');
   const model = await attn.loadModel(path.join(root, 'web/models/brown-gpt2'));

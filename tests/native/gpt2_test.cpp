@@ -81,4 +81,27 @@ TEST(Gpt2, ScalarAndSimdKernelsAgree) {
   EXPECT_EQ(trace.attention.weights.size(), size_t(2 * 5 * 5));
 }
 
+TEST(Gpt2, LogitRowsAreTheLastRowsOfTheFullRun) {
+  attn::Gpt2 m;
+  ASSERT_EQ(m.configure(tiny()), "");
+  load_random(m, 4);
+  ASSERT_EQ(m.finalize(), "");
+  const std::vector<int32_t> tokens = {3, 1, 4, 1, 5, 9};
+  std::vector<float> full(6 * 11), attention_full(2 * 2 * 6 * 6);
+  ASSERT_EQ(m.forward(tokens.data(), 6, full.data(), attention_full.data(), 0, nullptr), "");
+  for (int keep : {0, 1, 2, 6}) {
+    // Filled with a marker: exactly keep x vocab floats are written.
+    std::vector<float> kept(6 * 11 + 1, 777.0f), attention(2 * 2 * 6 * 6);
+    ASSERT_EQ(m.forward(tokens.data(), 6, kept.data(), attention.data(), 0, nullptr, keep), "");
+    for (int i = 0; i < keep * 11; ++i) EXPECT_EQ(kept[i], full[(6 - keep) * 11 + i]) << "keep " << keep << " at " << i;
+    EXPECT_EQ(kept[keep * 11], 777.0f) << "keep " << keep;
+    EXPECT_EQ(attention, attention_full);  // the attention does not depend on the head
+  }
+  std::vector<float> logits(6 * 11);
+  EXPECT_EQ(m.forward(tokens.data(), 6, logits.data(), nullptr, 0, nullptr, 7),
+            "logit rows 7 out of range [0, 6] (the run's tokens)");
+  EXPECT_EQ(m.forward(tokens.data(), 6, logits.data(), nullptr, 0, nullptr, -2),
+            "logit rows -2 out of range [0, 6] (the run's tokens)");
+}
+
 }  // namespace

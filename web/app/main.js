@@ -137,6 +137,9 @@ async function requestRun() {
     // The self-check of X (X W^Q + b^Q = the trace's Q, shown to tests by the step view) costs a
     // cold page tens of ms: the first run skips it unless the page opens on the step view.
     check: viewOf() === 'steps' || metrics.firstView !== undefined,
+    // The first view asks for what it draws first (a model may leave out some of its result:
+    // partial, e.g. GPT-2's sentence loss); the whole run follows once that view is on screen.
+    quick: metrics.firstView === undefined,
   };
   try {
     const r = await track(client.request('run', payload, 'page-run'));
@@ -146,7 +149,14 @@ async function requestRun() {
     ui.status.classList.remove('error');
     ui.status.textContent = r.truncated ? `The sentence was cut to the model's ${info()?.maxTokens ?? ''} tokens.` : '';
     render();
+    if (r.partial) afterPaint(requestRun);
   } catch (e) { showError(e); }
+}
+
+/** Runs `what` once the frame being drawn is on screen (busy meanwhile: tests wait for it). */
+function afterPaint(what) {
+  busy(+1);
+  requestAnimationFrame(() => setTimeout(() => { what(); busy(-1); }, 0));
 }
 
 async function requestSeed() {

@@ -88,14 +88,19 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
     return { predictions: rest, endOfText: { probability: pEnd, text: preds[0].text } };
   }
 
-  function run({ text, layer, topK = 8, crossText = null, check = false }) {
+  /**
+   * quick (the page's first view): everything but the sentence's loss (partial: true), from the
+   * last position's logits alone. The language-model head over every position is most of a cold
+   * first run, and the next-token list needs one row of it.
+   */
+  function run({ text, layer, topK = 8, crossText = null, check = false, quick = false }) {
     const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
     const { ids, truncated } = encode(text);
-    const r = lm.run(ids, { attention: true, traceLayer });
+    const r = lm.run(ids, { attention: true, traceLayer, logitsToKeep: quick ? 1 : ids.length });
     // X = LN_1(h), the layer's input; older library builds did not trace it (the views then say so).
     const x = r.trace.x ?? null;
     const xCheck = x && check ? checkAgainstQ(x, layerAttentionWeights(tensors, C, traceLayer), r.trace.q, ids.length, C, H) : null;
-    const loss = ids.length > 1 ? lm.loss(r) : null;
+    const loss = ids.length > 1 && !quick ? lm.loss(r) : null;
     const result = {
       ids, tokenTexts: texts(ids, r), tokenTypes: null, padding: null, truncated, layer: traceLayer,
       attention: r.attention, trace: r.trace, x, xCheck,
@@ -103,7 +108,7 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
       xNote: x
         ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each token’s embedding plus the embedding of its position' : 'It is everything the layers before have added up, token by token'}, normalized (LayerNorm) so that every row has a similar scale. Each head turns these rows into its queries, keys and values.`
         : 'X, what this layer reads (one row per token): this build of the library does not trace it.',
-      ...nextTokens(r, topK), loss, cross: null,
+      ...nextTokens(r, topK), loss, cross: null, partial: quick && ids.length > 1,
       facts: loss ? [['This sentence', `${loss.loss.toFixed(2)} nats/token (perplexity ${loss.perplexity.toFixed(1)})`]] : [],
     };
     if (crossText !== null && x) {
@@ -111,7 +116,7 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
       // from the second sentence's layer input. GPT-2 was never trained to do this; it shows the
       // mechanics (Q from one sequence, K and V from another) on real weights.
       const other = encode(crossText);
-      const y = lm.run(other.ids, { traceLayer }).trace.x;
+      const y = lm.run(other.ids, { traceLayer, logitsToKeep: 0 }).trace.x;
       if (y) {
         const out = layerMha(traceLayer).mha.forward(x, { key: y, value: y, trace: true, returnAttention: true });
         result.cross = {
