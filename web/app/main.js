@@ -22,7 +22,8 @@ import { renderSimilarityView } from './views/similarity_view.js';
 import { StepsView } from './views/steps_view.js';
 import { stepsToSvg } from './views/steps_svg.js';
 import { VIEW_CSS } from './views/view_styles.js';
-import { el, tokenLabel } from './views/dom.js';
+import { el, tokenLabel, widthOf } from './views/dom.js';
+import { textWidth } from './views/measure.js';
 import { mathName } from './views/matrix.js';
 import { svgText, svgToPng, jsonText, download, fileName } from './export.js';
 import { attentionDocument, similarityDocument } from './export_docs.js';
@@ -585,3 +586,11 @@ initHubPanel({ client, onLoaded(type, hubModelUrl) {
 if (!VIEWS.includes(state.view)) state.view = 'heads';
 syncControls();
 recompute();
+// While the model loads, after the page's first paint (laid out anyway): the views' widths and the
+// labels' canvas font, which the first drawing would otherwise wait for (a forced layout and a
+// font lookup, tens of ms in a cold browser).
+requestAnimationFrame(() => setTimeout(() => {
+  widthOf(ui.graphic);
+  widthOf(ui.next);
+  for (const weight of [400, 700]) textWidth('␣a', 13, weight);
+}, 0));
