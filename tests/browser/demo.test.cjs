@@ -544,6 +544,7 @@ test('first view interactive time and transfer size', async () => {
       sent.clear();
       const b = await launch();
       const { page } = await open(b.context, 'about:blank');
+      await page.waitForTimeout(3000); // a running browser, as a visitor's is (plain_chromium.cjs)
       await page.goto(`${site.base}/index.html`);
       await page.waitForSelector('html[data-first-view-ms]', { timeout: 30000 });
       runs.push(Number(await page.$eval('html', (h) => h.dataset.firstViewMs)));
@@ -564,17 +565,22 @@ test('first view interactive time and transfer size', async () => {
   for (const f of transfer) by[kind(f.file)] = (by[kind(f.file)] ?? 0) + f.bytes;
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
   const info = JSON.parse(fs.readFileSync(path.join(site.dir, 'build-info.json'), 'utf8'));
-  // The same page in Chromium with no automation attached (what a visitor waits for).
+  // The same page in Chromium with no automation attached (what a visitor waits for), opened in a
+  // running browser, and as the first page of a browser that is still starting.
   const plain = (await plainFirstViews(site.base, site.dir, 3)).sort((a, b) => a - b);
-  console.log(`first view interactive (ms after navigation start, 3 cold loads each): ${plain.join(', ')}; median ${plain[1]}`
-    + ` (Chromium driven by Playwright: ${runs.join(', ')}; median ${runs[1]})\n`
+  const starting = (await plainFirstViews(site.base, site.dir, 3, { settleMs: 0 })).sort((a, b) => a - b);
+  console.log(`first view interactive (ms after navigation start, 3 cold loads each, fresh profiles): ${plain.join(', ')}; median ${plain[1]}`
+    + ` (as the first page of a starting browser: ${starting.join(', ')}; median ${starting[1]};`
+    + ` Chromium driven by Playwright: ${runs.join(', ')}; median ${runs[1]})\n`
     + `transferred (uncompressed): ${kib(total)} in ${transfer.length} files: JS ${kib(by.js)}, WASM ${kib(by.wasm)}, model ${kib(by.model)}, HTML+CSS ${kib(by.page)}\n`
     + transfer.map((f) => `  ${f.file} ${kib(f.bytes)}`).join('\n')
     + `\nwith gzip (build-info.json): ${kib(info.total.gzip)}`);
   expect(transfer.some((f) => f.file.endsWith('.wasm'))).toBe(true);
   expect(transfer.some((f) => f.file.endsWith('model.safetensors'))).toBe(true);
   expect(transfer.some((f) => f.file.endsWith('worker.js'))).toBe(true);
-  // Target: 1 s on this machine (README's figure). The bounds leave room for a loaded CI box.
-  expect(plain[1]).toBeLessThan(2000);
+  // Target: 1 s on this machine (README's figure: ~0.55 s quiet). The other bounds leave room for
+  // a loaded CI box.
+  expect(plain[1]).toBeLessThan(1000);
+  expect(starting[1]).toBeLessThan(2000);
   expect(runs[1]).toBeLessThan(2500);
 });
