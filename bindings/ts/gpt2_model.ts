@@ -47,8 +47,9 @@ export interface RunResult {
   tokenTexts: string[];
   /** The next-token logits after each position from `logitsFrom` on: (n - logitsFrom) x vocab_size. */
   logits: Float32Array;
-  /** The position of the first row of `logits`: 0 unless the run kept fewer (logitsToKeep). */
-  logitsFrom: number;
+  /** The position of the first row of `logits`: 0 unless the run kept fewer (logitsToKeep);
+   * absent means 0. */
+  logitsFrom?: number;
   attention?: Float32Array;
   trace?: MultiHeadTrace;
 }
@@ -185,9 +186,11 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
   /** The k most likely next tokens after `position` (default: the last) of a run's logits. */
   predictNext(result: RunResult, k = 5, position = result.tokens.length - 1): Prediction[] {
     this.live();
-    const V = this.config.vocab_size, from = result.logitsFrom ?? 0;
-    if (position >= 0 && position < from)
-      throw new AttentionError(`predictNext: position ${position} has no logits (the run kept positions ${from} to ${result.tokens.length - 1}: logitsToKeep)`);
+    const V = this.config.vocab_size, from = result.logitsFrom ?? 0, n = result.tokens.length;
+    if (!Number.isInteger(position) || position < 0 || position >= n)
+      throw new AttentionError(`predictNext: position must be an integer in [0, ${n - 1}] (the run's tokens), got ${position}`);
+    if (position < from)
+      throw new AttentionError(`predictNext: position ${position} has no logits (the run kept positions ${from} to ${n - 1}: logitsToKeep)`);
     const row = position - from;
     const [lse] = logSumExpRows(this.mod, this.staging, result.logits, V, [row]);
     return topK(result.logits.subarray(row * V, (row + 1) * V), lse, k, (id) => this.tokenizer.tokenText(id));
@@ -197,8 +200,9 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
   loss(result: RunResult): { loss: number; perplexity: number } {
     this.live();
     const V = this.config.vocab_size, n = result.tokens.length - 1;
-    if ((result.logitsFrom ?? 0) > 0 && n > 0)
-      throw new AttentionError(`loss: needs the logits of every position; the run kept only the last ${result.tokens.length - result.logitsFrom} (logitsToKeep)`);
+    const kept = result.tokens.length - (result.logitsFrom ?? 0);
+    if (kept < result.tokens.length && n > 0)
+      throw new AttentionError(`loss: needs the logits of every position; the run kept ${kept === 0 ? 'none' : `only the last ${kept}`} (logitsToKeep)`);
     const lse = logSumExpRows(this.mod, this.staging, result.logits, V, Array.from({ length: Math.max(0, n) }, (_, i) => i));
     let total = 0;  // cross-entropy of each next token: log-sum-exp - its logit
     for (let i = 0; i < n; i++) total += lse[i] - result.logits[i * V + result.tokens[i + 1]];

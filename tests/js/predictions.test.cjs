@@ -41,6 +41,9 @@ test('brown-gpt2: logitsToKeep computes only the last rows (equal to the full ru
     expect(model.predictNext(last, 5)).toEqual(model.predictNext(full, 5));
     expect(() => model.predictNext(last, 5, n - 2)).toThrow(`predictNext: position ${n - 2} has no logits (the run kept positions ${n - 1} to ${n - 1}: logitsToKeep)`);
     expect(() => model.loss(last)).toThrow('loss: needs the logits of every position; the run kept only the last 1 (logitsToKeep)');
+    expect(() => model.loss(model.run(text, { prependBos: true, logitsToKeep: 0 }))).toThrow('loss: needs the logits of every position; the run kept none (logitsToKeep)');
+    for (const bad of [-1, n, 1.5])
+      expect(() => model.predictNext(full, 5, bad)).toThrow(`predictNext: position must be an integer in [0, ${n - 1}] (the run's tokens), got ${bad}`);
     for (const bad of [-1, n + 1, 1.5, NaN])
       expect(() => model.run(text, { prependBos: true, logitsToKeep: bad })).toThrow(`run: logitsToKeep must be an integer in [0, ${n}] (the run's tokens), got ${bad}`);
     expect(model.loss(model.run(text, { prependBos: true, attention: true })).loss).toBe(model.loss(full).loss);  // still usable

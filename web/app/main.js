@@ -150,7 +150,6 @@ async function requestRun() {
     ui.status.classList.remove('error');
     ui.status.textContent = r.truncated ? `The sentence was cut to the model's ${info()?.maxTokens ?? ''} tokens.` : '';
     render();
-    if (r.partial) afterPaint(requestRun);
   } catch (e) { showError(e); }
 }
 
@@ -395,7 +394,13 @@ function render() {
     // "First view interactive": the first attention view drawn with real numbers, in ms since
     // navigation start (performance.now()'s origin).
     metrics.firstView = performance.now();
+    metrics.firstViewPartial = !seedMode && !!run.partial;
     document.documentElement.dataset.firstViewMs = metrics.firstView.toFixed(0);
+  }
+  // A partial run (the first view's) once drawn: ask for the whole of it once it is on screen.
+  if (!seedMode && run.partial) {
+    run.partial = false;
+    afterPaint(() => { if (!isSeed()) requestRun(); });
   }
   document.body.dataset.renderCount = String(Number(document.body.dataset.renderCount ?? 0) + 1);
 }
