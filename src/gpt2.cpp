@@ -124,9 +124,7 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
     if (!err.empty()) return err;
     add_in_place(x, a_.data(), nd);
   }
-  // Only the rows whose logits are wanted go through LN_f and the head (none: no head at all; an
-  // F16 table would otherwise still be widened block by block).
-  if (logit_rows == 0) return "";
+  // Only the rows whose logits are wanted go through LN_f and the head.
   const int first = n - logit_rows;
   ln_f_.forward(x + std::size_t(first) * D, logit_rows, D, h_.data());
   wte_.logits(*kn_, h_.data(), logit_rows, logits);

@@ -65,6 +65,7 @@ inline void gemm_bt_any(const Kernels& kn, int M, int N, int K, const float* A, 
 template <typename TB>
 void gemm_bt_parallel(const Kernels& kn, int M, int N, int K, const float* A, int lda, const TB* B, int ldb, float* C,
                       int ldc) {
+  if (M <= 0) return;  // (the kernels prepare B's rows before looping over A's: no rows, no work)
   if (num_threads() == 1 || double(M) * N * K < kParallelMinWork) {
     gemm_bt_any(kn, M, N, K, A, lda, B, ldb, C, ldc);
     return;

@@ -159,7 +159,7 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
     });
     const keep = options.logitsToKeep ?? n;
     if (!Number.isInteger(keep) || keep < 0 || keep > n)
-      throw new AttentionError(`run: logitsToKeep must be an integer in [0, ${n}] (the run's tokens), got ${keep}`);
+      throw new AttentionError(`run: logitsToKeep must be an integer in [0, ${n}] (the run's tokens), got ${typeof keep === 'number' ? keep : JSON.stringify(keep)}`);
     const trace = options.traceLayer;
     if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= L))
       throw new AttentionError(`run: traceLayer must be an integer in [0, ${L - 1}], got ${trace}`);
@@ -190,7 +190,7 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
     if (!Number.isInteger(position) || position < 0 || position >= n)
       throw new AttentionError(`predictNext: position must be an integer in [0, ${n - 1}] (the run's tokens), got ${position}`);
     if (position < from)
-      throw new AttentionError(`predictNext: position ${position} has no logits (the run kept positions ${from} to ${n - 1}: logitsToKeep)`);
+      throw new AttentionError(`predictNext: position ${position} has no logits (the run kept ${from === n ? 'none' : `positions ${from} to ${n - 1}`}: logitsToKeep)`);
     const row = position - from;
     const [lse] = logSumExpRows(this.mod, this.staging, result.logits, V, [row]);
     return topK(result.logits.subarray(row * V, (row + 1) * V), lse, k, (id) => this.tokenizer.tokenText(id));
