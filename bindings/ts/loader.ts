@@ -6,6 +6,8 @@ import createScalar from 'attention-glue:scalar';
 import { AttentionError } from './errors.js';
 import { wasmUrl } from './package_files.js';
 import type { Platform } from './platform.js';
+import { checkOptions, is } from './validate.js';
+import type { Rules } from './validate.js';
 import type { GlueFactory, WasmModule } from './wasm_module.js';
 
 /** Which WebAssembly build runs. 'simd-threads' is the SIMD build with pthreads (Node). */
@@ -113,8 +115,20 @@ async function instantiateWith(factory: GlueFactory, bytes: ArrayBuffer | Uint8A
   return Promise.race([ready, failure]);
 }
 
+const LOAD_OPTIONS: Rules<LoadOptions> = {
+  simd: is.oneOf(true, false, 'auto'),
+  wasmUrl: is.any,  // a string or URL, checked where it is read
+  wasmBinary: (v, name) => {
+    if (!(v instanceof ArrayBuffer) && !(v instanceof Uint8Array)) throw new AttentionError(`${name} must be an ArrayBuffer or a Uint8Array of the .wasm file`);
+  },
+  threads: is.either(is.oneOf('auto'), is.int(1, MAX_THREADS), `'auto' or an integer from 1 to ${MAX_THREADS}`),
+};
+
 /** Instantiates one build; resolves when its runtime is ready. */
 export async function instantiate(platform: Platform, options: LoadOptions): Promise<{ mod: WasmModule; variant: Variant; threads: number }> {
+  options = checkOptions('loadAttention', options, LOAD_OPTIONS);
+  if (options.wasmUrl !== undefined && typeof options.wasmUrl !== 'string' && !(options.wasmUrl instanceof URL))
+    throw new AttentionError('loadAttention: wasmUrl must be a string or a URL');
   const threads = await chooseThreads(platform, options);
   if (threads > 1) {
     try {
