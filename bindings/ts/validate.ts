@@ -28,6 +28,11 @@ export function floatArray(name: string, value: unknown, expected: number, formu
     throw new AttentionError(`${name} must be a Float32Array (or an array of numbers), got ${describe(value)}`);
   if (value.length !== expected)
     throw new AttentionError(`${name} has ${value.length} elements, expected ${formula} = ${expected}`);
+  // A plain array is copied into the heap as numbers: a BigInt or Symbol element would throw there.
+  if (Array.isArray(value)) {
+    const at = value.findIndex((v) => typeof v !== 'number');
+    if (at >= 0) throw new AttentionError(`${name}[${at}] must be a number, got ${show(value[at])}`);
+  }
   return value as FloatInput;
 }
 
@@ -194,19 +199,30 @@ export function unknownName(kind: string, name: string, known: readonly string[]
 /**
  * Checks an options object against its rules: `undefined` means no options; anything but a
  * plain object (null, an array, a number, ...) is refused, as is an unknown key; each key that is
- * present and not undefined must pass its rule. Returns the options for convenient chaining.
+ * present and not undefined must pass its rule. Returns a plain copy of the own keys it checked:
+ * the caller reads only checked values (never a getter or a Proxy trap, nor an inherited key).
+ * `kind` names the keys in messages ('weight': "unknown weight 'Wq'", "weights must be ...").
  */
-export function checkOptions<T extends object>(where: string, options: T | undefined, rules: Rules<T>): T {
+export function checkOptions<T extends object>(where: string, options: T | undefined, rules: Rules<T>, kind = 'option'): T {
   if (options === undefined) return {} as T;
   if (typeof options !== 'object' || options === null || Array.isArray(options) || ArrayBuffer.isView(options))
-    throw new AttentionError(`${where}: options must be an object (or left out), got ${show(options)}`);
-  const known = Object.keys(rules);
+    throw new AttentionError(`${where}: ${kind}s must be an object (or left out), got ${show(options)}`);
+  const known = Object.keys(rules), copy: Record<string, unknown> = {};
   for (const key of Object.keys(options)) {
-    if (!Object.prototype.hasOwnProperty.call(rules, key)) throw new AttentionError(`${where}: ${unknownName('option', key, known)}`);
+    if (!Object.prototype.hasOwnProperty.call(rules, key)) throw new AttentionError(`${where}: ${unknownName(kind, key, known)}`);
     const value = (options as Record<string, unknown>)[key];
     if (value !== undefined) (rules as Record<string, Rule>)[key](value, `${where}: ${key}`);
+    copy[key] = value;
   }
-  return options;
+  return copy as T;
+}
+
+/** A required object argument (a layer's config, its weights, a state dict, a run's result):
+ * anything else (null, an array, a typed array, a number) is refused, naming what was wanted. */
+export function checkObject<T>(where: string, what: string, value: T, example: string): T {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || ArrayBuffer.isView(value))
+    throw new AttentionError(`${where}: ${what} must be an object ${example}, got ${show(value)}`);
+  return value;
 }
 
 /** A required string argument (text to tokenize, a model id). */
