@@ -35,3 +35,34 @@ inline float half_to_float(std::uint16_t h) {
 }
 
 }  // namespace attn
+
+namespace attn {
+
+// float32 -> IEEE half, rounded to nearest even (what torch's .half() does). Finite values above
+// the half range become infinity; callers that store halves check for it.
+inline std::uint16_t float_to_half(float f) {
+  const std::uint32_t u = float_to_bits(f);
+  const std::uint16_t sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+  const std::uint32_t a = u & 0x7fffffffu;
+  if (a >= 0x7f800000u) return sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u);  // NaN, infinity
+  if (a >= 0x477ff000u) return sign | 0x7c00u;                               // rounds past 65504
+  if (a < 0x38800000u) {
+    // A subnormal half (or zero): scaling by 2^-(-14-10)... the float's value times 2^24, rounded.
+    const float scaled = bits_to_float(a) * 0x1p24f;  // exact: a power-of-two scaling
+    // Round half to even by the float unit's own rounding: adding 2^23 leaves the integer part.
+    const float rounded = (scaled + 0x1p23f) - 0x1p23f;
+    return sign | static_cast<std::uint16_t>(rounded);
+  }
+  // Normal: rebias the exponent (127 -> 15) and round the 13 dropped mantissa bits to even.
+  const std::uint32_t rebased = a - (112u << 23);
+  const std::uint32_t lsb = (rebased >> 13) & 1u;
+  return sign | static_cast<std::uint16_t>((rebased + 0x0fffu + lsb) >> 13);
+}
+
+// float32 -> bfloat16, rounded to nearest even (finite inputs).
+inline std::uint16_t float_to_bf16(float f) {
+  const std::uint32_t u = float_to_bits(f);
+  return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+}  // namespace attn

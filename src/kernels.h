@@ -6,6 +6,11 @@
 
 namespace attn {
 
+// bfloat16 values as stored (their bits): a type of its own, so that kernels overload on it.
+struct Bf16 {
+  std::uint16_t bits;
+};
+
 struct Kernels {
   const char* name;
   // C[M x N] = A[M x K] * B[K x N] (+ C when accumulate). Row-major with leading dimensions,
@@ -20,6 +25,15 @@ struct Kernels {
   // finite, as loading checks): the same sums in the same order as gemm_bt on B widened.
   void (*gemm_bt_half)(int M, int N, int K, const float* A, int lda, const std::uint16_t* B, int ldb,
                        float* C, int ldc);
+  // gemm_bt with B's values as bfloat16: the same sums as gemm_bt on B widened.
+  void (*gemm_bt_bf16)(int M, int N, int K, const float* A, int lda, const Bf16* B, int ldb, float* C, int ldc);
+  // C[M x N] = A * B^T for B's N rows of Q8_0 (gemm_bt_q8) or Q4_0 (gemm_bt_q4) blocks (weight.h),
+  // K a multiple of 32, with A's rows quantized per block too (QuantizedRows: Aq M x K, As M x K/32
+  // scales): each block's dot product in exact integers, times both scales, summed in float.
+  void (*gemm_bt_q8)(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
+                     int ldc);
+  void (*gemm_bt_q4)(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
+                     int ldc);
   // In place: x[j] <- exp(x[j] - shift) for shift >= max(x); returns the sum. Entries with
   // x[j] - shift < -87.3 (denormal territory, and -inf from masks) become exact zeros. The exponentials of softmax and of the online (flash) softmax.
   float (*exp_shift_sum)(float* x, int n, float shift);

@@ -6,6 +6,7 @@
 
 #include "half.h"
 #include "kernels.h"
+#include "kernels_quant.h"
 
 namespace attn {
 namespace {
@@ -32,6 +33,11 @@ inline const float* row_of(const std::uint16_t* B, int j, int K, int ldb, std::v
   for (int k = 0; k < K; ++k) row[k] = half_to_float(B[static_cast<long>(j) * ldb + k]);
   return row.data();
 }
+inline const float* row_of(const Bf16* B, int j, int K, int ldb, std::vector<float>& row) {
+  row.resize(K);
+  for (int k = 0; k < K; ++k) row[k] = bf16_to_float(B[static_cast<long>(j) * ldb + k].bits);
+  return row.data();
+}
 
 // B's rows as floats or as halves; one body, so both sum in the same order.
 template <typename TB>
@@ -54,6 +60,10 @@ void gemm_bt_scalar(int M, int N, int K, const float* A, int lda, const float* B
 
 void gemm_bt_half_scalar(int M, int N, int K, const float* A, int lda, const std::uint16_t* B, int ldb, float* C,
                          int ldc) {
+  gemm_bt_scalar_t(M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+void gemm_bt_bf16_scalar(int M, int N, int K, const float* A, int lda, const Bf16* B, int ldb, float* C, int ldc) {
   gemm_bt_scalar_t(M, N, K, A, lda, B, ldb, C, ldc);
 }
 
@@ -91,7 +101,8 @@ void gelu_erf_scalar(float* x, int n) {
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, gemm_bt_half_scalar, exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar};
+  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, gemm_bt_half_scalar, gemm_bt_bf16_scalar,
+                                 gemm_bt_q8_scalar,   gemm_bt_q4_scalar,   exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar};
   return k;
 }
 

@@ -323,7 +323,10 @@ void gelu_erf_simd(float* x, int n) {
 
 bool have_simd_kernels() { return true; }
 const Kernels& simd_kernels() {
-  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, gemm_bt_half_simd, exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd};
+  // The bf16 and quantized products are the scalar twins until their SIMD kernels land (issue 22).
+  const Kernels& s = scalar_kernels();
+  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, gemm_bt_half_simd, s.gemm_bt_bf16, s.gemm_bt_q8, s.gemm_bt_q4,
+                         exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd};
   return k;
 }
 const Kernels& default_kernels() { return simd_kernels(); }

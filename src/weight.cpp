@@ -1,0 +1,183 @@
+#include "weight.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "half.h"
+
+namespace attn {
+
+const char* weight_type_name(WeightType t) {
+  switch (t) {
+    case WeightType::kF32: return "f32";
+    case WeightType::kF16: return "f16";
+    case WeightType::kBF16: return "bf16";
+    case WeightType::kQ8: return "q8";
+    default: return "q4";
+  }
+}
+
+std::size_t row_bytes(WeightType t, int cols) {
+  const std::size_t n = static_cast<std::size_t>(cols);
+  switch (t) {
+    case WeightType::kF32: return 4 * n;
+    case WeightType::kF16:
+    case WeightType::kBF16: return 2 * n;
+    case WeightType::kQ8: return n / kQuantBlock * kQ8BlockBytes;
+    default: return n / kQuantBlock * kQ4BlockBytes;
+  }
+}
+
+WeightView WeightView::outputs(int first, int count) const {
+  WeightView v = *this;
+  v.out = count;
+  if (in_by_out) v.data = static_cast<const float*>(data) + first;  // columns of in x out
+  else v.data = bytes() + static_cast<std::size_t>(first) * row_bytes(type, in);
+  return v;
+}
+
+namespace {
+std::uint16_t u16_at(const unsigned char* p) {
+  std::uint16_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+}  // namespace
+
+void WeightView::dequantize_output(int r, float* out_row) const {
+  if (in_by_out) {
+    const float* w = static_cast<const float*>(data);
+    for (int k = 0; k < in; ++k) out_row[k] = w[static_cast<long>(k) * ld + r];
+    return;
+  }
+  const unsigned char* row = bytes() + static_cast<std::size_t>(r) * row_bytes(type, in);
+  switch (type) {
+    case WeightType::kF32: std::memcpy(out_row, row, in * sizeof(float)); break;
+    case WeightType::kF16:
+      for (int k = 0; k < in; ++k) out_row[k] = half_to_float(u16_at(row + 2 * k));
+      break;
+    case WeightType::kBF16:
+      for (int k = 0; k < in; ++k) out_row[k] = bf16_to_float(u16_at(row + 2 * k));
+      break;
+    case WeightType::kQ8: dequantize_q8(row, in, out_row); break;
+    case WeightType::kQ4: dequantize_q4(row, in, out_row); break;
+  }
+}
+
+bool Weight::allocate(WeightType t, bool in_by_out_, int out_, int in_) {
+  type = t, in_by_out = in_by_out_, out = out_, in = in_;
+  bool ok = true;
+  const std::size_t bytes = product_or_zero({row_bytes(t, in_), std::size_t(out_)}, &ok);
+  return ok && storage.resize((bytes + 3) / 4);
+}
+
+std::size_t Weight::byte_size() const { return row_bytes(type, in) * static_cast<std::size_t>(out); }
+
+WeightView Weight::view() const { return {type, in_by_out, storage.data(), out, in, out}; }
+
+namespace {
+
+// The f16 scale of a block, or false when it does not fit a half.
+bool block_scale(float d, std::uint16_t* bits, float* rounded) {
+  *bits = float_to_half(d);
+  *rounded = half_to_float(*bits);
+  return std::isfinite(*rounded);
+}
+
+float max_abs(const float* x, int n) {
+  float m = 0.0f;
+  for (int i = 0; i < n; ++i) m = std::fabs(x[i]) > m ? std::fabs(x[i]) : m;
+  return m;
+}
+
+}  // namespace
+
+// Scales are rounded to f16 before the values are divided by them, so that q * d (with the d the
+// kernels read) is within d / 2 of each value.
+bool quantize_q8(const float* x, int n, unsigned char* out) {
+  for (int b = 0; b < n; b += kQuantBlock, out += kQ8BlockBytes) {
+    std::uint16_t bits;
+    float d;
+    if (!block_scale(max_abs(x + b, kQuantBlock) / 127.0f, &bits, &d)) return false;
+    std::memcpy(out, &bits, 2);
+    const float inv = d > 0.0f ? 1.0f / d : 0.0f;
+    for (int i = 0; i < kQuantBlock; ++i) {
+      const float q = std::nearbyint(x[b + i] * inv);
+      out[2 + i] = static_cast<unsigned char>(static_cast<std::int8_t>(q > 127.0f ? 127.0f : q < -127.0f ? -127.0f : q));
+    }
+  }
+  return true;
+}
+
+// ggml's Q4_0: d = (the value of largest magnitude) / -8, so that value is exactly q = 0 and the
+// opposite extreme clips at q = 15 (within |d| of it); every other value is within |d| / 2.
+bool quantize_q4(const float* x, int n, unsigned char* out) {
+  for (int b = 0; b < n; b += kQuantBlock, out += kQ4BlockBytes) {
+    float extreme = 0.0f;
+    for (int i = 0; i < kQuantBlock; ++i)
+      if (std::fabs(x[b + i]) > std::fabs(extreme)) extreme = x[b + i];
+    std::uint16_t bits;
+    float d;
+    if (!block_scale(extreme / -8.0f, &bits, &d)) return false;
+    std::memcpy(out, &bits, 2);
+    const float inv = d != 0.0f ? 1.0f / d : 0.0f;
+    const auto nibble = [&](int i) {
+      const float q = std::nearbyint(x[b + i] * inv) + 8.0f;
+      return static_cast<unsigned char>(q < 0.0f ? 0.0f : q > 15.0f ? 15.0f : q);
+    };
+    for (int j = 0; j < kQuantBlock / 2; ++j) out[2 + j] = static_cast<unsigned char>(nibble(j) | nibble(j + 16) << 4);
+  }
+  return true;
+}
+
+void dequantize_q8(const unsigned char* blocks, int n, float* out) {
+  for (int b = 0; b < n; b += kQuantBlock, blocks += kQ8BlockBytes) {
+    const float d = half_to_float(u16_at(blocks));
+    for (int i = 0; i < kQuantBlock; ++i) out[b + i] = static_cast<std::int8_t>(blocks[2 + i]) * d;
+  }
+}
+
+void dequantize_q4(const unsigned char* blocks, int n, float* out) {
+  for (int b = 0; b < n; b += kQuantBlock, blocks += kQ4BlockBytes) {
+    const float d = half_to_float(u16_at(blocks));
+    for (int j = 0; j < kQuantBlock / 2; ++j) {
+      out[b + j] = ((blocks[2 + j] & 15) - 8) * d;
+      out[b + j + 16] = ((blocks[2 + j] >> 4) - 8) * d;
+    }
+  }
+}
+
+bool QuantizedRows::quantize(const float* A, int rows_, int k_, int lda) {
+  rows = rows_, k = k_;
+  const std::size_t blocks = std::size_t(rows_) * (k_ / kQuantBlock);
+  if (!q.resize(std::size_t(rows_) * k_) || !scale.resize(blocks)) return false;
+  for (int r = 0; r < rows_; ++r) {
+    const float* a = A + static_cast<long>(r) * lda;
+    std::int16_t* qr = q.data() + static_cast<long>(r) * k_;
+    float* sr = scale.data() + static_cast<long>(r) * (k_ / kQuantBlock);
+    for (int b = 0; b < k_; b += kQuantBlock) {
+      const float d = max_abs(a + b, kQuantBlock) / 127.0f;
+      const float inv = d > 0.0f ? 127.0f / max_abs(a + b, kQuantBlock) : 0.0f;
+      sr[b / kQuantBlock] = d;
+      for (int i = b; i < b + kQuantBlock; ++i) qr[i] = static_cast<std::int16_t>(std::nearbyint(a[i] * inv));
+    }
+  }
+  return true;
+}
+
+void unpack_quant_row(WeightType t, const unsigned char* row, int k, std::int16_t* q, float* scale) {
+  const int bytes = t == WeightType::kQ8 ? kQ8BlockBytes : kQ4BlockBytes;
+  for (int b = 0; b < k; b += kQuantBlock, row += bytes) {
+    scale[b / kQuantBlock] = half_to_float(u16_at(row));
+    if (t == WeightType::kQ8) {
+      for (int i = 0; i < kQuantBlock; ++i) q[b + i] = static_cast<std::int8_t>(row[2 + i]);
+    } else {
+      for (int j = 0; j < kQuantBlock / 2; ++j) {
+        q[b + j] = static_cast<std::int16_t>((row[2 + j] & 15) - 8);
+        q[b + j + 16] = static_cast<std::int16_t>((row[2 + j] >> 4) - 8);
+      }
+    }
+  }
+}
+
+}  // namespace attn

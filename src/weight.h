@@ -1,0 +1,86 @@
+// A weight matrix as the core holds it: its storage type, its shape and its bytes. One description
+// for every linear layer, the tied embeddings and the language-model heads, so a model can be held
+// at 32, 16, 8 or 4 bits a weight.
+//
+// Layouts. A linear layer computes y = x W^T + b with W as nn.Linear stores it: out x in, each
+// output's weights contiguous along the reduction (in) dimension, which is where the quantized
+// types' blocks run. F32 linear weights stay in x out instead (the tuned float GEMM's layout,
+// `in_by_out`); F32 embedding tables are rows x dim, i.e. out x in.
+//
+// Q8 is llama.cpp's Q8_0: blocks of 32 values, each an f16 scale d then 32 int8 q (34 bytes), value
+// q * d. Q4 is Q4_0: an f16 scale d then 16 bytes of nibbles (18 bytes), value (q - 8) * d; byte j
+// holds element j in its low nibble and element j + 16 in its high one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "buffer.h"
+
+namespace attn {
+
+enum class WeightType { kF32 = 0, kF16 = 1, kBF16 = 2, kQ8 = 3, kQ4 = 4 };
+const char* weight_type_name(WeightType t);  // "f32", "f16", "bf16", "q8", "q4"
+
+constexpr int kQuantBlock = 32;
+constexpr int kQ8BlockBytes = 2 + kQuantBlock;      // f16 scale + 32 int8
+constexpr int kQ4BlockBytes = 2 + kQuantBlock / 2;  // f16 scale + 32 nibbles
+
+inline bool is_quantized(WeightType t) { return t == WeightType::kQ8 || t == WeightType::kQ4; }
+// Bytes of one stored row of `cols` values (quantized: cols a multiple of kQuantBlock).
+std::size_t row_bytes(WeightType t, int cols);
+
+// A matrix held somewhere else (a Weight, or a part of one: a slice of its outputs).
+struct WeightView {
+  WeightType type = WeightType::kF32;
+  bool in_by_out = false;  // F32 only: stored in x out with `ld` floats between rows
+  const void* data = nullptr;
+  int out = 0, in = 0;
+  int ld = 0;  // in_by_out: floats between rows of W (>= out)
+
+  // Outputs [first, first + count) of this matrix.
+  WeightView outputs(int first, int count) const;
+  // Row r of W as out x in (output r's in weights) as float32, into out[0, in).
+  void dequantize_output(int r, float* out) const;
+  const unsigned char* bytes() const { return static_cast<const unsigned char*>(data); }
+};
+
+// An owned matrix. Bytes live in a float buffer (aligned, and bounded like every tensor).
+struct Weight {
+  WeightType type = WeightType::kF32;
+  bool in_by_out = false;
+  int out = 0, in = 0;
+  Buffer storage;
+
+  // Sizes the storage for this type and shape; false if memory ran out (or too large).
+  bool allocate(WeightType t, bool in_by_out_, int out_, int in_);
+  std::size_t byte_size() const;
+  unsigned char* bytes() { return reinterpret_cast<unsigned char*>(storage.data()); }
+  bool empty() const { return storage.empty(); }
+  WeightView view() const;
+};
+
+// Quantizes n values (n a multiple of 32) into Q8_0 / Q4_0 blocks. Returns false if a block's
+// scale does not fit an f16 (values beyond ~8e6, or Q4 beyond ~5e5).
+bool quantize_q8(const float* x, int n, unsigned char* out);
+bool quantize_q4(const float* x, int n, unsigned char* out);
+// Blocks back to floats.
+void dequantize_q8(const unsigned char* blocks, int n, float* out);
+void dequantize_q4(const unsigned char* blocks, int n, float* out);
+
+// Activations for the integer products: each row of A in blocks of 32, q = round(x / d) in
+// [-127, 127] with d = max|x| / 127 per block (kept as float, not rounded to f16). int16 storage,
+// so that the SIMD dot products read them without widening.
+struct QuantizedRows {
+  BasicBuffer<std::int16_t> q;  // rows x k
+  Buffer scale;                 // rows x k / 32
+  int rows = 0, k = 0;
+  bool quantize(const float* A, int rows_, int k_, int lda);
+};
+
+// A quantized output row widened for the integer products: q as int16 (Q4: q - 8), one float
+// scale per block. The scalar kernels use it; the SIMD ones widen in registers.
+void unpack_quant_row(WeightType t, const unsigned char* row, int k, std::int16_t* q, float* scale);
+
+}  // namespace attn
