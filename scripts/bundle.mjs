@@ -57,6 +57,8 @@ copyFileSync(join(wasmDir, 'attention_threads.worker.js'), join(dist, 'attention
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'bindings/ts/tsconfig.json'), '--outDir', join(dist, 'types')], { stdio: 'inherit' });
 writeFileSync(join(dist, 'index.d.ts'), "export * from './types/index.js';\n");
 // The <attention-view> widget and its default models go into the package too (dist/widget/,
-// dist/models/): rebuilt whenever dist/ is, since the lines above start from an empty dist/.
+// dist/models/, each model with the module "./models/<name>" exports): rebuilt whenever dist/ is,
+// since the lines above start from an empty dist/.
 execFileSync(process.execPath, [join(root, 'scripts/build_widget.mjs')], { stdio: 'inherit' });
+execFileSync(process.execPath, [join(root, 'scripts/model_modules.mjs')], { stdio: 'inherit' });
 console.log('dist:', readdirSync(dist).join(' '));

@@ -14,6 +14,8 @@ import { fetchModelFiles, modelType } from './model_files.js';
 import type { BartFiles, BertFiles, Gpt2Files, ModelFiles } from './model_files.js';
 import type { Platform } from './platform.js';
 import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
+import { fetchShippedModelFiles, isShippedModel } from './shipped_models.js';
+import type { ShippedModel } from './shipped_models.js';
 import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultFor } from './scaled_dot_product_attention.js';
 import type { FloatInput } from './validate.js';
 import type { WasmModule } from './wasm_module.js';
@@ -51,8 +53,9 @@ export class AttentionModule {
 
   /**
    * Loads a model from a folder laid out as on the Hugging Face Hub (a URL, or a path in Node), from
-   * the Hub itself ("hf:owner/name" or "hf:owner/name@revision", see HubOptions), or from its files
-   * already in memory. config.json's model_type picks the class:
+   * the Hub itself ("hf:owner/name" or "hf:owner/name@revision", see HubOptions), a model shipped in
+   * the package (`import brownGpt2 from 'attention-wasm/models/brown-gpt2'`), or its files already in
+   * memory. config.json's model_type picks the class:
    * - "gpt2" -> Gpt2Model: model.safetensors + vocab.json/merges.txt (or tokenizer.json);
    * - "bert" -> BertModel: model.safetensors + vocab.txt (+ tokenizer_config.json) or tokenizer.json,
    *   and sentence-transformers' modules.json / 1_Pooling/config.json when present;
@@ -60,9 +63,10 @@ export class AttentionModule {
    * Sharded checkpoints (model.safetensors.index.json) load too. Weights may be F32, F16 or BF16.
    * Narrow the result with `model.type`. Hub failures are HubErrors (an AttentionError with a `code`).
    */
-  async loadModel(source: string | URL | ModelFiles, options: HubOptions = {}): Promise<Model> {
+  async loadModel(source: string | URL | ShippedModel | ModelFiles, options: HubOptions = {}): Promise<Model> {
     const files = typeof source === 'string' && source.startsWith('hf:') ? await fetchHubModelFiles(source.slice(3), options, this.platform.hub)
-      : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform) : source;
+      : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform)
+        : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform) : source;
     const type = modelType(files.config);
     if (type === 'bert') return new BertModel(this.mod, files as BertFiles);
     if (type === 'bart') return new BartModel(this.mod, files as BartFiles);

@@ -17,6 +17,8 @@ export type { SamplingOptions } from './decoding.js';
 export { BertModel, cosineSimilarity, similarityMatrix } from './bert_model.js';
 export type { BertConfig, BertInput, BertRunOptions, BertRunResult, EmbedOptions, Embeddings, FillMaskResult } from './bert_model.js';
 export { MODEL_TYPES } from './model_files.js';
+export { SHIPPED_MODELS } from './shipped_models.js';
+export type { ShippedModel } from './shipped_models.js';
 export { HubError, DEFAULT_HUB_URL, DEFAULT_MAX_BYTES, hubFileUrl } from './hub.js';
 export type { HubErrorCode, HubOptions, HubProgress } from './hub.js';
 export { BROWSER_CACHE_NAME } from './hub_cache_browser.js';
