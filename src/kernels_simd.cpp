@@ -5,6 +5,7 @@
 
 #include "half.h"
 #include "kernels.h"
+#include "kernels_quant.h"
 #include "simd4.h"
 
 namespace attn {
@@ -181,6 +182,21 @@ inline const float* rows_of(const std::uint16_t* B, int j0, int count, int K, in
   return scratch.data();
 }
 
+inline const float* rows_of(const Bf16* B, int j0, int count, int K, int ldb, std::vector<float>& scratch, int& ld) {
+  const int k4 = K / 4 * 4;
+  ld = k4 + 4;
+  if (scratch.size() < static_cast<std::size_t>(count) * ld) scratch.resize(static_cast<std::size_t>(count) * ld);
+  for (int r = 0; r < count; ++r) {
+    const std::uint16_t* b = &B[static_cast<long>(j0 + r) * ldb].bits;
+    float* out = scratch.data() + static_cast<long>(r) * ld;
+    int k = 0;
+    // A bfloat16 is the top half of a float32: shifting its bits up 16 is the whole widening.
+    for (; k < k4; k += 4) store(out + k, i32_shl<16>(load_u16x4(b + k)));
+    for (; k < K; ++k) out[k] = bf16_to_float(b[k]);
+  }
+  return scratch.data();
+}
+
 // Block of four rows of B at a time (outer), every row of A against it (inner): B streams through
 // once, however many rows A has (a language-model head's 14336 x 160 table once per call, not once
 // per token).
@@ -250,6 +266,10 @@ void gemm_bt_simd(int M, int N, int K, const float* A, int lda, const float* B, 
 
 void gemm_bt_half_simd(int M, int N, int K, const float* A, int lda, const std::uint16_t* B, int ldb, float* C,
                        int ldc) {
+  gemm_bt_simd_t(M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+void gemm_bt_bf16_simd(int M, int N, int K, const float* A, int lda, const Bf16* B, int ldb, float* C, int ldc) {
   gemm_bt_simd_t(M, N, K, A, lda, B, ldb, C, ldc);
 }
 
@@ -323,9 +343,7 @@ void gelu_erf_simd(float* x, int n) {
 
 bool have_simd_kernels() { return true; }
 const Kernels& simd_kernels() {
-  // The bf16 and quantized products are the scalar twins until their SIMD kernels land (issue 22).
-  const Kernels& s = scalar_kernels();
-  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, gemm_bt_half_simd, s.gemm_bt_bf16, s.gemm_bt_q8, s.gemm_bt_q4,
+  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, gemm_bt_half_simd, gemm_bt_bf16_simd, gemm_bt_q8_simd, gemm_bt_q4_simd,
                          exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd};
   return k;
 }

@@ -44,6 +44,31 @@ inline float lane(f32x4 v, int i) {
     default: return wasm_f32x4_extract_lane(v, 3);
   }
 }
+// Integer lanes (the quantized products): a separate type name, the same 128 bits.
+using i32x4 = v128_t;
+inline i32x4 iload(const void* p) { return wasm_v128_load(p); }
+inline i32x4 isplat8(int v) { return wasm_i8x16_splat(static_cast<std::int8_t>(v)); }
+// Sum of adjacent int16 products into int32 lanes: i32x4.dot_i16x8_s.
+inline i32x4 idot16(i32x4 a, i32x4 b) { return wasm_i32x4_dot_i16x8(a, b); }
+inline i32x4 iadd32(i32x4 a, i32x4 b) { return wasm_i32x4_add(a, b); }
+inline i32x4 isub8(i32x4 a, i32x4 b) { return wasm_i8x16_sub(a, b); }
+inline i32x4 iand(i32x4 a, i32x4 b) { return wasm_v128_and(a, b); }
+// The high nibble of each byte (its 16-bit lanes shifted; the caller masks the low 4 bits).
+inline i32x4 ishr16_4(i32x4 a) { return wasm_u16x8_shr(a, 4); }
+// Signed bytes 0..7 / 8..15 widened to int16.
+inline i32x4 iwiden8_low(i32x4 a) { return wasm_i16x8_extend_low_i8x16(a); }
+inline i32x4 iwiden8_high(i32x4 a) { return wasm_i16x8_extend_high_i8x16(a); }
+inline f32x4 i32_to_f32(i32x4 a) { return wasm_f32x4_convert_i32x4(a); }
+// [sum of a's lanes, of b's, of c's, of d's].
+inline i32x4 isum4(i32x4 a, i32x4 b, i32x4 c, i32x4 d) {
+  const i32x4 ab = iadd32(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
+  const i32x4 cd = iadd32(wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), wasm_i32x4_shuffle(c, d, 2, 6, 3, 7));
+  return iadd32(wasm_i64x2_shuffle(ab, cd, 0, 2), wasm_i64x2_shuffle(ab, cd, 1, 3));
+}
+inline int ilane_sum(i32x4 a) {
+  return wasm_i32x4_extract_lane(a, 0) + wasm_i32x4_extract_lane(a, 1) + wasm_i32x4_extract_lane(a, 2) +
+         wasm_i32x4_extract_lane(a, 3);
+}
 }  // namespace attn::simd4
 #elif defined(__SSE2__)
 #include <emmintrin.h>
@@ -78,6 +103,29 @@ inline float lane(f32x4 v, int i) {
   alignas(16) float tmp[4];
   _mm_store_ps(tmp, v);
   return tmp[i];
+}
+using i32x4 = __m128i;
+inline i32x4 iload(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+inline i32x4 isplat8(int v) { return _mm_set1_epi8(static_cast<char>(v)); }
+// pmaddwd: the same sums of adjacent int16 products as WebAssembly's i32x4.dot_i16x8_s.
+inline i32x4 idot16(i32x4 a, i32x4 b) { return _mm_madd_epi16(a, b); }
+inline i32x4 iadd32(i32x4 a, i32x4 b) { return _mm_add_epi32(a, b); }
+inline i32x4 isub8(i32x4 a, i32x4 b) { return _mm_sub_epi8(a, b); }
+inline i32x4 iand(i32x4 a, i32x4 b) { return _mm_and_si128(a, b); }
+inline i32x4 ishr16_4(i32x4 a) { return _mm_srli_epi16(a, 4); }
+// Each byte duplicated into a 16-bit lane, then shifted down 8 with its sign.
+inline i32x4 iwiden8_low(i32x4 a) { return _mm_srai_epi16(_mm_unpacklo_epi8(a, a), 8); }
+inline i32x4 iwiden8_high(i32x4 a) { return _mm_srai_epi16(_mm_unpackhi_epi8(a, a), 8); }
+inline f32x4 i32_to_f32(i32x4 a) { return _mm_cvtepi32_ps(a); }
+inline i32x4 isum4(i32x4 a, i32x4 b, i32x4 c, i32x4 d) {
+  const i32x4 ab = _mm_add_epi32(_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b));
+  const i32x4 cd = _mm_add_epi32(_mm_unpacklo_epi32(c, d), _mm_unpackhi_epi32(c, d));
+  return _mm_add_epi32(_mm_unpacklo_epi64(ab, cd), _mm_unpackhi_epi64(ab, cd));
+}
+inline int ilane_sum(i32x4 a) {
+  alignas(16) std::int32_t t[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(t), a);
+  return t[0] + t[1] + t[2] + t[3];
 }
 }  // namespace attn::simd4
 #else

@@ -77,9 +77,12 @@ WeightView Weight::view() const { return {type, in_by_out, storage.data(), out, 
 
 namespace {
 
-// The f16 scale of a block, or false when it does not fit a half.
+// The f16 scale of a block, or false when it does not fit a half. Rounded away from zero, never
+// toward it: a smaller scale would push the block's largest value past the top code and clip it
+// (by far more than half a step when the scale is a subnormal half, for blocks of tiny values).
 bool block_scale(float d, std::uint16_t* bits, float* rounded) {
   *bits = float_to_half(d);
+  if (std::fabs(half_to_float(*bits)) < std::fabs(d)) ++*bits;  // the next half away from zero
   *rounded = half_to_float(*bits);
   return std::isfinite(*rounded);
 }
@@ -92,8 +95,8 @@ float max_abs(const float* x, int n) {
 
 }  // namespace
 
-// Scales are rounded to f16 before the values are divided by them, so that q * d (with the d the
-// kernels read) is within d / 2 of each value.
+// Scales are rounded to f16 (upward in magnitude) before the values are divided by them, so that
+// q * d (with the d the kernels read) is within d / 2 of each value, and |q| <= 127.
 bool quantize_q8(const float* x, int n, unsigned char* out) {
   for (int b = 0; b < n; b += kQuantBlock, out += kQ8BlockBytes) {
     std::uint16_t bits;
@@ -109,8 +112,9 @@ bool quantize_q8(const float* x, int n, unsigned char* out) {
   return true;
 }
 
-// ggml's Q4_0: d = (the value of largest magnitude) / -8, so that value is exactly q = 0 and the
-// opposite extreme clips at q = 15 (within |d| of it); every other value is within |d| / 2.
+// ggml's Q4_0: d = (the value of largest magnitude) / -8, so that value is q = 0 (-8 d; exactly,
+// unless the scale's rounding to f16 moved it) and the opposite extreme clips at q = 15 (7 d,
+// within |d| of it); every other value is within |d| / 2.
 bool quantize_q4(const float* x, int n, unsigned char* out) {
   for (int b = 0; b < n; b += kQuantBlock, out += kQ4BlockBytes) {
     float extreme = 0.0f;
