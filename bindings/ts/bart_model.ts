@@ -6,7 +6,7 @@
 import { arpabetToIpa } from './arpabet.js';
 import { BpeTokenizer } from './bpe_tokenizer.js';
 import { configInt, loadCheckpoint } from './checkpoint.js';
-import { beamSearch } from './decoding.js';
+import { MAX_BEAMS, beamSearch } from './decoding.js';
 import type { Stepper } from './decoding.js';
 import { AttentionError, throwIfError } from './errors.js';
 import type { BartFiles } from './model_files.js';
@@ -186,7 +186,7 @@ export class BartModel extends WasmObject<BartHandle> {
     const S = src.length, D = c.d_model;
     const beams = options.beams ?? 1, alpha = options.lengthPenalty ?? 1;
     const maxNew = options.maxNewTokens ?? Math.min(64, c.max_position_embeddings);
-    if (!Number.isInteger(beams) || beams < 1 || beams > 64) throw new AttentionError(`generate: beams must be an integer in [1, 64], got ${options.beams}`);
+    if (!Number.isInteger(beams) || beams < 1 || beams > MAX_BEAMS) throw new AttentionError(`generate: beams must be an integer in [1, ${MAX_BEAMS}], got ${options.beams}`);
     if (!Number.isInteger(maxNew) || maxNew < 1) throw new AttentionError(`generate: maxNewTokens must be an integer >= 1, got ${options.maxNewTokens}`);
     if (!Number.isFinite(alpha)) throw new AttentionError(`generate: lengthPenalty must be a finite number, got ${options.lengthPenalty}`);
     const trace = options.traceLayer;

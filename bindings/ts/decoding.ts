@@ -2,6 +2,11 @@
 // cache (feed new tokens, get the next-token logits; reorder sequences for beams); this file
 // chooses tokens: greedy, sampling (temperature, top-k, top-p, seeded) or beam search.
 import { AttentionError } from './errors.js';
+import { selectTop } from './predictions.js';
+
+/** The most beams a beam search runs (GPT-2 and BART alike): each beam is one more sequence in the
+ * KV cache, and every step ranks 2 x beams candidates of each beam, so the work grows as beams^2. */
+export const MAX_BEAMS = 64;
 
 /** A model's incremental decoder: the KV cache lives in WASM, one sequence per beam. */
 export interface Stepper {
@@ -42,16 +47,13 @@ export function argmax(x: ArrayLike<number>): number {
   return best;
 }
 
-/** log softmax of one row, in float64. */
-export function logSoftmax(x: ArrayLike<number>): Float64Array {
+/** log-sum-exp of one row, in float64: a token's log-probability is its logit minus this. */
+export function logSumExp(x: ArrayLike<number>): number {
   let max = -Infinity;
   for (let i = 0; i < x.length; i++) if (x[i] > max) max = x[i];
   let sum = 0;
   for (let i = 0; i < x.length; i++) sum += Math.exp(x[i] - max);
-  const lse = max + Math.log(sum);
-  const out = new Float64Array(x.length);
-  for (let i = 0; i < x.length; i++) out[i] = x[i] - lse;
-  return out;
+  return max + Math.log(sum);
 }
 
 export function checkSampling(o: SamplingOptions, where: string): Required<SamplingOptions> {
@@ -124,10 +126,10 @@ export function beamSearch(stepper: Stepper, first: Float32Array, o: BeamOptions
   for (let t = 0; t < o.maxNewTokens && finished.length < k; t++) {
     const cands: { beam: number; token: number; logProb: number }[] = [];
     live.forEach((hyp, b) => {
-      const lp = logSoftmax(logits.subarray(b * V, (b + 1) * V));
-      // Only the 2k best of each beam can be among the 2k best overall.
-      const best = Array.from({ length: V }, (_, i) => i).sort((x, y) => lp[y] - lp[x] || x - y).slice(0, 2 * k);
-      for (const token of best) cands.push({ beam: b, token, logProb: hyp.logProb + lp[token] });
+      const row = logits.subarray(b * V, (b + 1) * V), lse = logSumExp(row);
+      // Only the 2k best of each beam can be among the 2k best overall (selected, not sorted:
+      // sorting the vocabulary for each of 64 beams took most of a step).
+      for (const token of selectTop(row, 2 * k)) cands.push({ beam: b, token, logProb: hyp.logProb + (row[token] - lse) });
     });
     cands.sort((x, y) => y.logProb - x.logProb || x.beam - y.beam || x.token - y.token);
     const next: typeof live = [], order: number[] = [], tokens: number[] = [];

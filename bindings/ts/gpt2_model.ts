@@ -6,7 +6,7 @@ import { AttentionError, throwIfError } from './errors.js';
 import type { Gpt2Files } from './model_files.js';
 import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
-import { beamSearch, checkSampling, chooseToken, seededRandom, yieldToEventLoop } from './decoding.js';
+import { MAX_BEAMS, beamSearch, checkSampling, chooseToken, seededRandom, yieldToEventLoop } from './decoding.js';
 import type { SamplingOptions, Stepper } from './decoding.js';
 import { logSumExpRows, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
@@ -221,7 +221,8 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
     const sampling = checkSampling(options, 'generate');
     const maxNew = options.maxNewTokens ?? 32, beams = options.beams ?? 1;
     if (!Number.isInteger(maxNew) || maxNew < 0) throw new AttentionError(`generate: maxNewTokens must be an integer >= 0, got ${options.maxNewTokens}`);
-    if (!Number.isInteger(beams) || beams < 1) throw new AttentionError(`generate: beams must be an integer >= 1, got ${options.beams}`);
+    if (!Number.isInteger(beams) || beams < 1 || beams > MAX_BEAMS)
+      throw new AttentionError(`generate: beams must be an integer from 1 to ${MAX_BEAMS}, got ${options.beams}`);
     const stops = options.stop ?? [];
     if (!Array.isArray(stops) || stops.some((s) => typeof s !== 'string' || s === '')) throw new AttentionError('generate: stop must be an array of non-empty strings');
     const promptTokens = typeof prompt === 'string' ? this.tokenizer.encode(prompt) : Array.from(prompt);

@@ -39,8 +39,8 @@ function sortAll(logits: ArrayLike<number>, allowed?: (id: number) => boolean): 
 }
 
 /** The same first k ids as sortAll, for a small k, in one pass over the row (a vocabulary of tens
- * of thousands of tokens need not be sorted to show a handful). */
-function selectTop(logits: ArrayLike<number>, k: number, allowed?: (id: number) => boolean): number[] {
+ * of thousands of tokens need not be sorted to show a handful; beam search takes 2 x beams). */
+export function selectTop(logits: ArrayLike<number>, k: number, allowed?: (id: number) => boolean): number[] {
   const top: number[] = [];
   if (k <= 0) return top;
   for (let i = 0; i < logits.length; i++) {

@@ -92,6 +92,10 @@ describe('misuse', () => {
     await expect(model.generate('x', { topK: 1.5 })).rejects.toThrow('generate: topK must be an integer >= 0');
     await expect(model.generate('x', { maxNewTokens: -1 })).rejects.toThrow('generate: maxNewTokens must be an integer >= 0');
     await expect(model.generate('x', { stop: [''] })).rejects.toThrow('generate: stop must be an array of non-empty strings');
+    // Beams are capped as BART's (each is a sequence in the KV cache): refused before any work.
+    await expect(model.generate('x', { beams: 100000 })).rejects.toThrow('generate: beams must be an integer from 1 to 64, got 100000');
+    await expect(model.generate('x', { beams: 1000 })).rejects.toThrow('generate: beams must be an integer from 1 to 64, got 1000');
+    expect((await model.generate('x', { beams: 64, maxNewTokens: 2 })).tokens.length).toBeLessThanOrEqual(2);
     await expect(model.generate([1, 99999])).rejects.toThrow('generate: token 99999 at position 1 is outside the vocabulary');
     const P = model.config.n_positions;
     await expect(model.generate(Array(P).fill(5))).rejects.toThrow(`leave no room in the model's context of ${P}`);
