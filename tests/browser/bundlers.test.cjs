@@ -3,13 +3,11 @@
 // Vite's build, webpack 5 and esbuild, then loaded in Chromium. Each must compute what a plain
 // float64 reference computes, with zero bundler warnings, only the package's browser entry in the
 // output (no Node code, no index.cjs, no copy of all of dist/).
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const path = require('node:path');
 const { serve } = require('../../scripts/static_server.cjs');
 const { launch, open } = require('./chromium.cjs');
-const { installPackedApp, root } = require('./packed_app.cjs');
+const { installPackedApp, root, run, startServer } = require('./packed_app.cjs');
 
 const VITE = path.join(root, 'node_modules/vite/bin/vite.js');
 const D_K = 4, HEADS = 2, S_Q = 3, S_K = 5, D_V = 3;
@@ -102,38 +100,14 @@ function expectBrowserOnly(outDir) {
   return files;
 }
 
-function run(command, args, options) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`))));
-  });
-}
-
-const freePort = () => new Promise((resolve) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-});
-
 test('Vite dev server (npx vite), no config: the .wasm arrives as WebAssembly', async () => {
-  const port = await freePort();
-  const child = spawn(process.execPath, [VITE, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { cwd: app.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout.on('data', (d) => { log += d; });
-  child.stderr.on('data', (d) => { log += d; });
+  const vite = await startServer([VITE], app.dir, /ready in/i);
   try {
-    const t0 = Date.now();
-    while (!/ready in/i.test(log)) {
-      if (Date.now() - t0 > 30000 || child.exitCode !== null) throw new Error(`vite did not start:\n${log}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await runPage(`http://127.0.0.1:${port}/`);
+    await runPage(`${vite.url}/`);
     // The pre-bundler's log: nothing about this package (no warnings, no errors).
-    expect(log).not.toMatch(/warn|error|attention-wasm/i);
+    expect(vite.log()).not.toMatch(/warn|error|attention-wasm/i);
   } finally {
-    child.kill();
+    vite.stop();
   }
 }, 90000);
 

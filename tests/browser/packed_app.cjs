@@ -1,8 +1,9 @@
 // A new user's project: `npm pack` of this repository installed into an empty temp folder, as the
 // package-in-an-app tests (widget from a CDN, bundlers) need it. Uses what dist/ holds now.
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -29,4 +30,39 @@ function servePage(html) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` })));
 }
 
-module.exports = { installPackedApp, servePage, root };
+/** Runs a command to its end; resolves with its output, rejects with it on a non-zero exit. */
+function run(command, args, options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`))));
+  });
+}
+
+const freePort = () => new Promise((resolve) => {
+  const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+});
+
+/** Starts a server command (vite, vite preview) on a free port and waits for `ready` in its log;
+ * returns { url, log(), stop() }. */
+async function startServer(args, cwd, ready) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...args, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => { log += d; });
+  child.stderr.on('data', (d) => { log += d; });
+  const t0 = Date.now();
+  while (!ready.test(log)) {
+    if (Date.now() - t0 > 60000 || child.exitCode !== null) {
+      child.kill();
+      throw new Error(`${args.join(' ')} did not start:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url: `http://127.0.0.1:${port}`, log: () => log, stop: () => child.kill() };
+}
+
+module.exports = { installPackedApp, servePage, root, run, startServer };
