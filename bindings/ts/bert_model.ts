@@ -10,6 +10,8 @@ import type { MultiHeadTrace } from './multi_head_attention.js';
 import { logSumExpRows, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
 import { parseWeights } from './safetensors.js';
+import { checkObject, checkOptions, is, show } from './validate.js';
+import type { Rules } from './validate.js';
 import type { BertHandle, WasmModule } from './wasm_module.js';
 import { WasmObject } from './wasm_object.js';
 import { WordPieceTokenizer } from './wordpiece_tokenizer.js';
@@ -89,17 +91,22 @@ export interface Embeddings {
 
 const ACTIVATIONS: Record<string, number> = { gelu: 0, gelu_new: 1, gelu_pytorch_tanh: 1 };
 
+/** The largest layer_norm_eps accepted: BERT's are 1e-12 (TensorFlow ports) to 1e-5; one past 0.1
+ * drowns the variance of small activations, so it is a broken config rather than a choice. */
+const MAX_LAYER_NORM_EPS = 0.1;
+
 function checkConfig(c: Record<string, unknown>): BertConfig {
+  checkObject('loadModel', 'config.json', c, '(the parsed config.json)');
   const act = c.hidden_act ?? 'gelu';
-  if (typeof act !== 'string' || !(act in ACTIVATIONS))
-    throw new AttentionError(`config.json: hidden_act ${JSON.stringify(act)} is not supported (BERT uses "gelu")`);
+  if (typeof act !== 'string' || !Object.prototype.hasOwnProperty.call(ACTIVATIONS, act))
+    throw new AttentionError(`config.json: hidden_act ${show(act)} is not supported (BERT uses "gelu")`);
   if (c.position_embedding_type !== undefined && c.position_embedding_type !== 'absolute')
-    throw new AttentionError(`config.json: position_embedding_type "${String(c.position_embedding_type)}" is not supported (only "absolute")`);
+    throw new AttentionError(`config.json: position_embedding_type ${show(c.position_embedding_type)} is not supported (only "absolute")`);
   return {
     vocab_size: configInt(c, 'vocab_size'), hidden_size: configInt(c, 'hidden_size'),
     num_hidden_layers: configInt(c, 'num_hidden_layers'), num_attention_heads: configInt(c, 'num_attention_heads'),
     intermediate_size: configInt(c, 'intermediate_size'), max_position_embeddings: configInt(c, 'max_position_embeddings'),
-    type_vocab_size: configInt(c, 'type_vocab_size', 2), layer_norm_eps: configEps(c, 'layer_norm_eps', 1e-12),
+    type_vocab_size: configInt(c, 'type_vocab_size', 2), layer_norm_eps: configEps(c, 'layer_norm_eps', 1e-12, MAX_LAYER_NORM_EPS),
     hidden_act: act as BertConfig['hidden_act'],
   };
 }
@@ -130,6 +137,8 @@ export class BertModel extends WasmObject<BertHandle> {
   readonly hasPooler: boolean;
   /** Defaults of embed(), from the checkpoint's sentence-transformers files if any. */
   readonly sentenceEmbedding: Required<SentenceEmbeddingConfig>;
+  private readonly runRules: Rules<BertRunOptions>;
+  private readonly embedRules: Rules<EmbedOptions>;
 
   /** @internal use AttentionModule.loadModel */
   constructor(mod: WasmModule, files: BertFiles) {
@@ -141,6 +150,8 @@ export class BertModel extends WasmObject<BertHandle> {
     super(mod, new mod.BertHandle(), 'BertModel');
     this.config = config;
     this.tokenizer = tokenizer;
+    this.runRules = runRules(config);
+    this.embedRules = embedRules(config);
     this.hasPooler = !!findTensor(file, bertNames('pooler.dense.weight'));
     this.hasMaskedLmHead = !!findTensor(file, bertNames('cls.predictions.bias'));
     const st = files.sentenceEmbedding ?? {};
@@ -161,25 +172,22 @@ export class BertModel extends WasmObject<BertHandle> {
   }
 
   /** Runs the encoder on one input: text, a text pair, or token ids. */
-  run(input: BertInput, options: BertRunOptions = {}): BertRunResult {
+  run(input: BertInput, options?: BertRunOptions): BertRunResult {
+    const o = checkOptions('run', options, this.runRules);
     const handle = this.live();
-    const { num_hidden_layers: L, num_attention_heads: H, hidden_size: D, vocab_size: V, max_position_embeddings: P } = this.config;
-    const padTo = options.padTo;
-    if (padTo !== undefined && (!Number.isInteger(padTo) || padTo < 1 || padTo > P))
-      throw new AttentionError(`run: padTo must be an integer in [1, ${P}] (max_position_embeddings), got ${padTo}`);
+    const { num_hidden_layers: L, num_attention_heads: H, hidden_size: D, vocab_size: V } = this.config;
     const given = this.encodeInput(input, 'run');
+    const padTo = o.padTo;
     const extra = Math.max(0, (padTo ?? 0) - given.tokens.length);
     const tokens = [...given.tokens, ...new Array<number>(extra).fill(this.tokenizer.padId)];
     const tokenTypes = [...given.tokenTypes, ...new Array<number>(extra).fill(0)];
     const padding = padTo === undefined ? null : tokens.map((_, i) => (i < given.tokens.length ? 0 : 1));
     const n = tokens.length;
-    const trace = options.traceLayer;
-    if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= L))
-      throw new AttentionError(`run: traceLayer must be an integer in [0, ${L - 1}], got ${trace}`);
-    if (options.logits && !this.hasMaskedLmHead) throw new AttentionError('run: logits need the masked-LM head (cls.predictions.*), which this checkpoint does not have');
+    const trace = o.traceLayer;
+    if (o.logits && !this.hasMaskedLmHead) throw new AttentionError('run: logits need the masked-LM head (cls.predictions.*), which this checkpoint does not have');
     const st = this.staging;
-    const rt = st.plan(n * 4), rty = st.plan(n * 4), rh = st.plan(n * D * 4), ra = st.plan(options.attention ? L * H * n * n * 4 : 0);
-    const rl = st.plan(options.logits ? n * V * 4 : 0), rp = st.plan(this.hasPooler ? D * 4 : 0), rm = st.plan(padding ? n : 0);
+    const rt = st.plan(n * 4), rty = st.plan(n * 4), rh = st.plan(n * D * 4), ra = st.plan(o.attention ? L * H * n * n * 4 : 0);
+    const rl = st.plan(o.logits ? n * V * 4 : 0), rp = st.plan(this.hasPooler ? D * 4 : 0), rm = st.plan(padding ? n : 0);
     try {
       st.commit();
       st.writeI32(rt, tokens);
@@ -190,9 +198,9 @@ export class BertModel extends WasmObject<BertHandle> {
         tokens, tokenTypes, tokenTexts: tokens.map((t) => this.tokenizer.tokenText(t)), hidden: st.readF32(rh, n * D),
       };
       if (padding) result.padding = padding;
-      if (options.attention) result.attention = st.readF32(ra, L * H * n * n);
+      if (o.attention) result.attention = st.readF32(ra, L * H * n * n);
       if (trace !== undefined) result.trace = readMhaTrace(this.mod, handle, { numHeads: H, dK: D / H, dV: D / H, dModel: D }, 1, n, n);
-      if (options.logits) {
+      if (o.logits) {
         throwIfError(handle.mlmLogits(rh.ptr, n, rl.ptr), 'run');
         result.logits = st.readF32(rl, n * V);
       }
@@ -207,11 +215,12 @@ export class BertModel extends WasmObject<BertHandle> {
   }
 
   /**
-   * Fill in the blank: for each [MASK] in the text (or pair), the k most likely tokens.
-   * Special tokens ([CLS], [SEP], [PAD], [MASK], [UNK]) are never proposed.
+   * Fill in the blank: for each [MASK] in the text (or pair), the k most likely tokens (k from 1
+   * to vocab_size). Special tokens ([CLS], [SEP], [PAD], [MASK], [UNK]) are never proposed.
    */
   fillMask(input: string | readonly [string, string], k = 5): FillMaskResult[] {
-    if (!Number.isInteger(k) || k < 1) throw new AttentionError(`fillMask: k must be a positive integer, got ${k}`);
+    is.int(1, this.config.vocab_size)(k, 'fillMask: k');
+    this.live();
     if (!this.hasMaskedLmHead) throw new AttentionError('fillMask: needs the masked-LM head (cls.predictions.*), which this checkpoint does not have');
     const enc = this.encodeInput(input, 'fillMask');
     const positions = enc.tokens.flatMap((t, i) => (t === this.tokenizer.maskId ? [i] : []));
@@ -234,18 +243,29 @@ export class BertModel extends WasmObject<BertHandle> {
   /**
    * Masked-LM loss of a run made with { logits: true }: mean cross-entropy (nats) of `targets` (the
    * original ids) at `positions`, its exp (perplexity), and how often the top guess was right.
+   * The result's logits are checked (shape, finite values), so a loss is never NaN.
    */
   maskedLmLoss(result: BertRunResult, positions: number[], targets: number[]): { loss: number; perplexity: number; accuracy: number } {
-    if (!result.logits) throw new AttentionError('maskedLmLoss: run the model with { logits: true }');
-    if (positions.length === 0 || positions.length !== targets.length) throw new AttentionError('maskedLmLoss: need as many targets as positions (at least one)');
+    const where = 'maskedLmLoss', V = this.config.vocab_size;
     this.live();
-    const V = this.config.vocab_size, rows = result.logits.length / V;
-    const outside = positions.find((p) => !Number.isInteger(p) || p < 0 || p >= rows);
-    if (outside !== undefined) throw new AttentionError(`maskedLmLoss: position ${outside} is outside the run's ${rows} tokens`);
-    const lse = logSumExpRows(this.mod, this.staging, result.logits, V, positions);
+    checkObject(where, 'result', result, '(what run(input, { logits: true }) returned)');
+    const logits = readField(where, 'result', result, 'logits');
+    if (logits === undefined) throw new AttentionError(`${where}: the result has no logits: run the model with { logits: true }`);
+    if (!(logits instanceof Float32Array) || logits.length === 0 || logits.length % V !== 0)
+      throw new AttentionError(`${where}: result.logits must be a Float32Array of tokens x vocab_size (${V}) numbers, got ${show(logits)}`);
+    const rows = logits.length / V;
+    is.array(is.int(0, rows - 1), rows)(positions, `${where}: positions`);
+    is.array(is.int(0, V - 1), rows)(targets, `${where}: targets`);
+    if (positions.length === 0 || positions.length !== targets.length)
+      throw new AttentionError(`${where}: need as many targets as positions (at least one), got ${positions.length} positions and ${targets.length} targets`);
+    for (const p of positions) {
+      const row = logits.subarray(p * V, (p + 1) * V), bad = row.findIndex((x) => !Number.isFinite(x));
+      if (bad >= 0) throw new AttentionError(`${where}: result.logits at position ${p}, token ${bad} is ${show(row[bad])}, not a finite number`);
+    }
+    const lse = logSumExpRows(this.mod, this.staging, logits, V, positions);
     let total = 0, right = 0;
     positions.forEach((p, i) => {
-      const row = result.logits!.subarray(p * V, (p + 1) * V);
+      const row = logits.subarray(p * V, (p + 1) * V);
       total += lse[i] - row[targets[i]];  // cross-entropy: log-sum-exp - the target's logit
       let best = 0;
       for (let v = 1; v < V; v++) if (row[v] > row[best]) best = v;
@@ -256,15 +276,14 @@ export class BertModel extends WasmObject<BertHandle> {
   }
 
   /** One vector per text (or text pair, or token-id input), computed in batched forward calls. */
-  embed(inputs: readonly BertInput[], options: EmbedOptions = {}): Embeddings {
+  embed(inputs: readonly BertInput[], options?: EmbedOptions): Embeddings {
+    const o = checkOptions('embed', options, this.embedRules);
     const handle = this.live();
-    if (!Array.isArray(inputs)) throw new AttentionError('embed: expected an array of texts');
-    const pooling = options.pooling ?? this.sentenceEmbedding.pooling;
-    if (pooling !== 'mean' && pooling !== 'cls') throw new AttentionError(`embed: pooling must be 'mean' or 'cls', got ${JSON.stringify(pooling)}`);
-    const normalize = options.normalize ?? this.sentenceEmbedding.normalize;
-    const maxLength = options.maxLength ?? this.sentenceEmbedding.maxSeqLength;
-    const batchSize = options.batchSize ?? 32;
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new AttentionError(`embed: batchSize must be a positive integer, got ${batchSize}`);
+    if (!Array.isArray(inputs)) throw new AttentionError(`embed: inputs must be an array of texts, pairs or { tokens } inputs, got ${show(inputs)}`);
+    const pooling = o.pooling ?? this.sentenceEmbedding.pooling;
+    const normalize = o.normalize ?? this.sentenceEmbedding.normalize;
+    const maxLength = o.maxLength ?? this.sentenceEmbedding.maxSeqLength;
+    const batchSize = o.batchSize ?? 32;
     const D = this.config.hidden_size;
     const encoded = inputs.map((x) => this.encodeInput(x, 'embed', maxLength));
     const data = new Float32Array(inputs.length * D);
@@ -297,48 +316,146 @@ export class BertModel extends WasmObject<BertHandle> {
     return { data, count: inputs.length, dim: D, row: (i: number) => data.subarray(i * D, (i + 1) * D) };
   }
 
-  private encodeInput(input: BertInput, what: string, maxLength?: number): { tokens: number[]; tokenTypes: number[] } {
-    let tokens: number[], tokenTypes: number[];
-    if (typeof input === 'string' || Array.isArray(input)) {
-      ({ ids: tokens, tokenTypes } = this.tokenizer.encode(input as string | [string, string], { maxLength }));
-    } else if (typeof input === 'object' && input !== null && Array.isArray((input as { tokens?: unknown }).tokens)) {
-      const t = input as { tokens: number[]; tokenTypes?: number[] };
-      tokens = Array.from(t.tokens);
-      tokenTypes = t.tokenTypes ? Array.from(t.tokenTypes) : tokens.map(() => 0);
-      if (tokenTypes.length !== tokens.length) throw new AttentionError(`${what}: ${tokenTypes.length} token types for ${tokens.length} tokens`);
-    } else throw new AttentionError(`${what}: the input must be a string, a pair [textA, textB] or { tokens, tokenTypes }`);
+  /** Any input form to checked ids and token types; `what` names the caller in errors. */
+  private encodeInput(input: unknown, what: string, maxLength?: number): { tokens: number[]; tokenTypes: number[] } {
     const { vocab_size: V, type_vocab_size: T, max_position_embeddings: P } = this.config;
+    let tokens: number[], tokenTypes: number[];
+    if (typeof input === 'string') {
+      ({ ids: tokens, tokenTypes } = this.tokenizer.encode(input, { maxLength }));
+    } else if (Array.isArray(input)) {
+      if (input.length !== 2 || typeof input[0] !== 'string' || typeof input[1] !== 'string')
+        throw new AttentionError(`${what}: a text pair must be [textA, textB] (two strings), got ${showArray(input)}`);
+      if (maxLength !== undefined && maxLength < 5)
+        throw new AttentionError(`${what}: maxLength ${maxLength} leaves no room for a pair ([CLS] a [SEP] b [SEP] is 5 tokens)`);
+      ({ ids: tokens, tokenTypes } = this.tokenizer.encode(input as [string, string], { maxLength }));
+    } else if (typeof input === 'object' && input !== null && !ArrayBuffer.isView(input)) {
+      ({ tokens, tokenTypes } = this.idsInput(input, what));
+    } else throw new AttentionError(`${what}: the input must be a string, a pair [textA, textB] or { tokens, tokenTypes }, got ${show(input)}`);
     const n = tokens.length;
     if (n === 0) throw new AttentionError(`${what}: the input has no tokens`);
     if (n > P) throw new AttentionError(`${what}: ${n} tokens exceed the model's ${P} positions (max_position_embeddings)`);
     tokens.forEach((t, i) => {
-      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`${what}: token ${t} at position ${i} is outside the vocabulary of ${V}`);
+      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`${what}: token ${show(t)} at position ${i} is outside the vocabulary of ${V}`);
     });
     tokenTypes.forEach((t, i) => {
-      if (!Number.isInteger(t) || t < 0 || t >= T) throw new AttentionError(`${what}: token type ${t} at position ${i} is outside type_vocab_size ${T}`);
+      if (!Number.isInteger(t) || t < 0 || t >= T) throw new AttentionError(`${what}: token type ${show(t)} at position ${i} is outside type_vocab_size ${T}`);
     });
+    return { tokens, tokenTypes };
+  }
+
+  /** { tokens, tokenTypes? }: known keys only (a misspelt tokenTypes would silently be zeros),
+   * arrays no longer than the model's positions, copied before their ids are checked. */
+  private idsInput(input: object, what: string): { tokens: number[]; tokenTypes: number[] } {
+    const t = checkOptions(what, input as { tokens: number[]; tokenTypes?: number[] }, IDS_INPUT_RULES, 'input key');
+    const P = this.config.max_position_embeddings;
+    if (!Array.isArray(t.tokens)) throw new AttentionError(`${what}: tokens must be an array of token ids, got ${show(t.tokens)}`);
+    if (t.tokens.length > P) throw new AttentionError(`${what}: ${t.tokens.length} tokens exceed the model's ${P} positions (max_position_embeddings)`);
+    if (t.tokenTypes !== undefined && !Array.isArray(t.tokenTypes))
+      throw new AttentionError(`${what}: tokenTypes must be an array of 0s and 1s, got ${show(t.tokenTypes)}`);
+    const tokens = t.tokens.slice(), tokenTypes = t.tokenTypes ? t.tokenTypes.slice() : tokens.map(() => 0);
+    if (tokenTypes.length !== tokens.length) throw new AttentionError(`${what}: ${tokenTypes.length} token types for ${tokens.length} tokens`);
     return { tokens, tokenTypes };
   }
 }
 
-/** cos(a, b) = a.b / (|a| |b|); 0 when either is all zeros. */
-export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  if (a.length !== b.length) throw new AttentionError(`cosineSimilarity: vectors of ${a.length} and ${b.length} numbers`);
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+const IDS_INPUT_RULES: Rules<{ tokens: number[]; tokenTypes?: number[] }> = { tokens: is.any, tokenTypes: is.any };
+
+/** run()'s option rules; the ranges come from the model's config. */
+function runRules(c: BertConfig): Rules<BertRunOptions> {
+  return {
+    attention: is.boolean, logits: is.boolean,
+    traceLayer: is.int(0, c.num_hidden_layers - 1), padTo: is.int(1, c.max_position_embeddings),
+  };
 }
 
-/** The count x count matrix of cosine similarities between embeddings (symmetric, 1 on the diagonal). */
+/** The most sentences one embed() forward call takes: the call holds batch x tokens x hidden_size
+ * floats of hidden states (256 x 512 x 768 x 4 bytes is 400 MB) in the WebAssembly heap. */
+export const MAX_EMBED_BATCH = 256;
+
+function embedRules(c: BertConfig): Rules<EmbedOptions> {
+  return {
+    pooling: is.oneOf('mean', 'cls'), normalize: is.boolean,
+    maxLength: is.int(3, c.max_position_embeddings), batchSize: is.int(1, MAX_EMBED_BATCH),
+  };
+}
+
+/** One field of an object passed back in (a run's result, embeddings), read once: a getter or a
+ * Proxy that throws gives a named error rather than its own. */
+function readField(where: string, what: string, obj: object, key: string): unknown {
+  try {
+    return (obj as Record<string, unknown>)[key];
+  } catch (e) {
+    throw new AttentionError(`${where}: reading ${what}.${key} failed (${e instanceof Error ? e.message : show(e)})`);
+  }
+}
+
+/** A short array for a message: "[20, 12]", or its length when long. */
+function showArray(a: readonly unknown[]): string {
+  return a.length <= 8 ? `[${a.map(show).join(', ')}]` : `an array of ${a.length} elements`;
+}
+
+/** A vector argument: an array or a typed array of finite numbers. */
+function vector(where: string, name: string, v: unknown): ArrayLike<number> {
+  const numeric = Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView) && typeof (v as unknown as ArrayLike<unknown>)[0] !== 'bigint');
+  if (!numeric) throw new AttentionError(`${where}: ${name} must be an array of numbers (or a Float32Array), got ${show(v)}`);
+  const a = v as ArrayLike<unknown>;
+  for (let i = 0; i < a.length; i++) {
+    if (typeof a[i] !== 'number' || !Number.isFinite(a[i])) throw new AttentionError(`${where}: ${name}[${i}] must be a finite number, got ${show(a[i])}`);
+  }
+  return a as ArrayLike<number>;
+}
+
+/** The largest absolute value: each vector is divided by it, so the sums of squares can neither
+ * overflow (1e200 * 1e200) nor underflow to 0 for tiny but nonzero vectors. */
+function maxAbs(a: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]));
+  return m;
+}
+
+/** cos of two checked vectors of equal length; 0 when either is all zeros. */
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const sa = maxAbs(a), sb = maxAbs(b);
+  if (sa === 0 || sb === 0) return 0;
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] / sa, y = b[i] / sb;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+/** cos(a, b) = a.b / (|a| |b|); 0 when either is all zeros. Both must hold finite numbers. */
+export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const va = vector('cosineSimilarity', 'a', a), vb = vector('cosineSimilarity', 'b', b);
+  if (va.length !== vb.length) throw new AttentionError(`cosineSimilarity: vectors of ${va.length} and ${vb.length} numbers`);
+  return cosine(va, vb);
+}
+
+/** The most embeddings similarityMatrix() compares: its result holds count^2 floats
+ * (8192^2 x 4 bytes is 256 MB). */
+export const MAX_SIMILARITY_COUNT = 8192;
+
+/** The count x count matrix of cosine similarities between embeddings (symmetric, 1 on the
+ * diagonal). Reads `data`, `count` and `dim` (row i is data[i*dim, (i+1)*dim)). */
 export function similarityMatrix(e: Embeddings): Float32Array {
-  const out = new Float32Array(e.count * e.count);
-  for (let i = 0; i < e.count; i++) {
-    out[i * e.count + i] = 1;
-    for (let j = i + 1; j < e.count; j++) out[i * e.count + j] = out[j * e.count + i] = cosineSimilarity(e.row(i), e.row(j));
+  const where = 'similarityMatrix';
+  checkObject(where, 'the embeddings', e, '(what embed() returns: { data, count, dim })');
+  const count = readField(where, 'embeddings', e, 'count'), dim = readField(where, 'embeddings', e, 'dim');
+  is.int(0, MAX_SIMILARITY_COUNT)(count, `${where}: embeddings.count`);
+  is.int(1, 1 << 20)(dim, `${where}: embeddings.dim`);
+  const n = count as number, d = dim as number;
+  const data = readField(where, 'embeddings', e, 'data');
+  if (!(data instanceof Float32Array) || data.length !== n * d)
+    throw new AttentionError(`${where}: embeddings.data must be a Float32Array of count x dim = ${n} x ${d} numbers, got ${show(data)}`);
+  vector(where, 'embeddings.data', data);
+  const out = new Float32Array(n * n);
+  const row = (i: number) => data.subarray(i * d, (i + 1) * d);
+  for (let i = 0; i < n; i++) {
+    out[i * n + i] = 1;
+    for (let j = i + 1; j < n; j++) out[i * n + j] = out[j * n + i] = cosine(row(i), row(j));
   }
   return out;
 }

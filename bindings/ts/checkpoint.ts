@@ -6,6 +6,7 @@ import { AttentionError, throwIfError } from './errors.js';
 import { copyIn } from './heap.js';
 import type { Staging } from './heap.js';
 import type { SafetensorsDtype, SafetensorsEntry, SafetensorsFile } from './safetensors.js';
+import { show } from './validate.js';
 import type { WasmModule } from './wasm_module.js';
 
 /** What every model handle of bindings/embind.cpp offers for loading. */
@@ -88,17 +89,20 @@ export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, stagin
   throwIfError(handle.finalize(), 'loadModel');
 }
 
-/** A positive integer field of config.json, or a named error. */
+/** A positive integer field of config.json, or a named error (show() prints any value: a BigInt
+ * or a Symbol from a hand-made config must not make the message itself throw). */
 export function configInt(c: Record<string, unknown>, key: string, fallback?: unknown): number {
   const v = c[key] ?? fallback;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
-    throw new AttentionError(`config.json: ${key} must be a positive integer, got ${JSON.stringify(v)}`);
+    throw new AttentionError(`config.json: ${key} must be a positive integer, got ${show(v)}`);
   return v;
 }
 
-/** A positive layer-norm epsilon from config.json, or a named error. */
-export function configEps(c: Record<string, unknown>, key: string, fallback: number): number {
+/** A layer-norm epsilon from config.json in (0, max], or a named error: a huge epsilon is accepted
+ * by the arithmetic but flattens every normalized activation. */
+export function configEps(c: Record<string, unknown>, key: string, fallback: number, max = 0.1): number {
   const eps = c[key] ?? fallback;
-  if (typeof eps !== 'number' || !(eps > 0)) throw new AttentionError(`config.json: ${key} must be a positive number`);
+  if (typeof eps !== 'number' || !(eps > 0) || !(eps <= max))
+    throw new AttentionError(`config.json: ${key} must be a number > 0 and <= ${max}, got ${show(eps)}`);
   return eps;
 }

@@ -207,7 +207,7 @@ describe('errors name the problem and leave the module usable', () => {
     expect(() => m.run(42)).toThrow(/the input must be a string, a pair/);
     expect(() => m.run({ tokens: [2, 3] }, { traceLayer: 9 })).toThrow(/traceLayer must be an integer/);
     expect(() => m.fillMask('t5 t6')).toThrow(/the text has no \[MASK\] token/);
-    expect(() => m.embed(['t5'], { pooling: 'max' })).toThrow(/pooling must be 'mean' or 'cls'/);
+    expect(() => m.embed(['t5'], { pooling: 'max' })).toThrow(/embed: pooling must be one of "mean", "cls", got "max"/);
     expect(m.run({ tokens: [2, 5, 3] }).hidden).toHaveLength(3 * m.config.hidden_size);
     m.dispose();
     expect(() => m.embed(['t5'])).toThrow(/this BertModel has been disposed/);
