@@ -132,28 +132,155 @@ export class BpeTokenizer {
   private encodeWord(word: string): number[] {
     const cached = this.cache.get(word);
     if (cached) return cached;
-    let parts = Array.from(new TextEncoder().encode(word), (b) => this.byteEncoder[b]);
-    // Repeatedly merge the adjacent pair with the lowest rank (the earliest learned merge).
-    while (parts.length > 1) {
-      let best = -1, bestRank = Infinity;
-      for (let i = 0; i < parts.length - 1; i++) {
-        const rank = this.ranks.get(parts[i] + ' ' + parts[i + 1]);
-        if (rank !== undefined && rank < bestRank) { bestRank = rank; best = i; }
-      }
-      if (best < 0) break;
-      const a = parts[best], b = parts[best + 1];
-      const merged: string[] = [];
-      for (let i = 0; i < parts.length; i++) {
-        if (i < parts.length - 1 && parts[i] === a && parts[i + 1] === b) { merged.push(a + b); i++; } else merged.push(parts[i]);
-      }
-      parts = merged;
+    const bytes = new TextEncoder().encode(word);
+    const ids: number[] = [];
+    // A pre-token longer than MAX_WORD_BYTES is merged in pieces cut at character boundaries: the
+    // merge itself is O(n log n), the cut bounds its memory (no model's context holds such a word).
+    for (let start = 0; start < bytes.length;) {
+      let end = Math.min(bytes.length, start + MAX_WORD_BYTES);
+      while (end < bytes.length && end > start + 1 && (bytes[end] & 0xc0) === 0x80) end--;  // not inside a character
+      const parts: string[] = new Array(end - start);
+      for (let i = start; i < end; i++) parts[i - start] = this.byteEncoder[bytes[i]];
+      for (const part of applyMerges(parts, this.ranks)) ids.push(this.idOf(part));
+      start = end;
     }
-    const ids = parts.map((p) => {
-      const id = this.encoder.get(p);
-      if (id === undefined) throw new AttentionError(`tokenizer: "${p}" is not in the vocabulary (vocab.json and merges.txt do not match?)`);
-      return id;
-    });
-    if (this.cache.size < 50_000) this.cache.set(word, ids);
+    // Short words only: a cache of long keys would keep megabytes of text alive.
+    if (this.cache.size < 50_000 && word.length <= MAX_CACHED_WORD) this.cache.set(word, ids);
     return ids;
+  }
+
+  private idOf(part: string): number {
+    const id = this.encoder.get(part);
+    if (id === undefined) throw new AttentionError(`tokenizer: "${part}" is not in the vocabulary (vocab.json and merges.txt do not match?)`);
+    return id;
+  }
+}
+
+// Longest pre-token merged as one piece (UTF-8 bytes); longest word kept in the cache (characters).
+const MAX_WORD_BYTES = 1 << 16;
+const MAX_CACHED_WORD = 256;
+// Words up to this many bytes share one set of working arrays (kept for the next word).
+const SHARED_SCRATCH = 1024;
+
+/**
+ * Merges a word's symbols by rank as GPT-2's reference loop does (the lowest-ranked adjacent pair,
+ * all its occurrences left to right, then again), in O(n log n) instead of O(n^2): the symbols
+ * form a doubly linked list and the candidate pairs a min-heap ordered by (rank, position). An
+ * entry records the stamps of its two symbols; a merge stamps the merged symbol anew, so an entry
+ * whose symbols changed since it was queued is recognised as stale and skipped.
+ */
+function applyMerges(parts: string[], ranks: Map<string, number>): string[] {
+  const n = parts.length;
+  if (n < 2) return parts;
+  const { next, prev, stamp, heap, batch } = scratchFor(n);
+  for (let i = 0; i < n; i++) { next[i] = i + 1; prev[i] = i - 1; stamp[i] = i + 1; }
+  next[n - 1] = -1;
+  let stamps = n;
+  const offer = (left: number, right: number) => {
+    const rank = ranks.get(parts[left] + ' ' + parts[right]);
+    if (rank !== undefined) heap.push(rank, left, stamp[left], stamp[right]);
+  };
+  for (let i = 0; i + 1 < n; i++) offer(i, i + 1);
+  while (heap.size > 0) {
+    // A rank names one pair: take all of its entries, then merge them left to right. The pairs
+    // these merges create wait for the next round even when ranked lower, as in the reference.
+    const rank = heap.rank[0];
+    batch.length = 0;
+    while (heap.size > 0 && heap.rank[0] === rank) {
+      batch.push(heap.left[0], heap.stampLeft[0], heap.stampRight[0]);
+      heap.pop();
+    }
+    for (let k = 0; k < batch.length; k += 3) {
+      const left = batch[k], right = next[left];
+      // Stale: the left symbol was merged since (its stamp changed), or its right neighbour was.
+      if (stamp[left] !== batch[k + 1] || right < 0 || stamp[right] !== batch[k + 2]) continue;
+      parts[left] += parts[right];
+      stamp[right] = 0;
+      stamp[left] = ++stamps;
+      next[left] = next[right];
+      if (next[left] >= 0) prev[next[left]] = left;
+      if (prev[left] >= 0) offer(prev[left], left);
+      if (next[left] >= 0) offer(left, next[left]);
+    }
+  }
+  const out: string[] = [];
+  for (let i = 0; i >= 0; i = next[i]) out.push(parts[i]);
+  return out;
+}
+
+interface MergeScratch { next: Int32Array; prev: Int32Array; stamp: Int32Array; heap: PairHeap; batch: number[] }
+let shared: MergeScratch | undefined;
+
+/** Working arrays for a word of n symbols: those of ordinary words are allocated once and reused
+ * (allocating them per word made ordinary text slower than the old quadratic loop). */
+function scratchFor(n: number): MergeScratch {
+  const make = (size: number): MergeScratch => ({
+    // n - 1 pairs at first, at most two new ones per merge (and n - 1 merges at most)
+    next: new Int32Array(size), prev: new Int32Array(size), stamp: new Int32Array(size), heap: new PairHeap(3 * size), batch: [],
+  });
+  if (n > SHARED_SCRATCH) return make(n);
+  shared ??= make(SHARED_SCRATCH);
+  shared.heap.size = 0;
+  return shared;
+}
+
+/** Whether a merge (rank, left position) comes before another: lower rank, then further left. */
+function before(rank: number, left: number, rank2: number, left2: number): boolean {
+  return rank < rank2 || (rank === rank2 && left < left2);
+}
+
+/** A binary min-heap of candidate merges keyed by (rank, left position), in typed arrays. */
+class PairHeap {
+  size = 0;
+  readonly rank: Int32Array;
+  readonly left: Int32Array;
+  readonly stampLeft: Int32Array;
+  readonly stampRight: Int32Array;
+
+  constructor(capacity: number) {
+    this.rank = new Int32Array(capacity);
+    this.left = new Int32Array(capacity);
+    this.stampLeft = new Int32Array(capacity);
+    this.stampRight = new Int32Array(capacity);
+  }
+
+  push(rank: number, left: number, stampLeft: number, stampRight: number): void {
+    let i = this.size++;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(rank, left, this.rank[parent], this.left[parent])) break;
+      this.copy(parent, i);
+      i = parent;
+    }
+    this.put(i, rank, left, stampLeft, stampRight);
+  }
+
+  /** Removes the top entry: the last entry sifts down from the root. */
+  pop(): void {
+    const last = --this.size;
+    if (last === 0) return;
+    const rank = this.rank[last], left = this.left[last];
+    let i = 0;
+    for (let child = 1; child < last; child = 2 * i + 1) {
+      if (child + 1 < last && before(this.rank[child + 1], this.left[child + 1], this.rank[child], this.left[child])) child++;
+      if (!before(this.rank[child], this.left[child], rank, left)) break;
+      this.copy(child, i);
+      i = child;
+    }
+    this.put(i, rank, left, this.stampLeft[last], this.stampRight[last]);
+  }
+
+  private copy(from: number, to: number): void {
+    this.rank[to] = this.rank[from];
+    this.left[to] = this.left[from];
+    this.stampLeft[to] = this.stampLeft[from];
+    this.stampRight[to] = this.stampRight[from];
+  }
+
+  private put(i: number, rank: number, left: number, stampLeft: number, stampRight: number): void {
+    this.rank[i] = rank;
+    this.left[i] = left;
+    this.stampLeft[i] = stampLeft;
+    this.stampRight[i] = stampRight;
   }
 }
