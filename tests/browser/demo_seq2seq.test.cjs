@@ -195,7 +195,7 @@ describe('GPT-2 continues the text in the demo', () => {
       document.getElementById('gen-widgets').append(v);
     });
     await page.waitForFunction(() => document.getElementById('g3').dataset.ready === '1', null, { timeout: 30000 });
-    expect(await page.$eval('#g3', (v) => v.shadowRoot.textContent)).toMatch(/does not continue text/);
+    expect(await page.$eval('#g3', (v) => v.shadowRoot.textContent)).toMatch(/view="generate" needs a model that predicts the next word \(model="gpt2"\); this model is bert \(brown-bert\)\./);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -31,6 +31,8 @@ import { renderSimilarityView } from './views/similarity_view.js';
 import { StepsView } from './views/steps_view.js';
 import { VIEW_CSS } from './views/view_styles.js';
 import { el } from './views/dom.js';
+import { marksIn } from './token_marks.js';
+import { WIDGET_ATTRIBUTES, unknownAttributes } from './widget_attributes.js';
 
 const SCRIPT_URL = import.meta.url;
 const WORKER_URL = new URL('./worker.js', SCRIPT_URL).href;
@@ -51,6 +53,8 @@ const WIDGET_CSS = `
 .status { color: #57606a; font-size: 13px; min-height: 1.2em; margin: 2px 0; }
 .status.error { color: #cf222e; }
 .status.warning { color: #9a6700; }
+.unavailable { color: #9a6700; }
+.marks { color: #57606a; font-size: 12.5px; margin: 2px 0; }
 .generate-bar { display: flex; gap: 8px; align-items: center; margin: 2px 0 6px; }
 .generate-bar button { font: inherit; border: 1px solid #1f883d; background: #1f883d; color: #fff; border-radius: 6px; padding: 2px 12px; cursor: pointer; }
 .generate-bar button.stop { border-color: #8c959f; background: #fff; color: #1b1f24; }
@@ -61,8 +65,7 @@ let widgetCount = 0;
 
 class AttentionViewElement extends HTMLElement {
   static get observedAttributes() {
-    return ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals', 'model',
-      'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed', 'demo', 'rows'];
+    return WIDGET_ATTRIBUTES;
   }
 
   constructor() {
@@ -71,11 +74,13 @@ class AttentionViewElement extends HTMLElement {
     const root = this.attachShadow({ mode: 'open' });
     this.titleEl = el('span', { class: 'title' });
     this.backButton = el('button', { type: 'button', hidden: true, text: '← back', onclick: () => this.back() });
-    this.link = el('a', { target: '_blank', rel: 'noopener', text: 'open in the demo ↗' });
+    // Shown once a view is drawn (setDemoLink): while loading or after an error it would lead nowhere.
+    this.link = el('a', { target: '_blank', rel: 'noopener', hidden: true, text: 'open in the demo ↗' });
     this.statusEl = el('p', { class: 'status', role: 'status', text: 'Loading…' });
     this.body = el('div', { class: 'body' });
+    this.marksEl = el('p', { class: 'marks', hidden: true }); // what ␣ (or ##) in the drawn tokens means
     root.append(el('style', { text: VIEW_CSS + WIDGET_CSS }),
-      el('div', { class: 'bar' }, this.titleEl, el('span', {}, this.backButton, ' ', this.link)), this.body, this.statusEl);
+      el('div', { class: 'bar' }, this.titleEl, el('span', {}, this.backButton, ' ', this.link)), this.body, this.marksEl, this.statusEl);
     this.steps = null;
     this.local = {}; // selections made inside the widget (a clicked head, a chosen query)
     this.result = null;
@@ -170,6 +175,7 @@ class AttentionViewElement extends HTMLElement {
     } catch (e) {
       this.drawnSeq = seq;
       try { modelInfo.delete(this.modelUrl); } catch { /* no such model in this build */ }
+      this.link.hidden = true;
       this.statusEl.textContent = `Could not compute: ${e.message}`;
       this.statusEl.classList.add('error');
     }
@@ -192,7 +198,8 @@ class AttentionViewElement extends HTMLElement {
       },
     };
     const headText = sel.head === 'all' ? 'all heads' : `head ${sel.head + 1}`;
-    this.titleEl.textContent = isSeed ? 'The tutorial’s example: write a poem'
+    const unavailable = unavailableView(s.view, isSeed ? null : r.info);
+    this.titleEl.textContent = unavailable ? '' : isSeed ? 'The tutorial’s example: write a poem'
       : s.view === 'model' ? `${data.nLayer} layers × ${data.nHead} heads: click one to open it`
         : s.view === 'next' ? 'The model’s next-token predictions'
           : s.view === 'fill' ? 'Fill in the blank: click a word to mask it'
@@ -200,32 +207,25 @@ class AttentionViewElement extends HTMLElement {
               : s.view === 'generate' ? `Continue the text · layer ${sel.layer + 1} · ${headText}: what “${data.tokens[sel.query] ?? ''}” attends to`
               : `Layer ${sel.layer + 1} · ${headText}${r.attend ? ` · ${r.attend === 'cross' ? 'cross-attention' : `${r.attend} self-attention`}` : ''}`;
     this.backButton.hidden = Object.keys(this.local).length === 0;
-    this.setDemoLink(serializeState({ ...s, view: PANEL_VIEWS.includes(s.view) ? 'heads' : s.view, layer: sel.layer, head: sel.head }));
 
     if (s.view !== 'steps') this.steps = null;
-    if (s.view === 'heads') renderHeadView(this.body, data, sel, on);
+    if (unavailable) this.body.replaceChildren(el('p', { class: 'unavailable', text: unavailable }));
+    else if (s.view === 'heads') renderHeadView(this.body, data, sel, on);
     else if (s.view === 'model') renderModelView(this.body, data, sel, on);
     else if (s.view === 'heatmap') renderHeatmapView(this.body, data, { ...sel, head: sel.head === 'all' ? 0 : sel.head }, on);
-    else if (s.view === 'generate') this.drawGenerate(data, sel, on, isSeed || !r.info.features.generate ? (isSeed ? 'The tutorial example is one attention layer, not a language model: it generates nothing.' : `${r.info.name} does not continue text: view="generate" needs a model that predicts the next word (model="gpt2").`) : null);
-    else if (s.view === 'pronounce') {
-      if (isSeed || !r.info.features.pronounce) this.body.replaceChildren(el('p', { text: 'view="pronounce" needs the spelling-to-sound model (model="bart").' }));
-      else renderPronunciationView(this.body, r, { onSelect: (i) => { this.local.word = i; this.compute(); } });
-    } else if (s.view === 'next' || s.view === 'fill') {
-      const feature = isSeed ? null : r.info.features[s.view];
-      if (isSeed) this.body.replaceChildren(el('p', { text: 'The tutorial example is one attention layer, not a language model: it predicts nothing.' }));
-      else if (!feature) this.body.replaceChildren(el('p', { text: s.view === 'next' ? `${r.info.name} reads in both directions: it fills in blanks (view="fill") rather than predicting the next word.` : `${r.info.name} predicts the next word (view="next"); it has no blanks to fill.` }));
-      else if (s.view === 'next') renderNextTokenView(this.body, { predictions: r.predictions, endOfText: r.endOfText });
-      else {
-        renderFillMaskView(this.body, { words: splitWords(s.sentence), fill: r.fill }, {
-          toggle: (i) => {
-            this.blanks ??= new Blanks(s.sentence);
-            const next = this.blanks.toggle(s.sentence, i, (k) => r.fill?.[k]?.predictions[0]?.text.replace(/^##/, ''));
-            if (next === null) return;
-            this.local.sentence = next;
-            this.compute();
-          },
-        });
-      }
+    else if (s.view === 'generate') this.drawGenerate(data, sel, on);
+    else if (s.view === 'pronounce') renderPronunciationView(this.body, r, { onSelect: (i) => { this.local.word = i; this.compute(); } });
+    else if (s.view === 'next') renderNextTokenView(this.body, { predictions: r.predictions, endOfText: r.endOfText });
+    else if (s.view === 'fill') {
+      renderFillMaskView(this.body, { words: splitWords(s.sentence), fill: r.fill }, {
+        toggle: (i) => {
+          this.blanks ??= new Blanks(s.sentence);
+          const next = this.blanks.toggle(s.sentence, i, (k) => r.fill?.[k]?.predictions[0]?.text.replace(/^##/, ''));
+          if (next === null) return;
+          this.local.sentence = next;
+          this.compute();
+        },
+      });
     } else {
       if (!isSeed && r.layer !== sel.layer) return;
       if (!this.steps) {
@@ -248,6 +248,9 @@ class AttentionViewElement extends HTMLElement {
       this.steps.render(isSeed ? seedSteps(r, s, sel) : modelSteps(r, r.info, s, sel),
         { decimals: s.decimals, rows: isSeed ? null : { all: s.rows === 'all', query: data.tokens[sel.query] } });
     }
+    // The demo opens views, not these messages (its panels show what this view would).
+    this.setDemoLink(unavailable ? null : serializeState({ ...s, view: PANEL_VIEWS.includes(s.view) ? 'heads' : s.view, layer: sel.layer, head: sel.head }));
+    this.showMarks();
     this.dataset.ready = this.drawnSeq === this.computeSeq ? '1' : '0';
     this.dataset.tokens = JSON.stringify(data.tokens);
   }
@@ -257,8 +260,7 @@ class AttentionViewElement extends HTMLElement {
    * token is a new sentence for the widget (its run is superseded if the next token comes first),
    * and the head view's query is the newest token (the model's default query is the last one).
    */
-  drawGenerate(data, sel, on, unavailable) {
-    if (unavailable) return void this.body.replaceChildren(el('p', { text: unavailable }));
+  drawGenerate(data, sel, on) {
     if (!this.generateBar?.isConnected) {
       this.continueButton = el('button', { type: 'button', text: 'Continue the text ▸', onclick: () => this.continueText() });
       this.stopButton = el('button', { type: 'button', class: 'stop', text: 'Stop', hidden: true, onclick: () => this.generation?.stop() });
@@ -303,23 +305,35 @@ class AttentionViewElement extends HTMLElement {
     });
   }
 
-  /** Says, under the view, which attributes were not usable and what is shown instead. */
+  /**
+   * Says, under the view, which attributes were not usable and what is shown instead; the console
+   * hears each problem once while it lasts (not again on every redraw).
+   */
   warn(problems) {
     if (this.statusEl.classList.contains('error')) return;
     this.statusEl.textContent = problems.join(' ');
     this.statusEl.classList.toggle('warning', problems.length > 0);
-    if (problems.length && this.warned !== problems.join()) console.warn(`<attention-view>: ${problems.join(' ')}`);
-    this.warned = problems.join();
+    for (const p of problems) if (!this.warned?.has(p)) console.warn(`<attention-view>: ${p}`);
+    this.warned = new Set(problems);
+  }
+
+  /** Explains, under the view, the marks (␣, ##) in the tokens it drew. */
+  showMarks() {
+    const marks = marksIn(this.body.textContent);
+    this.marksEl.textContent = marks.join(' · ');
+    this.marksEl.hidden = marks.length === 0;
   }
 
   /**
    * The "open in the demo" link: to the demo beside this script by default; demo="<url>" points
    * it at a demo hosted elsewhere, demo="none" hides it (a page that hosts only the widget). A
    * build with no demo beside the script (the npm package's) shows it only for demo="<url>".
+   * query: the drawn view's address, or null when no view is drawn (the link is hidden).
    */
   setDemoLink(query) {
     const demo = this.getAttribute('demo');
-    const page = demo && demo !== 'none' ? new URL(demo, document.baseURI).href.split('?')[0] : demo === 'none' ? null : DEMO_PAGE;
+    const page = query === null ? null
+      : demo && demo !== 'none' ? new URL(demo, document.baseURI).href.split('?')[0] : demo === 'none' ? null : DEMO_PAGE;
     this.link.hidden = !page;
     if (page) this.link.href = page + query;
     else this.link.removeAttribute('href');
@@ -338,15 +352,17 @@ class AttentionViewElement extends HTMLElement {
     this.titleEl.textContent = 'Which sentences does the model find alike?';
     this.backButton.hidden = true;
     this.setDemoLink(serializeState({ ...this.state, view: 'compare' }));
+    this.warn(unknownAttributes(this));
     if (r.sentences.length) renderSimilarityView(this.body, r);
     else this.body.replaceChildren(el('p', { text: 'Give the sentences to compare: sentences="First one|Second one|…"' }));
+    this.showMarks();
     this.dataset.ready = this.drawnSeq === this.computeSeq ? '1' : '0';
   }
 }
 
 /** The attributes a widget could not honour, each with what it shows instead (plain words). */
 function attributeProblems(element, data, sel) {
-  const out = [];
+  const out = unknownAttributes(element);
   const view = element.getAttribute('view');
   if (view !== null && !VIEWS.includes(view) && !PANEL_VIEWS.includes(view))
     out.push(`view="${view}" is not a view (${[...VIEWS, ...PANEL_VIEWS].join(', ')}): showing ${element.state.view}.`);
@@ -367,6 +383,22 @@ function attributeProblems(element, data, sel) {
   if (s.cross && s.preset !== 'seed' && s.model === 'gpt2' && s.view !== 'steps')
     out.push(`cross: GPT-2's cross-attention (an untrained illustration) is drawn in view="steps"; this view shows its self-attention.`);
   return out;
+}
+
+// The widget's panel views and the model each needs (a model's features[view] says whether it can).
+const PANEL_NEEDS = {
+  next: 'a model that predicts the next word (model="gpt2")',
+  generate: 'a model that predicts the next word (model="gpt2")',
+  fill: 'a masked-language model (model="bert")',
+  pronounce: 'the spelling-to-sound model (model="bart")',
+};
+
+/** Why `view` cannot be drawn with this model (info; null: the tutorial's seed example), or null. */
+function unavailableView(view, info) {
+  if (!PANEL_NEEDS[view] || info?.features[view]) return null;
+  const what = !info ? 'this is the tutorial’s example (preset="seed"), one attention layer and no model'
+    : `this model is ${info.type} (${info.name})${PANEL_NEEDS[view].includes(`"${info.type}"`) ? ', built without that head' : ''}`;
+  return `view="${view}" needs ${PANEL_NEEDS[view]}; ${what}.`;
 }
 
 if (!customElements.get('attention-view')) customElements.define('attention-view', AttentionViewElement);

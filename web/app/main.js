@@ -11,6 +11,7 @@ import { openingHead } from './head_labels.js';
 import { initHubPanel } from './hub_panel.js';
 import { splitWords, Blanks } from './masking.js';
 import { renderTokenChips } from './token_chips.js';
+import { TOKEN_MARKS } from './token_marks.js';
 import { renderInfoPanel } from './info_panel.js';
 import { renderHeadView } from './views/head_view.js';
 import { renderModelView } from './views/model_view.js';
@@ -274,12 +275,6 @@ function options(select, items, selected) {
   select.value = String(selected);
 }
 
-// What the marks inside tokens mean, said where the tokens are shown.
-const TOKEN_MARKS = {
-  gpt2: '· “␣” is a space: a GPT-2 token carries the space before its word',
-  bert: '· “##” joins a piece to the one before it: one word, several tokens',
-};
-
 function syncControls() {
   const seedMode = isSeed();
   const m = info();
@@ -290,7 +285,7 @@ function syncControls() {
   });
   if (document.activeElement !== ui.sentence) ui.sentence.value = seedMode ? SEED_TOKENS.join(' ') : state[textKey()];
   ui.sentenceLabel.textContent = textKey() === 'words' ? 'Words' : 'Sentence';
-  ui.marksLegend.textContent = seedMode ? '' : TOKEN_MARKS[state.model] ?? '';
+  ui.marksLegend.textContent = seedMode || !TOKEN_MARKS[state.model] ? '' : `· ${TOKEN_MARKS[state.model].text}`;
   ui.marksLegend.hidden = !ui.marksLegend.textContent;
   ui.attendLabel.hidden = !features.attend;
   ui.attend.value = state.attend;

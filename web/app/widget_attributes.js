@@ -1,0 +1,22 @@
+// The attributes <attention-view> reads, and the note for one it does not know: a misspelt
+// veiw="heads" would otherwise be ignored without a word. The nearest known name comes from the
+// library's own lookup (bindings/ts/validate.ts, bundled in by esbuild like the rest of web/app),
+// so the widget and the library suggest names the same way.
+import { unknownName } from '../../bindings/ts/validate.ts';
+
+/** Every attribute the widget reads (all observed: changing one recomputes or redraws). */
+export const WIDGET_ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals',
+  'model', 'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed', 'demo', 'rows'];
+
+// Attributes any HTML element may carry (besides data-*, aria-* and the on* event handlers): an
+// author styling, labelling or scripting the element is not misspelling one of the widget's.
+const GLOBAL_ATTRIBUTES = new Set(['id', 'class', 'style', 'hidden', 'title', 'lang', 'dir', 'tabindex', 'slot', 'part', 'role',
+  'accesskey', 'autofocus', 'contenteditable', 'draggable', 'enterkeyhint', 'exportparts', 'inert', 'inputmode', 'is', 'nonce',
+  'popover', 'spellcheck', 'translate', 'itemid', 'itemprop', 'itemref', 'itemscope', 'itemtype', 'xml:lang']);
+const isGlobal = (name) => GLOBAL_ATTRIBUTES.has(name) || /^(data-|aria-|on)/.test(name);
+
+/** One note per attribute of `element` that is neither the widget's nor a global HTML attribute. */
+export function unknownAttributes(element) {
+  return element.getAttributeNames().filter((name) => !WIDGET_ATTRIBUTES.includes(name) && !isGlobal(name))
+    .map((name) => `${unknownName('attribute', name, WIDGET_ATTRIBUTES)}: ignored.`);
+}
