@@ -2,7 +2,7 @@
 // targets of the package's "./models/*" export. The ES module names each file with a literal
 // `new URL('./file', import.meta.url)`, the one form bundlers follow (they emit the file and
 // rewrite the URL); the CommonJS one gives Node's file: URLs. Usage: node scripts/model_modules.mjs
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,13 +15,14 @@ const LOADED = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt', 
 for (const name of readdirSync(modelsDir)) {
   const dir = join(modelsDir, name);
   const files = LOADED.filter((f) => existsSync(join(dir, f)));
+  const type = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).model_type;
   const header = `// The shipped model ${name}: pass it to loadModel(). Written by scripts/model_modules.mjs.\n`;
-  writeFileSync(join(dir, 'index.js'), `${header}export default {\n  name: '${name}',\n  files: {\n${
+  writeFileSync(join(dir, 'index.js'), `${header}export default {\n  name: '${name}',\n  type: '${type}',\n  files: {\n${
     files.map((f) => `    '${f}': new URL('./${f}', import.meta.url),\n`).join('')}  },\n};\n`);
   writeFileSync(join(dir, 'index.cjs'), `${header}'use strict';\nconst { pathToFileURL } = require('node:url');\n`
     + `const file = (f) => pathToFileURL(require('node:path').join(__dirname, f));\n`
-    + `module.exports = {\n  name: '${name}',\n  files: {\n${files.map((f) => `    '${f}': file('${f}'),\n`).join('')}  },\n};\n`);
+    + `module.exports = {\n  name: '${name}',\n  type: '${type}',\n  files: {\n${files.map((f) => `    '${f}': file('${f}'),\n`).join('')}  },\n};\n`);
   writeFileSync(join(dir, 'index.d.ts'), `${header}import type { ShippedModel } from '../../index.js';\n`
-    + `declare const model: ShippedModel;\nexport default model;\n`);
+    + `declare const model: ShippedModel<'${type}'>;\nexport default model;\n`);
 }
 console.log(`model_modules: ${readdirSync(modelsDir).join(', ')}`);

@@ -61,8 +61,13 @@ export class AttentionModule {
    *   and sentence-transformers' modules.json / 1_Pooling/config.json when present;
    * - "bart" -> BartModel (encoder-decoder): model.safetensors + vocab.json (+ merges.txt).
    * Sharded checkpoints (model.safetensors.index.json) load too. Weights may be F32, F16 or BF16.
-   * Narrow the result with `model.type`. Hub failures are HubErrors (an AttentionError with a `code`).
+   * Narrow the result with `model.type` (a shipped model's import already says which class it loads).
+   * Hub failures are HubErrors (an AttentionError with a `code`).
    */
+  loadModel(source: ShippedModel<'gpt2'>, options?: HubOptions): Promise<Gpt2Model>;
+  loadModel(source: ShippedModel<'bert'>, options?: HubOptions): Promise<BertModel>;
+  loadModel(source: ShippedModel<'bart'>, options?: HubOptions): Promise<BartModel>;
+  loadModel(source: string | URL | ShippedModel | ModelFiles, options?: HubOptions): Promise<Model>;
   async loadModel(source: string | URL | ShippedModel | ModelFiles, options: HubOptions = {}): Promise<Model> {
     const files = typeof source === 'string' && source.startsWith('hf:') ? await fetchHubModelFiles(source.slice(3), options, this.platform.hub)
       : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform)

@@ -4,12 +4,14 @@
 // literal `new URL('./file', import.meta.url)`, so Vite, webpack and esbuild emit the files and
 // rewrite the URLs, and Node reads them from the package folder: nothing to copy by hand.
 import { AttentionError } from './errors.js';
-import { readModelFiles, type ModelFiles } from './model_files.js';
+import { readModelFiles, type ModelFiles, type ModelType } from './model_files.js';
 import type { Platform } from './platform.js';
 
-/** A model shipped in the package: its name and the URL of each file it has. */
-export interface ShippedModel {
+/** A model shipped in the package: its name, its type (which class loadModel returns) and the URL
+ * of each file it has. */
+export interface ShippedModel<T extends ModelType = ModelType> {
   readonly name: string;
+  readonly type: T;
   /** File name (as in a Hub folder: 'config.json', 'model.safetensors', ...) -> where it is. */
   readonly files: Readonly<Record<string, URL | string>>;
 }
