@@ -156,8 +156,11 @@ export const is = {
   /** An AbortSignal (anything with a boolean `aborted` and addEventListener). */
   signal: ((v, name) => {
     const s = v as { aborted?: unknown; addEventListener?: unknown } | null;
-    if (typeof s !== 'object' || s === null || typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function')
-      fail(name, 'an AbortSignal', v);
+    let ok = false;
+    try {
+      ok = typeof s === 'object' && s !== null && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function';
+    } catch { /* a getter or Proxy trap that throws: not an AbortSignal */ }
+    if (!ok) fail(name, 'an AbortSignal', v);
   }) as Rule,
   /** Checked by the entry point itself (typed arrays, masks: their lengths depend on other options). */
   any: (() => {}) as Rule,
