@@ -7,7 +7,7 @@ import type { MultiHeadAttentionConfig } from './multi_head_attention.js';
 import { BartModel } from './bart_model.js';
 import { BertModel } from './bert_model.js';
 import { Gpt2Model } from './gpt2_model.js';
-import { HubError } from './hub.js';
+import { HUB_OPTION_RULES, HubError } from './hub.js';
 import type { HubOptions } from './hub.js';
 import { fetchHubFile, fetchHubModelFiles } from './hub_model.js';
 import { fetchModelFiles, modelType } from './model_files.js';
@@ -17,6 +17,7 @@ import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
 import { fetchShippedModelFiles, isShippedModel } from './shipped_models.js';
 import type { ShippedModel } from './shipped_models.js';
 import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultFor } from './scaled_dot_product_attention.js';
+import { checkOptions, checkString } from './validate.js';
 import type { FloatInput } from './validate.js';
 import type { WasmModule } from './wasm_module.js';
 
@@ -69,6 +70,7 @@ export class AttentionModule {
   loadModel(source: ShippedModel<'bart'>, options?: HubOptions): Promise<BartModel>;
   loadModel(source: string | URL | ShippedModel | ModelFiles, options?: HubOptions): Promise<Model>;
   async loadModel(source: string | URL | ShippedModel | ModelFiles, options: HubOptions = {}): Promise<Model> {
+    options = checkOptions('loadModel', options, HUB_OPTION_RULES);
     const files = typeof source === 'string' && source.startsWith('hf:') ? await fetchHubModelFiles(source.slice(3), options, this.platform.hub)
       : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform)
         : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform) : source;
@@ -83,6 +85,9 @@ export class AttentionModule {
    * errors as loadModel: for files the model itself does not read.
    */
   async hubFile(source: string, file: string, options: HubOptions = {}): Promise<Uint8Array> {
+    options = checkOptions('hubFile', options, HUB_OPTION_RULES);
+    checkString('hubFile', 'source', source);
+    checkString('hubFile', 'file', file);
     if (!source.startsWith('hf:')) throw new HubError(`hubFile: "${source}" is not a Hub model (write hf:owner/name)`, 'bad-id');
     return fetchHubFile(source.slice(3), file, options, this.platform.hub);
   }

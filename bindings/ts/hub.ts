@@ -10,6 +10,8 @@
 // Node only. What this library needs is a few GETs with redirects, a streamed body, a Range resume
 // and a cache: this file, a few kB, in both Node and browsers with no configuration.
 import { AttentionError } from './errors.js';
+import { is, show } from './validate.js';
+import type { Rules } from './validate.js';
 
 /** Why a Hub download failed. */
 export type HubErrorCode =
@@ -56,8 +58,9 @@ export interface HubOptions {
   cache?: boolean;
   /** Node: the cache folder (default $XDG_CACHE_HOME/attention-wasm or ~/.cache/attention-wasm). */
   cacheDir?: string;
-  /** The most bytes one model may download, all files together (default 4 GiB: the float32
-   * weights must fit the 4 GiB WebAssembly memory anyway). */
+  /** The most bytes one model may download, all files together, counted as they arrive (after
+   * decompression). Default and upper bound 2 GiB (MAX_DOWNLOAD_BYTES): the weights must fit the
+   * 2 GiB WebAssembly memory anyway. */
   maxBytes?: number;
   /** Aborts the downloads. */
   signal?: AbortSignal;
@@ -90,7 +93,27 @@ export interface HubEnvironment {
 }
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
-export const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
+/** The WebAssembly memory's size (MAXIMUM_MEMORY=2GB in CMakeLists.txt): a model's files are
+ * copied into it, so downloading more than this could never load. */
+export const MAX_DOWNLOAD_BYTES = 2 ** 31;
+export const DEFAULT_MAX_BYTES = MAX_DOWNLOAD_BYTES;
+
+/** The rules loadModel and hubFile check their options with (validate.ts's checkOptions): a
+ * misspelt key (`onprogress`, `hub_url`) is refused with the nearest known one. Exported so that
+ * loadModel's own options can add theirs: `{ ...HUB_OPTION_RULES, dtype: ... }`. */
+export const HUB_OPTION_RULES: Rules<HubOptions> = {
+  revision: is.string,
+  hubUrl: is.string,
+  accessToken: is.string,
+  onProgress: is.function,
+  cache: is.boolean,
+  cacheDir: is.string,
+  maxBytes(v, name) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_DOWNLOAD_BYTES)
+      throw new AttentionError(`${name} must be an integer from 1 to ${MAX_DOWNLOAD_BYTES} (2 GiB, what the WebAssembly memory holds), got ${show(v)}`);
+  },
+  signal: is.signal,
+};
 // A cut connection is resumed with a Range request this many times before the file counts as truncated.
 const MAX_RESUMES = 2;
 
@@ -144,8 +167,8 @@ export class HubRepo {
     this.hubUrl = (options.hubUrl ?? env.hubUrl ?? DEFAULT_HUB_URL).replace(/\/+$/, '');
     if (!/^https?:\/\//i.test(this.hubUrl)) throw new HubError(`hubUrl must be an http(s) address, got "${this.hubUrl}"`, 'bad-id');
     this.token = options.accessToken ?? env.accessToken;
+    // Checked by HUB_OPTION_RULES at the entry point (loadModel, hubFile).
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    if (!(this.maxBytes > 0)) throw new AttentionError(`maxBytes must be a positive number of bytes, got ${String(options.maxBytes)}`);
     this.cache = options.cache === false ? null : platform.openCache({ cacheDir: options.cacheDir });
   }
 

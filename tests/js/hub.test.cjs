@@ -7,6 +7,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { api, root, load } = require('./helpers.cjs');
 const { startHubServer, readFolder, shardSafetensors } = require('./hub_server.cjs');
+const { hostileOptions, fuzz, expectNamed } = require('./fuzz.cjs');
 
 const models = path.join(root, 'web/models');
 const skipCards = (f) => f === 'MODEL_CARD.md' || f === 'heldout-sample.json';
@@ -289,5 +290,49 @@ describe('named errors', () => {
     await fails('hf:../etc/passwd', {}, { code: 'bad-id' });
     await fails('hf:a/b/c', {}, { code: 'bad-id' });
     await fails('hf:a/b', { hubUrl: 'ftp://example.com' }, { code: 'bad-id' });
+  });
+});
+
+describe('options (loadModel, hubFile): every key checked, misspelt ones refused', () => {
+  const KEYS = ['revision', 'hubUrl', 'accessToken', 'onProgress', 'cache', 'cacheDir', 'maxBytes', 'signal'];
+  const folder = path.join(models, 'g2p-bart');
+
+  test('a misspelt key names the nearest known one, for a folder as for a Hub id', async () => {
+    for (const source of [folder, 'hf:attention-wasm/g2p-bart']) {
+      await expectNamed(() => attn.loadModel(source, { onprogress: () => {} }), /^loadModel: unknown option 'onprogress' \(did you mean 'onProgress'\?\)$/);
+      await expectNamed(() => attn.loadModel(source, { hub_url: server.url }), /^loadModel: unknown option 'hub_url' \(did you mean 'hubUrl'\?\)$/);
+    }
+    await expectNamed(() => attn.hubFile('hf:attention-wasm/brown-gpt2', 'heads.json', { revison: 'main' }), /^hubFile: unknown option 'revison' \(did you mean 'revision'\?\)$/);
+    await expectNamed(() => attn.hubFile('hf:attention-wasm/brown-gpt2', 42), /^hubFile: file must be a string, got 42$/);
+  });
+
+  test('maxBytes: an integer from 1 to 2 GiB (the WebAssembly memory), else named before any request', async () => {
+    const before = server.requests.length;
+    for (const bad of [20e9, 2 ** 31 + 1, 0, -1, 1.5, NaN, Infinity, '1000', 10n]) {
+      await expectNamed(() => attn.loadModel('hf:attention-wasm/brown-gpt2', hub({ maxBytes: bad })), /^loadModel: maxBytes must be an integer from 1 to 2147483648 \(2 GiB/);
+    }
+    expect(server.requests.length).toBe(before);
+    await expectNamed(() => attn.loadModel('hf:attention-wasm/brown-gpt2', hub({ maxBytes: 20e9 })), /got 20000000000$/);
+  });
+
+  test('hostile values for every key: a result or an AttentionError, never another error', async () => {
+    const bad = await fuzz(hostileOptions(KEYS), (options) => attn.loadModel(folder, options).then((m) => m.dispose()));
+    expect(bad).toEqual([]);
+    // Through the Hub (cacheDir left to a fresh folder: a hostile relative path would write here).
+    const hubCases = hostileOptions(KEYS.filter((k) => k !== 'cacheDir'));
+    const viaHub = await fuzz(hubCases, (options) => attn.hubFile('hf:attention-wasm/brown-gpt2', 'heads.json',
+      options && typeof options === 'object' && !Array.isArray(options) && !ArrayBuffer.isView(options) ? { hubUrl: server.url, cacheDir: freshCache(), ...options } : options));
+    expect(viaHub).toEqual([]);
+  });
+
+  test('no false positive: every documented key accepted together', async () => {
+    const events = [];
+    const m = await attn.loadModel('hf:attention-wasm/g2p-bart', {
+      revision: 'main', hubUrl: server.url, accessToken: 'hf_any', onProgress: (e) => events.push(e), cache: true,
+      cacheDir: freshCache(), maxBytes: 2 ** 31, signal: new AbortController().signal,
+    });
+    expect(m.type).toBe('bart');
+    m.dispose();
+    expect(events.some((e) => e.done)).toBe(true);
   });
 });
