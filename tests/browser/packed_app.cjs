@@ -65,4 +65,19 @@ async function startServer(args, cwd, ready) {
   return { url: `http://127.0.0.1:${port}`, log: () => log, stop: () => child.kill() };
 }
 
-module.exports = { installPackedApp, servePage, root, run, startServer };
+// The self-hosting headers README.md lists ("Self-hosting the widget"), and nothing else.
+const SELF_HOST_TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json',
+  '.txt': 'text/plain', '.safetensors': 'application/octet-stream', '.cjs': 'text/javascript' };
+
+/** A static host for `dir` sending exactly README's self-hosting headers: the type and CORS. */
+function serveSelfHosted(dir) {
+  const server = http.createServer((req, res) => {
+    const file = path.join(dir, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (!file.startsWith(dir + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': SELF_HOST_TYPES[path.extname(file)] ?? 'application/octet-stream', 'access-control-allow-origin': '*' });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` })));
+}
+
+module.exports = { installPackedApp, servePage, serveSelfHosted, root, run, startServer };

@@ -1,20 +1,19 @@
 // A tutorial author embeds <attention-view> from the npm package alone, the way a CDN (jsDelivr,
 // unpkg) serves it: the packed tarball is installed into an empty folder, that folder's
-// node_modules is served by a plain static server on one port (the "CDN", with CORS as CDNs send
-// it), and the author's page, on another port (another origin), holds one script tag and two
+// node_modules is served on one port with exactly the headers README's "Self-hosting the widget"
+// lists (a content type and CORS, as CDNs send them), and the author's page, on another port (another origin), holds one script tag and two
 // widgets. Both must draw the attention the library computes, with no error and nothing fetched
 // from the author's origin but the page.
 const path = require('node:path');
-const { serve } = require('../../scripts/static_server.cjs');
 const { launch, open } = require('./chromium.cjs');
-const { installPackedApp, servePage } = require('./packed_app.cjs');
+const { installPackedApp, servePage, serveSelfHosted } = require('./packed_app.cjs');
 
 let app, cdn, author, browser;
 const SENTENCE = 'The cat sat on the mat.';
 
 beforeAll(async () => {
   app = installPackedApp('widget');
-  cdn = await serve(path.join(app.dir, 'node_modules'));
+  cdn = await serveSelfHosted(path.join(app.dir, 'node_modules'));
   const script = `${cdn.url}/attention-wasm/dist/widget/attention-view.js`;
   author = await servePage(`<!doctype html><meta charset="utf-8"><title>A tutorial</title><link rel="icon" href="data:,">
 <h1>Attention, explained</h1>

@@ -1,0 +1,104 @@
+// README.md's code, as a newcomer copies it, against the packed tarball installed in an empty app:
+// - every program block (```js, ```ts or ```cjs whose first line names its file, `// name.mjs`)
+//   runs as written (TypeScript with its types stripped), and each number it prints is one its
+//   `console.log(...) // comment` states;
+// - every block but CommonJS type-checks under `tsc --strict` (a fragment, which needs context such
+//   as `attn` or `model`, inside a function, with that context declared);
+// - the package size figures are what `npm pack` says (scripts/package_sizes.mjs --check).
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { transformSync } = require('esbuild');
+const { installPackedApp } = require('../browser/packed_app.cjs');
+const { root } = require('./helpers.cjs');
+
+const README = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+const LANGS = ['js', 'ts', 'cjs', 'mjs'];
+
+/** The code blocks: { lang, code, line } in the README's order. */
+function codeBlocks(markdown) {
+  const out = [];
+  const re = /^```(\w+)\n([\s\S]*?)^```/gm;
+  for (let m; (m = re.exec(markdown));)
+    if (LANGS.includes(m[1])) out.push({ lang: m[1], code: m[2], line: markdown.slice(0, m.index).split('\n').length });
+  return out;
+}
+
+/** A program's first line names its file (`// next-word.mjs`); any other block is a fragment. */
+const isProgram = (code) => /^\/\/ [\w.-]+\.(mjs|cjs|js|ts|mts)\b/.test(code);
+
+// What the fragments take as given (they say so in their prose).
+const CONTEXT = `import type { AttentionModule, Gpt2Model, MultiHeadAttention, PyTorchMultiheadAttentionState } from 'attention-wasm';
+declare const attn: AttentionModule, mha: MultiHeadAttention, model: Gpt2Model, state: PyTorchMultiheadAttentionState;
+declare const q: Float32Array, k: Float32Array, v: Float32Array, controller: AbortController, output: HTMLElement, commitHash: string;
+`;
+
+/** A fragment as a TypeScript module: its imports at the top, the rest inside an async function. */
+function fragmentModule(code) {
+  const lines = code.split('\n');
+  const imports = lines.filter((l) => /^import\b/.test(l));
+  const body = lines.filter((l) => !/^import\b/.test(l));
+  return `${imports.join('\n')}\n${CONTEXT}export async function fragment() {\n${body.join('\n')}\n}\n`;
+}
+
+/** The numbers in a text (signs and decimals kept). */
+const numbers = (text) => (text.match(/-?\d+(\.\d+)?(e-?\d+)?/g) ?? []).map((s) => ({ value: Number(s), decimals: (s.split('.')[1] ?? '').length }));
+
+/** The comments of a program's console.log lines, in order. */
+const statedOutputs = (code) => code.split('\n').filter((l) => /^\s*console\.log\(/.test(l)).map((l) => l.split('//').slice(1).join('//'));
+
+const blocks = codeBlocks(README);
+const programs = blocks.filter((b) => isProgram(b.code));
+let app;
+beforeAll(() => {
+  app = installPackedApp('readme');
+}, 180000);
+afterAll(() => app?.remove());
+
+test('the README has program blocks (the Quick start among them) and fragments', () => {
+  expect(programs.length).toBeGreaterThanOrEqual(3);
+  expect(programs.some((b) => b.lang === 'cjs')).toBe(true);
+  expect(blocks.length).toBeGreaterThan(programs.length);
+});
+
+describe.each(programs.map((b) => [`README line ${b.line} (${b.lang})`, b]))('%s', (_name, block) => {
+  test('runs as written and prints the numbers its comments state', () => {
+    const file = path.join(app.dir, `readme-${block.line}.${block.lang === 'cjs' ? 'cjs' : 'mjs'}`);
+    const code = block.lang === 'ts' ? transformSync(block.code, { loader: 'ts', format: 'esm' }).code : block.code;
+    fs.writeFileSync(file, code);
+    const printed = execFileSync(process.execPath, [file], { cwd: app.dir, encoding: 'utf8', timeout: 120000 }).trimEnd().split('\n');
+    const stated = statedOutputs(block.code);
+    expect(printed.length).toBe(stated.length);
+    printed.forEach((line, i) => {
+      const want = numbers(stated[i]);
+      for (const got of numbers(line)) {
+        const match = want.some((w) => Math.abs(got.value - w.value) <= 0.5 * 10 ** -w.decimals + 1e-12);
+        if (!match) throw new Error(`README line ${block.line}: printed "${line}", but its comment says "${stated[i].trim()}"`);
+      }
+    });
+  }, 150000);
+});
+
+test('every ts/js block type-checks under tsc --strict against the packed types', () => {
+  const dir = path.join(app.dir, 'typecheck');
+  fs.mkdirSync(dir, { recursive: true });
+  const files = [];
+  for (const b of blocks.filter((x) => x.lang !== 'cjs')) {
+    const name = `line-${b.line}.ts`;
+    fs.writeFileSync(path.join(dir, name), isProgram(b.code) ? `${b.code}\nexport {};\n` : fragmentModule(b.code));
+    files.push(name);
+  }
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], types: [] },
+    files,
+  }));
+  try {
+    execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, encoding: 'utf8' });
+  } catch (e) {
+    throw new Error(`tsc --strict on README blocks (file line-N.ts = the block at README line N):\n${e.stdout}`);
+  }
+}, 120000);
+
+test('the package size figures are the ones npm pack gives', () => {
+  execFileSync(process.execPath, [path.join(root, 'scripts/package_sizes.mjs'), '--check'], { cwd: root, encoding: 'utf8', stdio: 'pipe' });
+});
