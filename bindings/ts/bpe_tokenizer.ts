@@ -2,6 +2,9 @@
 // pre-tokenized words -> merges applied by rank -> ids from vocab.json. Reads GPT-2's own files
 // (vocab.json + merges.txt) or a Hugging Face tokenizer.json of the same kind.
 import { AttentionError } from './errors.js';
+import { checkId, checkIds, checkLimit, contextError, utf8Length } from './token_limit.js';
+import type { EncodeLimit } from './token_limit.js';
+import { checkString } from './validate.js';
 
 // GPT-2's pre-tokenizer: contractions, letters, numbers, other symbols, each optionally with one
 // leading space; runs of whitespace (keeping the last space for the next word).
@@ -35,6 +38,8 @@ export class BpeTokenizer {
   private readonly cache = new Map<string, number[]>();
   // Special tokens such as <|endoftext|>: matched in text as a whole, never split into bytes.
   private readonly special: RegExp | null;
+  // The most UTF-8 bytes of text one token stands for: a text of B bytes needs >= B / this tokens.
+  private readonly longestToken: number;
   readonly vocabSize: number;
 
   constructor(files: TokenizerFiles) {
@@ -43,7 +48,7 @@ export class BpeTokenizer {
     // thousands of tokens) is on the page's path to its first view.
     this.encoder = new Map();
     this.decoder = [];
-    let maxId = -1;
+    let maxId = -1, longest = 1;
     const tokens = Object.keys(files.vocab);  // (faster than for-in over a large object)
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i], id = files.vocab[token];
@@ -51,6 +56,7 @@ export class BpeTokenizer {
       this.encoder.set(token, id);
       this.decoder[id] = token;
       if (id > maxId) maxId = id;
+      if (token.length > longest) longest = token.length;  // one character per byte (specials below)
     }
     if (maxId < 0) throw new AttentionError('tokenizer: vocab is empty');
     this.vocabSize = maxId + 1;
@@ -74,6 +80,8 @@ export class BpeTokenizer {
     const specials = tokens.filter((t) => t.charCodeAt(0) === 60 /* < */ && /^<\|[^|]+\|>$/.test(t));
     const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     this.special = specials.length ? new RegExp(`(${specials.map(escape).join('|')})`) : null;
+    for (const t of specials) longest = Math.max(longest, utf8Length(t));
+    this.longestToken = longest;
   }
 
   /** From a Hugging Face tokenizer.json with a BPE model. */
@@ -84,14 +92,33 @@ export class BpeTokenizer {
     return new BpeTokenizer({ vocab: model.vocab, merges: model.merges });
   }
 
-  /** Text -> token ids. Special tokens of the vocabulary (e.g. "<|endoftext|>") map to their id. */
-  encode(text: string): number[] {
+  /**
+   * Text -> token ids. Special tokens of the vocabulary (e.g. "<|endoftext|>") map to their id.
+   * With a limit (a model's context), a text that needs more than limit.maxTokens tokens throws
+   * "<caller>: the text exceeds the model's context ...": at once when its UTF-8 length alone
+   * proves it (no token stands for more bytes than the vocabulary's longest), else as soon as the
+   * tokens pass the limit.
+   */
+  encode(text: string, limit?: EncodeLimit): number[] {
+    checkString('encode', 'text', text);
+    const max = checkLimit(limit);
+    if (max) {
+      const bytes = utf8Length(text), least = Math.ceil(bytes / this.longestToken);
+      if (least > max.maxTokens) throw contextError(max, `its ${bytes} UTF-8 bytes need at least ${least} tokens of at most ${this.longestToken} bytes`);
+    }
     const ids: number[] = [];
     const pieces = this.special ? text.split(this.special) : [text];
-    pieces.forEach((piece, i) => {
-      if (i % 2 === 1) ids.push(this.encoder.get(piece)!);  // split() puts the matches at odd indices
-      else for (const word of piece.match(PRETOKENIZE) ?? []) ids.push(...this.encodeWord(word));
-    });
+    for (let i = 0; i < pieces.length; i++) {
+      // split() puts the special tokens it matched at odd indices
+      const words = i % 2 === 1 ? null : pieces[i].match(PRETOKENIZE) ?? [];
+      if (words === null) ids.push(this.encoder.get(pieces[i])!);
+      else for (const word of words) {
+        // A loop, not push(...): a word can have more tokens than a call has room for arguments.
+        for (const id of this.encodeWord(word)) ids.push(id);
+        if (max && ids.length > max.maxTokens) break;
+      }
+      if (max && ids.length > max.maxTokens) throw contextError(max, `it has more than ${max.maxTokens} tokens`);
+    }
     return ids;
   }
 
@@ -102,6 +129,7 @@ export class BpeTokenizer {
 
   /** Token ids -> text (invalid UTF-8 sequences become U+FFFD). */
   decode(ids: number[]): string {
+    checkIds('decode', ids);
     const bytes: number[] = [];
     for (const id of ids) for (const ch of this.token(id)) bytes.push(this.byteDecoder.get(ch) ?? 0x3f);
     return new TextDecoder().decode(new Uint8Array(bytes));
@@ -112,7 +140,7 @@ export class BpeTokenizer {
    * bytes, "<0xC3>", never as U+FFFD. Ids past the vocabulary (models often pad vocab_size) read
    * as "<|id|>". */
   tokenText(id: number): string {
-    const token = this.decoder[id];
+    const token = this.decoder[checkId('tokenText', id)];
     if (token === undefined) return `<|${id}|>`;
     if (this.special?.test(token)) return token;
     const bytes = Uint8Array.from(token, (ch) => this.byteDecoder.get(ch) ?? 0x3f);
@@ -124,7 +152,7 @@ export class BpeTokenizer {
   }
 
   private token(id: number): string {
-    const t = this.decoder[id];
+    const t = this.decoder[checkId('decode', id)];
     if (t === undefined) throw new AttentionError(`tokenizer: id ${id} is not in the vocabulary`);
     return t;
   }

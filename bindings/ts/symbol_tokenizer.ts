@@ -2,6 +2,9 @@
 // model): vocab.json maps symbols to ids; a source is split into characters, an output is its
 // symbols (phonemes) joined by spaces. BART checkpoints with merges.txt use BpeTokenizer instead.
 import { AttentionError } from './errors.js';
+import { checkId, checkIds, checkLimit, codePointCount, contextError } from './token_limit.js';
+import type { EncodeLimit } from './token_limit.js';
+import { checkString } from './validate.js';
 
 export class SymbolTokenizer {
   private readonly ids: Map<string, number>;
@@ -27,9 +30,17 @@ export class SymbolTokenizer {
     return this.ids.get(symbol);
   }
 
-  /** One id per character (by code point); a character not in the vocabulary becomes the unknown token. */
-  encode(text: string): number[] {
+  /** One id per character (by code point); a character not in the vocabulary becomes the unknown
+   * token. With a limit (a model's context), more characters than limit.maxTokens throw
+   * "<caller>: the text exceeds the model's context ..." before any is looked up. */
+  encode(text: string, limit?: EncodeLimit): number[] {
+    checkString('encode', 'text', text);
+    const max = checkLimit(limit);
     const src = this.lowerCase ? text.toLowerCase() : text;
+    if (max) {
+      const chars = codePointCount(src);
+      if (chars > max.maxTokens) throw contextError(max, `its ${chars} characters are a token each`);
+    }
     return Array.from(src, (ch) => {
       const id = this.ids.get(ch) ?? this.unkTokenId;
       if (id === undefined) throw new AttentionError(`tokenize: ${JSON.stringify(ch)} is not in the vocabulary and it has no <unk>`);
@@ -38,11 +49,12 @@ export class SymbolTokenizer {
   }
 
   tokenText(id: number): string {
-    return this.symbols[id] ?? `<${id}>`;
+    return this.symbols[checkId('tokenText', id)] ?? `<${id}>`;
   }
 
   /** Output symbols joined by spaces ("F OW N"). */
   decode(ids: number[]): string {
-    return ids.map((id) => this.tokenText(id)).join(' ');
+    checkIds('decode', ids);
+    return Array.from(ids, (id) => this.tokenText(id)).join(' ');
   }
 }

@@ -4,6 +4,7 @@
 // 100 characters or one the pieces cannot spell). Special tokens such as [MASK] written in the
 // text stay whole. Reads vocab.txt (one token per line, line = id) or a tokenizer.json.
 import { AttentionError } from './errors.js';
+import { checkId, checkIds } from './token_limit.js';
 
 export interface WordPieceFiles {
   /** vocab.txt's content, or its lines. */
@@ -105,7 +106,7 @@ export class WordPieceTokenizer {
     const out: string[] = [];
     text.split(this.special).forEach((part, i) => {
       if (i % 2 === 1) out.push(part);  // split() puts the special tokens at odd indices
-      else for (const word of this.basicTokenize(part)) out.push(...this.wordPieces(word));
+      else for (const word of this.basicTokenize(part)) for (const piece of this.wordPieces(word)) out.push(piece);
     });
     return out;
   }
@@ -138,13 +139,14 @@ export class WordPieceTokenizer {
 
   /** The vocabulary entry of an id ("##ing" for a continuation piece), "[id]" past its end. */
   tokenText(id: number): string {
-    return this.tokens[id] ?? `[${id}]`;
+    return this.tokens[checkId('tokenText', id)] ?? `[${id}]`;
   }
 
   /** Ids -> readable text: pieces joined, special tokens dropped, no space before punctuation. */
   decode(ids: number[]): string {
+    checkIds('decode', ids);
     const specials = new Set([this.padId, this.clsId, this.sepId]);
-    const text = ids.filter((id) => !specials.has(id)).map((id) => this.tokenText(id)).join(' ').replace(/ ##/g, '');
+    const text = Array.from(ids).filter((id) => !specials.has(id)).map((id) => this.tokenText(id)).join(' ').replace(/ ##/g, '');
     return text.replace(/ ([.,!?;:%)\]}])/g, '$1').replace(/([([{]) /g, '$1').replace(/ ' /g, "'").replace(/ n't\b/g, "n't")
       .replace(/ '(s|m|d|re|ve|ll)\b/g, "'$1");
   }

@@ -104,3 +104,76 @@ describe('byte-level BPE with a heap of merges', () => {
     }
   });
 });
+
+describe('over-long text', () => {
+  const tok = new api.BpeTokenizer(brownFiles());
+  const { expectNamed } = require('./fuzz.cjs');
+
+  test('huge words tokenize without a stack overflow (no spread into push)', () => {
+    const bangs = tok.encode('!'.repeat(300000)), smiles = tok.encode('😀'.repeat(100000));
+    expect(tok.decode(bangs)).toBe('!'.repeat(300000));
+    expect(tok.decode(smiles)).toBe('😀'.repeat(100000));
+    expect(smiles.length).toBeGreaterThanOrEqual(100000);
+  });
+
+  test('a limit refuses, by its length alone, text no context could hold', async () => {
+    const limit = { maxTokens: 1024, caller: 'run' };
+    for (const text of ['!'.repeat(300000), '😀'.repeat(100000), 'a'.repeat(1e6)]) {
+      await expectNamed(() => tok.encode(text, limit), /^run: the text exceeds the model's context of 1024 tokens \(its \d+ UTF-8 bytes need at least \d+ tokens/);
+    }
+    // One token stands for at most as many bytes as the vocabulary's longest token ("<|endoftext|>"
+    // here, 13): 13 * 100 bytes may still fit in 100 tokens, one byte more cannot.
+    // (A byte-level token's characters stand for one byte each; a special token is its own UTF-8.)
+    const longest = Math.max(...Object.keys(brownFiles().vocab).map((t) => (t.startsWith('<|') ? Buffer.byteLength(t) : t.length)));
+    expect(longest).toBe(17);
+    await expectNamed(() => tok.encode('x'.repeat(17 * 100 + 1), { maxTokens: 100 }), /^encode: .*need at least 101 tokens of at most 17 bytes/);
+  });
+
+  test('text that passes the length test stops as soon as its tokens pass the limit', async () => {
+    const text = 'the cat sat. '.repeat(200);  // 13 bytes, 5 tokens a sentence
+    const all = tok.encode(text);
+    expect(tok.encode(text, { maxTokens: all.length })).toEqual(all);
+    await expectNamed(() => tok.encode(text, { maxTokens: all.length - 1, caller: 'generate' }),
+      new RegExp(`^generate: the text exceeds the model's context of ${all.length - 1} tokens \\(it has more than ${all.length - 1} tokens\\)`));
+  });
+
+  test('a symbol tokenizer counts characters against the limit', async () => {
+    const sym = new api.SymbolTokenizer({ '<unk>': 0, a: 1, b: 2 });
+    expect(sym.encode('ab😀', { maxTokens: 3 })).toEqual([1, 2, 0]);
+    await expectNamed(() => sym.encode('ab😀a', { maxTokens: 3, caller: 'pronounce' }), /^pronounce: the text exceeds the model's context of 3 tokens \(its 4 characters/);
+  });
+
+  test('bad texts, limits and ids are named errors', async () => {
+    const { HOSTILE, hostileOptions, fuzz } = require('./fuzz.cjs');
+    const sym = new api.SymbolTokenizer({ '<unk>': 0, a: 1 });
+    const before = tok.encode('the cat');
+    const same = () => expect(tok.encode('the cat')).toEqual(before);
+    for (const t of [tok, sym]) {
+      expect(await fuzz(HOSTILE.filter((v) => typeof v !== 'string'), (v) => t.encode(v), same)).toEqual([]);
+      expect(await fuzz(hostileOptions(['maxTokens', 'caller']), (o) => t.encode('the cat', o), same)).toEqual([]);
+      expect(await fuzz(HOSTILE, (v) => t.decode(v), same)).toEqual([]);
+      expect(await fuzz(HOSTILE, (v) => t.decode([v]), same)).toEqual([]);
+      expect(await fuzz(HOSTILE, (v) => t.tokenText(v), same)).toEqual([]);
+    }
+    await expectNamed(() => tok.encode('x', {}), /^encode: the limit needs maxTokens/);
+    await expectNamed(() => tok.encode('x', { maxTokens: -1 }), /^encode: maxTokens must be an integer >= 0, got -1/);
+    await expectNamed(() => tok.encode(null), /^encode: text must be a string, got null/);
+    await expectNamed(() => tok.decode(null), /^decode: ids must be an array of token ids, got null/);
+  });
+});
+
+describe('through the models', () => {
+  const { load } = require('./helpers.cjs');
+  const { expectNamed } = require('./fuzz.cjs');
+  let gpt2;
+  beforeAll(async () => { gpt2 = await (await load('simd')).loadModel(brownDir); });
+  afterAll(() => gpt2?.dispose());
+
+  test('GPT-2 names an over-long text, then runs as before', async () => {
+    const before = gpt2.run('the cat sat').tokens;
+    await expectNamed(() => gpt2.run('!'.repeat(300000)), /^run: .*exceed.* context/);
+    await expectNamed(() => gpt2.run('😀'.repeat(100000)), /^run: .*exceed.* context/);
+    await expectNamed(() => gpt2.generate('a'.repeat(1e6), { maxNewTokens: 1 }), /^generate: .*exceed.* context/);
+    expect(gpt2.run('the cat sat').tokens).toEqual(before);
+  });
+});
