@@ -14,6 +14,8 @@ import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
 import { parseWeights } from './safetensors.js';
 import { SymbolTokenizer } from './symbol_tokenizer.js';
+import { checkObject, checkOptions, checkString, is, show } from './validate.js';
+import type { Rules } from './validate.js';
 import type { BartHandle, WasmModule } from './wasm_module.js';
 import { WasmObject } from './wasm_object.js';
 
@@ -98,14 +100,15 @@ export interface Pronunciation {
 }
 
 function checkConfig(c: Record<string, unknown>): BartConfig {
+  checkObject('loadModel', 'config.json', c, '(the parsed config.json)');
   const act = c.activation_function ?? 'gelu';
   if (act !== 'gelu' && act !== 'gelu_new')
-    throw new AttentionError(`config.json: activation_function "${String(act)}" is not supported (BART uses gelu)`);
+    throw new AttentionError(`config.json: activation_function ${show(act)} is not supported (BART uses gelu)`);
   if (c.normalize_before === true || c.add_final_layer_norm === true)
     throw new AttentionError('config.json: pre-LayerNorm BART variants (normalize_before / add_final_layer_norm, as mBART) are not supported');
   const id = (key: string, fallback?: unknown) => {
     const v = c[key] ?? fallback;
-    if (!Number.isInteger(v) || (v as number) < 0) throw new AttentionError(`config.json: ${key} must be an integer >= 0, got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(v) || (v as number) < 0) throw new AttentionError(`config.json: ${key} must be an integer >= 0, got ${show(v)}`);
     return v as number;
   };
   const out: BartConfig = {
@@ -131,6 +134,39 @@ const bartNames = (name: string) => (name === 'shared.weight'
 
 /** Letters (and apostrophes) of each word, for pronounce(). */
 const WORDS = /[\p{L}']+/gu;
+/** Digits: pronounce() refuses them rather than drop them (the model reads letters only). */
+const DIGIT = /\p{N}/u;
+
+/** The most words one pronounce() call reads: each word is a generate() (a decoding loop and a
+ * teacher-forced pass) on the caller's thread, so a long text is refused before any work. */
+export const MAX_PRONOUNCE_WORDS = 64;
+
+/** |lengthPenalty| at most this: length^penalty stays finite and nonzero for every length a model
+ * has positions for, so a beam's score (log-probability / length^penalty) is never NaN. */
+export const MAX_LENGTH_PENALTY = 10;
+
+type TraceOptions = Pick<Seq2SeqOptions, 'traceLayer' | 'traceKind'>;
+
+/** generate() and pronounce()'s option rules; the layer range comes from the config. */
+function seq2seqRules(c: BartConfig): Rules<Seq2SeqOptions> {
+  return {
+    beams: is.int(1, MAX_BEAMS), maxNewTokens: is.int(1),
+    lengthPenalty: is.number(-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY),
+    traceLayer: is.int(0, c.decoder_layers - 1), traceKind: is.oneOf('cross', 'self'),
+  };
+}
+
+/** The number of code points of s, counting no further than `limit + 1` (no array is built). */
+function codePoints(s: string, limit: number): number {
+  let n = 0;
+  for (const _ of s) if (++n > limit) break;
+  return n;
+}
+
+/** A short array for a message: "[20, 12]", or its first elements and its length. */
+function showIds(a: readonly unknown[]): string {
+  return a.length <= 8 ? `[${a.map(show).join(', ')}]` : `[${a.slice(0, 4).map(show).join(', ')}, … (${a.length} ids)]`;
+}
 
 /** A BART (encoder-decoder) model. */
 export class BartModel extends WasmObject<BartHandle> {
@@ -138,6 +174,8 @@ export class BartModel extends WasmObject<BartHandle> {
   readonly config: BartConfig;
   readonly tokenizer: SymbolTokenizer | BpeTokenizer;
   private generating = false;
+  private readonly rules: Rules<Seq2SeqOptions>;
+  private readonly traceRules: Rules<TraceOptions>;
 
   /** @internal use AttentionModule.loadModel */
   constructor(mod: WasmModule, files: BartFiles) {
@@ -151,6 +189,8 @@ export class BartModel extends WasmObject<BartHandle> {
     super(mod, new mod.BartHandle(), 'BartModel');
     this.config = config;
     this.tokenizer = tokenizer;
+    this.rules = seq2seqRules(config);
+    this.traceRules = { traceLayer: this.rules.traceLayer, traceKind: this.rules.traceKind };
     const handle = this.live();
     try {
       const c = config;
@@ -164,35 +204,54 @@ export class BartModel extends WasmObject<BartHandle> {
     }
   }
 
-  /** <s> + the source's tokens + </s>, as BART's tokenizers frame an input. */
+  /** <s> + the text's tokens + </s>, as BART's tokenizers frame an input; token ids must come
+   * framed already (first bos_token_id, last eos_token_id, at least one token between). */
   encodeSource(source: string | number[]): number[] {
+    return this.frameSource('encodeSource', source);
+  }
+
+  /** The checked encoder input; `where` names the public method in errors. */
+  private frameSource(where: string, source: unknown): number[] {
     const { bos_token_id: bos, eos_token_id: eos, vocab_size: V, max_position_embeddings: P } = this.config;
-    const ids = typeof source === 'string' ? [bos, ...this.tokenizer.encode(source), eos] : Array.from(source);
-    if (typeof source === 'string' && ids.length === 2) throw new AttentionError('generate: the source is empty');
-    if (ids.length > P) throw new AttentionError(`generate: the source's ${ids.length} tokens exceed the model's ${P} positions`);
+    const tooLong = (n: number) => new AttentionError(`${where}: the source's ${n} tokens exceed the model's ${P} positions`);
+    let ids: number[];
+    if (typeof source === 'string') {
+      // One token per code point: an over-long text is refused in one pass, before tokenizing.
+      if (this.tokenizer instanceof SymbolTokenizer && codePoints(source, P) + 2 > P) throw tooLong(codePoints(source, Infinity) + 2);
+      ids = [bos, ...this.tokenizer.encode(source), eos];
+      if (ids.length === 2) throw new AttentionError(`${where}: the source is empty`);
+    } else if (Array.isArray(source)) {
+      if (source.length > P) throw tooLong(source.length);
+      ids = source.slice();
+    } else {
+      throw new AttentionError(`${where}: the source must be a string or token ids framed as <s> ... </s>, got ${show(source)}`);
+    }
+    if (ids.length > P) throw tooLong(ids.length);
     ids.forEach((t, i) => {
-      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`generate: token ${t} at position ${i} is outside the vocabulary of ${V}`);
+      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`${where}: token ${show(t)} at position ${i} is outside the vocabulary of ${V}`);
     });
+    if (ids.length < 3 || ids[0] !== bos || ids[ids.length - 1] !== eos)
+      throw new AttentionError(`${where}: token ids must be framed as <s> ... </s> (first ${bos}, last ${eos}, at least one token between), got ${showIds(ids)}`);
     return ids;
   }
 
   /**
    * Translates one source (text, or token ids already framed with <s> ... </s>): greedy, or beam
-   * search with `beams`, through the KV cache; then the attention of the best output.
+   * search with `beams` (at most MAX_BEAMS), through the KV cache; then the attention of the best
+   * output. maxNewTokens is capped by the positions (max_position_embeddings).
    */
-  generate(source: string | number[], options: Seq2SeqOptions = {}): Seq2SeqResult {
+  generate(source: string | number[], options?: Seq2SeqOptions): Seq2SeqResult {
+    const o = checkOptions('generate', options, this.rules);
+    return this.decodeSource('generate', this.frameSource('generate', source), o);
+  }
+
+  /** generate() on a checked source and checked options; `where` names the public method. */
+  private decodeSource(where: string, src: number[], o: Seq2SeqOptions): Seq2SeqResult {
     const c = this.config, handle = this.live(), st = this.staging;
-    const src = this.encodeSource(source);
     const S = src.length, D = c.d_model;
-    const beams = options.beams ?? 1, alpha = options.lengthPenalty ?? 1;
-    const maxNew = options.maxNewTokens ?? Math.min(64, c.max_position_embeddings);
-    if (!Number.isInteger(beams) || beams < 1 || beams > MAX_BEAMS) throw new AttentionError(`generate: beams must be an integer in [1, ${MAX_BEAMS}], got ${options.beams}`);
-    if (!Number.isInteger(maxNew) || maxNew < 1) throw new AttentionError(`generate: maxNewTokens must be an integer >= 1, got ${options.maxNewTokens}`);
-    if (!Number.isFinite(alpha)) throw new AttentionError(`generate: lengthPenalty must be a finite number, got ${options.lengthPenalty}`);
-    const trace = options.traceLayer;
-    if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= c.decoder_layers))
-      throw new AttentionError(`generate: traceLayer must be an integer in [0, ${c.decoder_layers - 1}], got ${trace}`);
-    if (this.generating) throw new AttentionError('generate: this model is already generating');
+    const beams = o.beams ?? 1, alpha = o.lengthPenalty ?? 1;
+    const maxNew = o.maxNewTokens ?? Math.min(64, c.max_position_embeddings);
+    if (this.generating) throw new AttentionError(`${where}: this model is already generating`);
     this.generating = true;
     try {
       // Encode once; the cross-attention keys/values are computed from it once, in startDecoding.
@@ -201,18 +260,18 @@ export class BartModel extends WasmObject<BartHandle> {
       try {
         st.commit();
         st.writeI32(rs, src);
-        throwIfError(handle.encode(rs.ptr, 0, 1, S, rm.ptr, 0, -1), 'generate');
-        throwIfError(handle.startDecoding(rm.ptr, 0, 1, S, capacity), 'generate');
+        throwIfError(handle.encode(rs.ptr, 0, 1, S, rm.ptr, 0, -1), where);
+        throwIfError(handle.startDecoding(rm.ptr, 0, 1, S, capacity), where);
       } finally {
         st.release();
       }
-      const stepper = this.stepper();
+      const stepper = this.stepper(where);
       const first = stepper.step([c.decoder_start_token_id], 1);
       const hyps = beamSearch(stepper, first, { beams, maxNewTokens: capacity, endTokenId: c.eos_token_id, lengthPenalty: alpha });
       const best = hyps[0];
       const texts = (ids: number[]) => ids.map((t) => this.tokenizer.tokenText(t));
       const decoderIn = [c.decoder_start_token_id, ...best.tokens].slice(0, capacity);
-      const { encoderAttention, selfAttention, crossAttention, trace: tr } = this.run(src, decoderIn, options);
+      const { encoderAttention, selfAttention, crossAttention, trace: tr } = this.teacherForced(where, src, decoderIn, o);
       return {
         sourceTokens: src, sourceTexts: texts(src), tokens: best.tokens, tokenTexts: texts(best.tokens),
         text: this.tokenizer.decode(best.tokens), score: best.score, finished: best.finished,
@@ -225,14 +284,33 @@ export class BartModel extends WasmObject<BartHandle> {
     }
   }
 
-  /** Spelling to sound, for the shipped grapheme-to-phoneme model: each word of the text. */
-  pronounce(text: string, options: Seq2SeqOptions = {}): Pronunciation[] {
+  /**
+   * Spelling to sound, for the shipped grapheme-to-phoneme model: each word of the text (at most
+   * MAX_PRONOUNCE_WORDS). A word is a run of letters and apostrophes; spaces, punctuation, hyphens
+   * and symbols separate words; a digit is refused (write numbers as words).
+   */
+  pronounce(text: string, options?: Seq2SeqOptions): Pronunciation[] {
+    checkString('pronounce', 'text', text);
+    const o = checkOptions('pronounce', options, this.rules);
+    this.live();
     if (this.config.task !== 'grapheme-to-phoneme')
       throw new AttentionError('pronounce: this model is not a grapheme-to-phoneme model (config.json task)');
-    const words = text.match(WORDS) ?? [];
+    const digit = DIGIT.exec(text);
+    if (digit) {
+      throw new AttentionError(`pronounce: the text has the digit ${show(digit[0])} at index ${digit.index}; ` +
+        'this model reads letters only: write numbers as words ("two", not "2")');
+    }
+    const words: string[] = [], letters = this.config.max_position_embeddings - 2;
+    for (const [word] of text.matchAll(WORDS)) {
+      if (words.length === MAX_PRONOUNCE_WORDS)
+        throw new AttentionError(`pronounce: the text has more than ${MAX_PRONOUNCE_WORDS} words; pronounce reads at most ${MAX_PRONOUNCE_WORDS} per call`);
+      if (codePoints(word, letters) > letters)
+        throw new AttentionError(`pronounce: the word ${show(word)} is longer than the ${letters} letters this model reads (max_position_embeddings ${letters + 2}, less <s> and </s>)`);
+      words.push(word);
+    }
     if (words.length === 0) throw new AttentionError('pronounce: the text has no words (letters)');
     return words.map((word) => {
-      const result = this.generate(word, options);
+      const result = this.decodeSource('pronounce', this.frameSource('pronounce', word), o);
       return { word, phonemes: result.tokenTexts, ipa: arpabetToIpa(result.tokenTexts), result };
     });
   }
@@ -242,18 +320,28 @@ export class BartModel extends WasmObject<BartHandle> {
    * the decoder over `decoderInput` (ids, starting with decoder_start_token_id). Returns the
    * encoder output (S x d_model), the logits (T x vocab) and every attention map.
    */
-  run(source: string | number[], decoderInput: number[], options: Pick<Seq2SeqOptions, 'traceLayer' | 'traceKind'> = {}): Seq2SeqRunResult {
-    const c = this.config, handle = this.live(), st = this.staging;
-    const src = this.encodeSource(source), dec = Array.from(decoderInput);
-    const S = src.length, T = dec.length, D = c.d_model, He = c.encoder_attention_heads, Hd = c.decoder_attention_heads, V = c.vocab_size;
-    if (T === 0) throw new AttentionError('run: the decoder input is empty (start it with decoder_start_token_id)');
-    if (T > c.max_position_embeddings) throw new AttentionError(`run: the decoder input's ${T} tokens exceed the model's ${c.max_position_embeddings} positions`);
+  run(source: string | number[], decoderInput: number[], options?: TraceOptions): Seq2SeqRunResult {
+    const o = checkOptions('run', options, this.traceRules);
+    const src = this.frameSource('run', source);
+    const c = this.config, V = c.vocab_size, P = c.max_position_embeddings;
+    if (!Array.isArray(decoderInput))
+      throw new AttentionError(`run: the decoder input must be an array of token ids starting with decoder_start_token_id (${c.decoder_start_token_id}), got ${show(decoderInput)}`);
+    if (decoderInput.length === 0) throw new AttentionError('run: the decoder input is empty (start it with decoder_start_token_id)');
+    if (decoderInput.length > P) throw new AttentionError(`run: the decoder input's ${decoderInput.length} tokens exceed the model's ${P} positions`);
+    const dec = decoderInput.slice();
     dec.forEach((t, i) => {
-      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`run: decoder token ${t} at position ${i} is outside the vocabulary of ${V}`);
+      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`run: decoder token ${show(t)} at position ${i} is outside the vocabulary of ${V}`);
     });
+    if (dec[0] !== c.decoder_start_token_id)
+      throw new AttentionError(`run: the decoder input must start with decoder_start_token_id (${c.decoder_start_token_id}), got ${showIds(dec)}`);
+    return this.teacherForced('run', src, dec, o);
+  }
+
+  /** run() on checked ids and options; `where` names the public method in errors. */
+  private teacherForced(where: string, src: number[], dec: number[], options: TraceOptions): Seq2SeqRunResult {
+    const c = this.config, handle = this.live(), st = this.staging;
+    const S = src.length, T = dec.length, D = c.d_model, He = c.encoder_attention_heads, Hd = c.decoder_attention_heads, V = c.vocab_size;
     const trace = options.traceLayer, kind = options.traceKind ?? 'cross';
-    if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= c.decoder_layers))
-      throw new AttentionError(`run: traceLayer must be an integer in [0, ${c.decoder_layers - 1}], got ${trace}`);
     const nEnc = c.encoder_layers * He * S * S, nSelf = c.decoder_layers * Hd * T * T, nCross = c.decoder_layers * Hd * T * S;
     const rs = st.plan(S * 4), rm = st.plan(S * D * 4), re = st.plan(nEnc * 4), rd = st.plan(T * 4), rl = st.plan(T * V * 4);
     const rself = st.plan(nSelf * 4), rcross = st.plan(nCross * 4);
@@ -261,8 +349,8 @@ export class BartModel extends WasmObject<BartHandle> {
       st.commit();
       st.writeI32(rs, src);
       st.writeI32(rd, dec);
-      throwIfError(handle.encode(rs.ptr, 0, 1, S, rm.ptr, re.ptr, -1), 'run');
-      throwIfError(handle.decode(rd.ptr, 1, T, rm.ptr, 0, S, rl.ptr, rself.ptr, rcross.ptr, trace ?? -1, kind === 'cross'), 'run');
+      throwIfError(handle.encode(rs.ptr, 0, 1, S, rm.ptr, re.ptr, -1), where);
+      throwIfError(handle.decode(rd.ptr, 1, T, rm.ptr, 0, S, rl.ptr, rself.ptr, rcross.ptr, trace ?? -1, kind === 'cross'), where);
       const out: Seq2SeqRunResult = {
         sourceTokens: src, encoderOutput: st.readF32(rm, S * D), logits: st.readF32(rl, T * V),
         encoderAttention: st.readF32(re, nEnc), selfAttention: st.readF32(rself, nSelf), crossAttention: st.readF32(rcross, nCross),
@@ -278,7 +366,7 @@ export class BartModel extends WasmObject<BartHandle> {
   }
 
   /** The decoder's KV cache as the decoding loop sees it. */
-  private stepper(): Stepper {
+  private stepper(where: string): Stepper {
     const handle = this.live(), st = this.staging, V = this.config.vocab_size;
     let batch = 1;
     return {
@@ -288,14 +376,14 @@ export class BartModel extends WasmObject<BartHandle> {
         try {
           st.commit();
           st.writeI32(rt, tokens);
-          throwIfError(handle.step(rt.ptr, n, rl.ptr, 0, 0), 'generate');
+          throwIfError(handle.step(rt.ptr, n, rl.ptr, 0, 0), where);
           return st.readF32(rl, batch * V);
         } finally {
           st.release();
         }
       },
       reorder(order: number[]): void {
-        st.withI32(order, (ptr) => throwIfError(handle.reorderCache(ptr, order.length), 'generate'));
+        st.withI32(order, (ptr) => throwIfError(handle.reorderCache(ptr, order.length), where));
         batch = order.length;
       },
     };
