@@ -3,6 +3,8 @@
 // chooses tokens: greedy, sampling (temperature, top-k, top-p, seeded) or beam search.
 import { AttentionError } from './errors.js';
 import { selectTop } from './predictions.js';
+import { is, show } from './validate.js';
+import type { Rule, Rules } from './validate.js';
 
 /** The most beams a beam search runs (GPT-2 and BART alike): each beam is one more sequence in the
  * KV cache, and every step ranks 2 x beams candidates of each beam, so the work grows as beams^2. */
@@ -56,13 +58,39 @@ export function logSumExp(x: ArrayLike<number>): number {
   return max + Math.log(sum);
 }
 
-export function checkSampling(o: SamplingOptions, where: string): Required<SamplingOptions> {
-  const t = o.temperature ?? 0, k = o.topK ?? 0, p = o.topP ?? 1, seed = o.seed ?? 0;
-  if (!(t >= 0) || !Number.isFinite(t)) throw new AttentionError(`${where}: temperature must be a number >= 0, got ${o.temperature}`);
-  if (!Number.isInteger(k) || k < 0) throw new AttentionError(`${where}: topK must be an integer >= 0, got ${o.topK}`);
-  if (!(p > 0 && p <= 1)) throw new AttentionError(`${where}: topP must be in (0, 1], got ${o.topP}`);
-  if (!Number.isInteger(seed)) throw new AttentionError(`${where}: seed must be an integer, got ${o.seed}`);
-  return { temperature: t, topK: k, topP: p, seed };
+/** Beam width and ranking: the options of every model that runs beamSearch. */
+export interface BeamSearchOptions {
+  /** Beam search with this many beams, 1 to MAX_BEAMS (default 1: greedy). */
+  beams?: number;
+  /** Finished beams are ranked by log-probability / length^lengthPenalty (default 1; 0 = by
+   * log-probability alone, which favours short outputs; > 1 favours longer ones). */
+  lengthPenalty?: number;
+}
+
+/** An integer a seed may be (any safe integer: it is taken modulo 2^32). */
+const seedRule: Rule = (v, name) => {
+  if (!Number.isSafeInteger(v)) throw new AttentionError(`${name} must be an integer, got ${show(v)}`);
+};
+
+/** is.signal, also for an object whose properties throw when read (a hostile Proxy): still named. */
+export const signalRule: Rule = (v, name) => {
+  try {
+    is.signal(v, name);
+  } catch (e) {
+    if (e instanceof AttentionError) throw e;
+    throw new AttentionError(`${name} must be an AbortSignal, got an object whose properties cannot be read`);
+  }
+};
+
+export const SAMPLING_RULES: Rules<SamplingOptions> = {
+  temperature: is.number(0), topK: is.int(0), topP: is.number(0, 1, { min: true }), seed: seedRule,
+};
+
+export const BEAM_RULES: Rules<BeamSearchOptions> = { beams: is.int(1, MAX_BEAMS), lengthPenalty: is.number() };
+
+/** Checked sampling options (SAMPLING_RULES) with their defaults filled in. */
+export function samplingDefaults(o: SamplingOptions): Required<SamplingOptions> {
+  return { temperature: o.temperature ?? 0, topK: o.topK ?? 0, topP: o.topP ?? 1, seed: o.seed ?? 0 };
 }
 
 /** Picks the next token from one row of logits: argmax at temperature 0, else a sample from

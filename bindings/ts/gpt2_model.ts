@@ -2,16 +2,19 @@
 // pass and returns logits, per-head attention and a layer's trace.
 import { BpeTokenizer } from './bpe_tokenizer.js';
 import { configEps, configInt, loadCheckpoint } from './checkpoint.js';
+import type { ModelLoadOptions } from './weight_dtype.js';
 import { AttentionError, throwIfError } from './errors.js';
 import type { Gpt2Files } from './model_files.js';
 import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
-import { MAX_BEAMS, beamSearch, checkSampling, chooseToken, seededRandom, yieldToEventLoop } from './decoding.js';
-import type { SamplingOptions, Stepper } from './decoding.js';
+import { BEAM_RULES, SAMPLING_RULES, beamSearch, chooseToken, samplingDefaults, seededRandom, signalRule, yieldToEventLoop } from './decoding.js';
+import type { BeamSearchOptions, SamplingOptions, Stepper } from './decoding.js';
 import { logSumExpRows, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
 import { parseWeights } from './safetensors.js';
 import type { Gpt2DecodingHandle, WasmModule } from './wasm_module.js';
+import { checkObject, checkOptions, is, show } from './validate.js';
+import type { Rule, Rules } from './validate.js';
 import { WasmObject } from './wasm_object.js';
 
 /** The fields of a Hugging Face GPT-2 config.json that the forward pass needs. */
@@ -54,15 +57,13 @@ export interface RunResult {
   trace?: MultiHeadTrace;
 }
 
-export interface GenerateOptions extends SamplingOptions {
+export interface GenerateOptions extends SamplingOptions, BeamSearchOptions {
   /** How many tokens to add at most (default 32; the context length caps prompt + new tokens). */
   maxNewTokens?: number;
   /** Stop as soon as the generated text contains one of these strings (left out of the result). */
   stop?: string[];
   /** Put bos_token_id before the prompt (as in run()). */
   prependBos?: boolean;
-  /** Beam search with this many beams (no sampling, no streaming); default 1. */
-  beams?: number;
   /** Called with each new token as soon as it is chosen. */
   onToken?: (event: TokenEvent) => void;
   /** Include each new token's attention (n_layer x n_head x its position + 1) in onToken's event. */
@@ -107,6 +108,25 @@ function checkConfig(c: Record<string, unknown>): Gpt2Config {
   return out;
 }
 
+/** A stop string: not empty (it would match at once). */
+const stopString: Rule = (v, name) => {
+  if (typeof v !== 'string' || v === '') throw new AttentionError(`${name} must be a non-empty string, got ${show(v)}`);
+};
+
+/** At most this many stop strings (each is looked for after every token). */
+const MAX_STOPS = 1000;
+
+// traceLayer and logitsToKeep depend on the model and the input: their ranges are checked in run().
+const RUN_RULES: Rules<RunOptions> = { prependBos: is.boolean, attention: is.boolean, traceLayer: is.any, logitsToKeep: is.any };
+
+const GENERATE_RULES: Rules<GenerateOptions> = {
+  ...SAMPLING_RULES, ...BEAM_RULES, maxNewTokens: is.int(0), stop: is.array(stopString, MAX_STOPS),
+  prependBos: is.boolean, onToken: is.function, attention: is.boolean, signal: signalRule,
+};
+
+/** A run's result as predictNext and loss read it (checked: it may be hand-made). */
+interface CheckedRun { tokens: number[]; logits: Float32Array; from: number }
+
 /** GPT2LMHeadModel checkpoints prefix every name with "transformer.". */
 const gpt2Names = (name: string) => [name, 'transformer.' + name];
 
@@ -120,7 +140,7 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
   private readonly eosId: number | undefined;
 
   /** @internal use AttentionModule.loadModel */
-  constructor(mod: WasmModule, files: Gpt2Files) {
+  constructor(mod: WasmModule, files: Gpt2Files, options: ModelLoadOptions = {}) {
     const config = checkConfig(files.config);
     const tokenizer = files.tokenizer instanceof BpeTokenizer ? files.tokenizer : new BpeTokenizer(files.tokenizer);
     if (tokenizer.vocabSize > config.vocab_size)
@@ -135,7 +155,7 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
     const handle = this.live();
     try {
       throwIfError(handle.configure(config.vocab_size, config.n_positions, config.n_embd, config.n_layer, config.n_head, this.config.layer_norm_epsilon), 'loadModel');
-      loadCheckpoint(mod, handle, this.staging, file, gpt2Names);
+      loadCheckpoint(mod, handle, this.staging, file, gpt2Names, options.dtype);
     } catch (e) {
       this.dispose();
       throw e;
@@ -143,26 +163,20 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
   }
 
   /** Runs the model on text (tokenized here) or on token ids. */
-  run(input: string | number[], options: RunOptions = {}): RunResult {
+  run(input: string | number[], opts?: RunOptions): RunResult {
     const handle = this.live();
-    const tokens = typeof input === 'string' ? this.tokenizer.encode(input) : Array.from(input);
-    if (options.prependBos) {
-      if (this.bosTokenId === undefined) throw new AttentionError('run: prependBos needs bos_token_id in config.json');
-      tokens.unshift(this.bosTokenId);
-    }
+    const options = checkOptions('run', opts, RUN_RULES);
+    const tokens = this.inputTokens('run', input, 'input', options.prependBos === true);
     const { vocab_size: V, n_layer: L, n_head: H, n_positions } = this.config;
     const n = tokens.length;
     if (n === 0) throw new AttentionError('run: the input has no tokens');
     if (n > n_positions) throw new AttentionError(`run: ${n} tokens exceed the model's context of ${n_positions}`);
-    tokens.forEach((t, i) => {
-      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`run: token ${t} at position ${i} is outside the vocabulary of ${V}`);
-    });
     const keep = options.logitsToKeep ?? n;
-    if (!Number.isInteger(keep) || keep < 0 || keep > n)
-      throw new AttentionError(`run: logitsToKeep must be an integer in [0, ${n}] (the run's tokens), got ${typeof keep === 'number' ? keep : JSON.stringify(keep)}`);
+    if (!Number.isInteger(keep) || (keep as number) < 0 || (keep as number) > n)
+      throw new AttentionError(`run: logitsToKeep must be an integer in [0, ${n}] (the run's tokens), got ${show(keep)}`);
     const trace = options.traceLayer;
     if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= L))
-      throw new AttentionError(`run: traceLayer must be an integer in [0, ${L - 1}], got ${trace}`);
+      throw new AttentionError(`run: traceLayer must be an integer in [0, ${L - 1}], got ${show(trace)}`);
     const st = this.staging;
     const rt = st.plan(n * 4), rl = st.plan(keep * V * 4), ra = st.plan(options.attention ? L * H * n * n * 4 : 0);
     try {
@@ -184,31 +198,116 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
   }
 
   /** The k most likely next tokens after `position` (default: the last) of a run's logits. */
-  predictNext(result: RunResult, k = 5, position = result.tokens.length - 1): Prediction[] {
+  predictNext(result: RunResult, k = 5, position?: number): Prediction[] {
     this.live();
-    const V = this.config.vocab_size, from = result.logitsFrom ?? 0, n = result.tokens.length;
+    const V = this.config.vocab_size, { tokens, logits, from } = this.checkRun('predictNext', result), n = tokens.length;
+    // k past the vocabulary gives all of it (at most k), as before; a k that is not a count is named.
+    if (!Number.isSafeInteger(k) || k < 0) throw new AttentionError(`predictNext: k must be an integer >= 0, got ${show(k)}`);
+    position ??= n - 1;
     if (!Number.isInteger(position) || position < 0 || position >= n)
-      throw new AttentionError(`predictNext: position must be an integer in [0, ${n - 1}] (the run's tokens), got ${position}`);
+      throw new AttentionError(`predictNext: position must be an integer in [0, ${n - 1}] (the run's tokens), got ${show(position)}`);
     if (position < from)
       throw new AttentionError(`predictNext: position ${position} has no logits (the run kept ${from === n ? 'none' : `positions ${from} to ${n - 1}`}: logitsToKeep)`);
     const row = position - from;
-    const [lse] = logSumExpRows(this.mod, this.staging, result.logits, V, [row]);
-    return topK(result.logits.subarray(row * V, (row + 1) * V), lse, k, (id) => this.tokenizer.tokenText(id));
+    const [lse] = logSumExpRows(this.mod, this.staging, logits, V, [row]);
+    if (!Number.isFinite(lse)) throw new AttentionError(`predictNext: the logits at position ${position} hold NaN or Infinity`);
+    return topK(logits.subarray(row * V, (row + 1) * V), lse, k, (id) => this.tokenizer.tokenText(id));
   }
 
   /** Mean next-token negative log-likelihood (nats) over the run's tokens, and its exp. */
   loss(result: RunResult): { loss: number; perplexity: number } {
     this.live();
-    const V = this.config.vocab_size, n = result.tokens.length - 1;
-    const kept = result.tokens.length - (result.logitsFrom ?? 0);
-    if (kept < result.tokens.length && n > 0)
+    const V = this.config.vocab_size, { tokens, logits, from } = this.checkRun('loss', result), n = tokens.length - 1;
+    const kept = tokens.length - from;
+    if (kept < tokens.length && n > 0)
       throw new AttentionError(`loss: needs the logits of every position; the run kept ${kept === 0 ? 'none' : `only the last ${kept}`} (logitsToKeep)`);
-    const lse = logSumExpRows(this.mod, this.staging, result.logits, V, Array.from({ length: Math.max(0, n) }, (_, i) => i));
+    const lse = logSumExpRows(this.mod, this.staging, logits, V, Array.from({ length: Math.max(0, n) }, (_, i) => i));
     let total = 0;  // cross-entropy of each next token: log-sum-exp - its logit
-    for (let i = 0; i < n; i++) total += lse[i] - result.logits[i * V + result.tokens[i + 1]];
+    for (let i = 0; i < n; i++) total += lse[i] - logits[i * V + tokens[i + 1]];
     const loss = total / Math.max(1, n);
+    if (!Number.isFinite(loss)) throw new AttentionError('loss: the run\'s logits hold NaN or Infinity');
     return { loss, perplexity: Math.exp(loss) };
   }
+
+  /**
+   * A run's result as given back to predictNext / loss, checked field by field (it may be
+   * hand-made or another model's): tokens are ids of this vocabulary, logits a Float32Array of
+   * (tokens - logitsFrom) rows of vocab_size. Each field is read once.
+   */
+  private checkRun(where: string, result: RunResult): CheckedRun {
+    checkObject(where, 'result', result, '(what run() returned)');
+    const field = (key: keyof RunResult): unknown => {
+      try {
+        return result[key];
+      } catch {
+        throw new AttentionError(`${where}: result.${key} cannot be read`);
+      }
+    };
+    const tokens = field('tokens'), logits = field('logits'), logitsFrom = field('logitsFrom');
+    const { vocab_size: V, n_positions: P } = this.config;
+    if (!Array.isArray(tokens) || tokens.length === 0 || tokens.length > P)
+      throw new AttentionError(`${where}: result.tokens must be an array of 1 to ${P} token ids (what run() returned), got ${show(tokens)}`);
+    const ids = Array.from(tokens as unknown[]);
+    ids.forEach((t, i) => {
+      if (!Number.isInteger(t) || (t as number) < 0 || (t as number) >= V)
+        throw new AttentionError(`${where}: result.tokens[${i}] is ${show(t)}, outside the vocabulary of ${V}: not a run of this model`);
+    });
+    const n = ids.length, from = logitsFrom ?? 0;
+    if (!Number.isInteger(from) || (from as number) < 0 || (from as number) > n)
+      throw new AttentionError(`${where}: result.logitsFrom must be an integer in [0, ${n}] (the run's tokens), got ${show(logitsFrom)}`);
+    const rows = n - (from as number);
+    if (!(logits instanceof Float32Array) || logits.length !== rows * V)
+      throw new AttentionError(`${where}: result.logits must be a Float32Array of ${rows} x ${V} (kept positions x vocab_size) = ${rows * V} logits, got ${show(logits)}`);
+    return { tokens: ids as number[], logits, from: from as number };
+  }
+
+  /**
+   * The token ids of a text or of given ids, with bos first when asked, each checked against the
+   * vocabulary. Input that cannot fit the context is refused before any tokenizing: a token holds
+   * at most `longestToken` bytes, so a longer text than context x that cannot fit.
+   */
+  private inputTokens(where: string, input: unknown, what: string, prependBos: boolean): number[] {
+    const { vocab_size: V, n_positions: P } = this.config;
+    let tokens: number[];
+    if (typeof input === 'string') {
+      // Each UTF-16 unit is at least one UTF-8 byte, so a text of this many units is too long.
+      if (input.length > this.longestToken() * P)
+        throw new AttentionError(`${where}: the ${what}'s ${input.length} characters exceed the model's context of ${P} tokens (a token covers at most ${this.longestToken()} bytes)`);
+      tokens = this.tokenizer.encode(input);
+    } else if (Array.isArray(input) || (ArrayBuffer.isView(input) && !(input instanceof DataView))) {
+      const ids = input as ArrayLike<unknown>;
+      if (ids.length > P) throw new AttentionError(`${where}: ${ids.length} tokens exceed the model's context of ${P}`);
+      tokens = Array.from(ids) as number[];
+      tokens.forEach((t, i) => {
+        if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`${where}: token ${show(t)} at position ${i} is outside the vocabulary of ${V}`);
+      });
+    } else {
+      throw new AttentionError(`${where}: the ${what} must be a string or an array of token ids, got ${show(input)}`);
+    }
+    if (prependBos) {
+      if (this.bosTokenId === undefined) throw new AttentionError(`${where}: prependBos needs bos_token_id in config.json`);
+      tokens.unshift(this.bosTokenId);
+    }
+    return tokens;
+  }
+
+  /** The most UTF-8 bytes one token of the vocabulary stands for (found once, on first need). */
+  private longestToken(): number {
+    if (this.longest === 0) {
+      const encoder = new TextEncoder();
+      // A partial character decodes to U+FFFD (3 bytes, for 1 to 3 bytes of the token): still a bound.
+      // About 35 ms for 14k tokens, once per model, and only for a text longer than the context.
+      for (let id = 0; id < this.tokenizer.vocabSize; id++) {
+        try {
+          this.longest = Math.max(this.longest, encoder.encode(this.tokenizer.decode([id])).length);
+        } catch { /* a gap in the vocabulary's ids */ }
+      }
+      this.longest = Math.max(1, this.longest);
+    }
+    return this.longest;
+  }
+
+  private longest = 0;
 
   /**
    * Continues the prompt token by token through the KV cache: each new token costs one position,
@@ -216,25 +315,16 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
    * reproducibly; beams > 1 runs beam search. Stops at maxNewTokens, the end-of-text token, a
    * stop string or the signal. One generation per model at a time.
    */
-  async generate(prompt: string | number[], options: GenerateOptions = {}): Promise<GenerateResult> {
+  async generate(prompt: string | number[], opts?: GenerateOptions): Promise<GenerateResult> {
     const t0 = performance.now();
-    const sampling = checkSampling(options, 'generate');
+    this.live();
+    const options = checkOptions('generate', opts, GENERATE_RULES);
+    const sampling = samplingDefaults(options);
     const maxNew = options.maxNewTokens ?? 32, beams = options.beams ?? 1;
-    if (!Number.isInteger(maxNew) || maxNew < 0) throw new AttentionError(`generate: maxNewTokens must be an integer >= 0, got ${options.maxNewTokens}`);
-    if (!Number.isInteger(beams) || beams < 1 || beams > MAX_BEAMS)
-      throw new AttentionError(`generate: beams must be an integer from 1 to ${MAX_BEAMS}, got ${options.beams}`);
     const stops = options.stop ?? [];
-    if (!Array.isArray(stops) || stops.some((s) => typeof s !== 'string' || s === '')) throw new AttentionError('generate: stop must be an array of non-empty strings');
-    const promptTokens = typeof prompt === 'string' ? this.tokenizer.encode(prompt) : Array.from(prompt);
-    if (options.prependBos) {
-      if (this.bosTokenId === undefined) throw new AttentionError('generate: prependBos needs bos_token_id in config.json');
-      promptTokens.unshift(this.bosTokenId);
-    }
-    const { n_positions: P, vocab_size: V } = this.config;
+    const promptTokens = this.inputTokens('generate', prompt, 'prompt', options.prependBos === true);
+    const { n_positions: P } = this.config;
     if (promptTokens.length === 0) throw new AttentionError('generate: the prompt has no tokens (pass prependBos to start from bos)');
-    promptTokens.forEach((t, i) => {
-      if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`generate: token ${t} at position ${i} is outside the vocabulary of ${V}`);
-    });
     if (promptTokens.length >= P) throw new AttentionError(`generate: the prompt's ${promptTokens.length} tokens leave no room in the model's context of ${P}`);
     if (this.generating) throw new AttentionError('generate: this model is already generating; await the previous call');
     this.generating = true;
@@ -255,7 +345,7 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
           tokensPerSecond: tokens.length > 1 ? (tokens.length - 1) / ((now - firstAt) / 1000) : 0 };
       };
       if (beams > 1) {
-        const [best] = beamSearch(stepper, logits, { beams, maxNewTokens: room, endTokenId: eos ?? -1 });
+        const [best] = beamSearch(stepper, logits, { beams, maxNewTokens: room, endTokenId: eos ?? -1, lengthPenalty: options.lengthPenalty });
         return result(best.tokens, best.finished ? 'eos' : 'length', performance.now());
       }
       const random = seededRandom(sampling.seed);

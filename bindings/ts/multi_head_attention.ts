@@ -3,8 +3,8 @@
 import { AttentionError, throwIfError } from './errors.js';
 import { copyOut } from './heap.js';
 import type { Staging } from './heap.js';
-import { attnMask, boolArray, floatArray, positiveInt, toBytes } from './validate.js';
-import type { AttnMask, BoolInput, FloatInput } from './validate.js';
+import { attnMask, boolArray, checkObject, checkOptions, floatArray, is, positiveInt, show, toBytes } from './validate.js';
+import type { AttnMask, BoolInput, FloatInput, Rule, Rules } from './validate.js';
 import { Slot } from './wasm_module.js';
 import type { MultiHeadAttentionHandle, WasmModule } from './wasm_module.js';
 import { WasmObject } from './wasm_object.js';
@@ -122,20 +122,40 @@ export type ForwardResultFor<O> = ForwardResult
 
 export type ResolvedConfig = Required<MultiHeadAttentionConfig>;
 
+/** A positive integer size (the wording the layer's messages have always used). */
+export const size: Rule = (v, name) => { positiveInt(name, v); };
+
+/** The config's keys (dModel and numHeads are also required: checked after). Shared with weightsFromPyTorch. */
+export const CONFIG_RULES: Rules<MultiHeadAttentionConfig> = {
+  dModel: size, numHeads: size, dK: size, dV: size, kdim: size, vdim: size, bias: is.boolean,
+};
+
+const WEIGHT_RULES: Rules<MultiHeadAttentionWeights> = {
+  wQ: is.any, wK: is.any, wV: is.any, wO: is.any, bQ: is.any, bK: is.any, bV: is.any, bO: is.any,  // lengths: below
+};
+
+/** Masking and scaling options, shared with scaledDotProductAttention (masks: checked against the shape). */
+export const MASK_RULES: Rules<MaskOptions> = {
+  causal: is.boolean, keyPaddingMask: is.any, attnMask: is.any, scale: is.number(), returnAttention: is.boolean,
+};
+
+const FORWARD_RULES: Rules<ForwardOptions> = {
+  ...MASK_RULES, batch: size, seqLen: size, key: is.any, value: is.any, seqLenKV: size, trace: is.boolean,
+};
+
 export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
   /** The configuration with every default filled in. */
   readonly config: ResolvedConfig;
 
   /** @internal use AttentionModule.createMultiHeadAttention */
   constructor(mod: WasmModule, config: MultiHeadAttentionConfig) {
-    if (typeof config !== 'object' || config === null)
-      throw new AttentionError('createMultiHeadAttention needs a config object like { dModel: 512, numHeads: 8 }');
-    const dModel = positiveInt('dModel', config.dModel);
-    const numHeads = positiveInt('numHeads', config.numHeads);
-    const opt = (name: string, v: number | undefined) => (v === undefined ? 0 : positiveInt(name, v));
+    const where = 'createMultiHeadAttention';
+    config = checkOptions(where, checkObject(where, 'config', config, 'like { dModel: 512, numHeads: 8 }'), CONFIG_RULES, 'config key');
+    const dModel = positiveInt(`${where}: dModel`, config.dModel);
+    const numHeads = positiveInt(`${where}: numHeads`, config.numHeads);
+    const opt = (v: number | undefined) => v ?? 0;  // 0: the core's default
     const handle = new mod.MultiHeadAttentionHandle();
-    const status = handle.configure(dModel, numHeads, opt('dK', config.dK), opt('dV', config.dV),
-      opt('kdim', config.kdim), opt('vdim', config.vdim), config.bias ?? true);
+    const status = handle.configure(dModel, numHeads, opt(config.dK), opt(config.dV), opt(config.kdim), opt(config.vdim), config.bias ?? true);
     if (status) {
       handle.delete();
       throwIfError(status, 'createMultiHeadAttention');
@@ -150,7 +170,7 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
   /** Copies the weights into WASM memory (layout: see {@link MultiHeadAttentionWeights}). */
   setWeights(weights: MultiHeadAttentionWeights): void {
     const handle = this.live();
-    if (typeof weights !== 'object' || weights === null) throw new AttentionError('setWeights needs an object { wQ, wK, wV, wO, bQ, bK, bV, bO }');
+    weights = checkOptions('setWeights', checkObject('setWeights', 'weights', weights, '{ wQ, wK, wV, wO, bQ, bK, bV, bO }'), WEIGHT_RULES, 'weight');
     const { dModel, numHeads: h, dK, dV, kdim, vdim, bias } = this.config;
     const arrays: Array<[string, unknown, number, string]> = [
       ['wQ', weights.wQ, dModel * h * dK, `dModel*numHeads*dK = ${dModel}*${h}*${dK}`],
@@ -168,7 +188,7 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
       for (const name of ['bQ', 'bK', 'bV', 'bO'] as const)
         if (weights[name] !== undefined) throw new AttentionError(`setWeights: ${name} given but the layer was created with bias: false`);
     }
-    const checked = arrays.map(([name, value, n, formula]) => floatArray(name, value, n, formula));
+    const checked = arrays.map(([name, value, n, formula]) => floatArray(`setWeights: ${name}`, value, n, formula));
     const regions = checked.map((a) => this.staging.plan(a.length * 4));
     try {
       this.staging.commit();
@@ -185,21 +205,22 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
    * Runs the layer. `query` is B x S_q x dModel (row-major, batch first); for self-attention it
    * is also the key and value. Returns owned copies.
    */
-  forward<O extends ForwardOptions = ForwardOptions>(query: FloatInput, options: O = {} as O): ForwardResultFor<O> {
+  forward<O extends ForwardOptions = ForwardOptions>(query: FloatInput, opts?: O): ForwardResultFor<O> {
     const handle = this.live();
+    const options: ForwardOptions = checkOptions('forward', opts, FORWARD_RULES);
     const { dModel, numHeads: h, dK, dV, kdim, vdim } = this.config;
-    const batch = positiveInt('batch', options.batch ?? 1);
+    const batch = options.batch ?? 1;
     const seqLen = inferLength('seqLen', options.seqLen, query, batch, dModel, 'query', 'dModel');
-    const q = floatArray('query', query, batch * seqLen * dModel, `batch*seqLen*dModel = ${batch}*${seqLen}*${dModel}`);
+    const q = floatArray('forward: query', query, batch * seqLen * dModel, `batch*seqLen*dModel = ${batch}*${seqLen}*${dModel}`);
     const self = options.key === undefined && options.value === undefined;
     if (self && (kdim !== dModel || vdim !== dModel))
       throw new AttentionError(`forward: this layer has kdim ${kdim} / vdim ${vdim} != dModel ${dModel}: pass key and value`);
     const keySrc = options.key ?? query;
     const seqLenKV = self ? seqLen : inferLength('seqLenKV', options.seqLenKV, keySrc, batch, kdim, 'key', 'kdim');
-    const k = self ? q : floatArray('key', keySrc, batch * seqLenKV * kdim, `batch*seqLenKV*kdim = ${batch}*${seqLenKV}*${kdim}`);
+    const k = self ? q : floatArray('forward: key', keySrc, batch * seqLenKV * kdim, `batch*seqLenKV*kdim = ${batch}*${seqLenKV}*${kdim}`);
     const valueSrc = options.value ?? keySrc;
-    const v = self ? q : floatArray('value', valueSrc, batch * seqLenKV * vdim, `batch*seqLenKV*vdim = ${batch}*${seqLenKV}*${vdim}`);
-    const scale = scaleOption(options.scale);
+    const v = self ? q : floatArray('forward: value', valueSrc, batch * seqLenKV * vdim, `batch*seqLenKV*vdim = ${batch}*${seqLenKV}*${vdim}`);
+    const scale = options.scale ?? NaN;  // NaN: the core's 1/sqrt(dK)
     const nOut = batch * seqLen * dModel;
     const nWeights = batch * h * seqLen * seqLenKV;
     const wantWeights = options.returnAttention === true;
@@ -269,18 +290,12 @@ export function readMhaTrace(mod: WasmModule, handle: { traceData(slot: number):
 export function inferLength(name: string, given: number | undefined, data: unknown, batch: number,
   width: number, dataName: string, widthName: string): number {
   if (given !== undefined) return positiveInt(name, given);
-  const length = (data as ArrayLike<number> | undefined)?.length;
-  if (typeof length !== 'number')
-    throw new AttentionError(`${dataName} must be a Float32Array (or an array of numbers), got ${data === null ? 'null' : typeof data}`);
+  // Only what floatArray accepts has its length read (an object's `length` may be anything).
+  if (!(data instanceof Float32Array) && !Array.isArray(data))
+    throw new AttentionError(`${dataName} must be a Float32Array (or an array of numbers), got ${show(data)}`);
+  const length = data.length;
   if (length === 0) throw new AttentionError(`${dataName} is empty: ${name} must be >= 1`);
   if (length % (batch * width) !== 0)
     throw new AttentionError(`${dataName} has ${length} elements, not a multiple of batch*${widthName} = ${batch}*${width} = ${batch * width}`);
   return length / (batch * width);
-}
-
-/** NaN tells the core to use 1/sqrt(dK). */
-export function scaleOption(scale: number | undefined): number {
-  if (scale === undefined) return NaN;
-  if (typeof scale !== 'number' || !Number.isFinite(scale)) throw new AttentionError(`scale must be a finite number, got ${String(scale)}`);
-  return scale;
 }

@@ -1,8 +1,9 @@
 // Converts PyTorch's nn.MultiheadAttention state (weights stored out x in) into this library's
 // row-vector layout (in x out). Pure data movement: no WASM needed.
 import { AttentionError } from './errors.js';
+import { CONFIG_RULES } from './multi_head_attention.js';
 import type { MultiHeadAttentionConfig, MultiHeadAttentionWeights } from './multi_head_attention.js';
-import { floatArray, positiveInt } from './validate.js';
+import { checkObject, checkOptions, checkString, floatArray, positiveInt, unknownName } from './validate.js';
 import type { FloatInput } from './validate.js';
 
 /**
@@ -21,6 +22,27 @@ function transpose(src: FloatInput, offset: number, rows: number, cols: number):
   return out;
 }
 
+/** What nn.MultiheadAttention's state_dict() may hold (the projections it does not use are absent). */
+const STATE_KEYS = ['in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias',
+  'out_proj.weight', 'out_proj.bias', 'bias_k', 'bias_v'];
+
+/** The state's own entries under `prefix`, read once (never a getter twice, nor an inherited key).
+ * A key of this module that is not one of STATE_KEYS is a misspelling: refused with the nearest.
+ * Deeper keys (another submodule's, "linear1.weight" beside a prefix of "") are not ours. */
+function ownState(where: string, state: PyTorchMultiheadAttentionState, prefix: string): Map<string, unknown> {
+  const own = new Map<string, unknown>();
+  for (const key of Object.keys(state)) {
+    if (!key.startsWith(prefix)) continue;
+    const name = key.slice(prefix.length);
+    if (!STATE_KEYS.includes(name)) {
+      if (name.includes('.') && !name.startsWith('out_proj.')) continue;
+      throw new AttentionError(`${where}: ${unknownName('key', name, STATE_KEYS)}${prefix ? ` under prefix ${JSON.stringify(prefix)}` : ''}`);
+    }
+    own.set(name, (state as Record<string, unknown>)[key]);
+  }
+  return own;
+}
+
 function slice(src: FloatInput, start: number, length: number): Float32Array {
   return Float32Array.from({ length }, (_, i) => src[start + i]);
 }
@@ -29,24 +51,28 @@ function slice(src: FloatInput, start: number, length: number): Float32Array {
  * Builds {@link MultiHeadAttentionWeights} from a PyTorch state dict. PyTorch's heads split the
  * embedding evenly (dK = dV = E / numHeads), which is exactly the column-block layout here.
  */
-export function weightsFromPyTorch(state: PyTorchMultiheadAttentionState, config: MultiHeadAttentionConfig, prefix = ''): MultiHeadAttentionWeights {
-  const E = positiveInt('dModel', config.dModel);
-  const heads = positiveInt('numHeads', config.numHeads);
+export function weightsFromPyTorch(stateDict: PyTorchMultiheadAttentionState, layerConfig: MultiHeadAttentionConfig, prefix = ''): MultiHeadAttentionWeights {
+  const where = 'weightsFromPyTorch';
+  checkObject(where, 'state', stateDict, '(a state dict: tensor name -> Float32Array)');
+  const config = checkOptions(where, checkObject(where, 'config', layerConfig, 'like { dModel: 512, numHeads: 8 }'), CONFIG_RULES, 'config key');
+  const state = ownState(where, stateDict, checkString(where, 'prefix', prefix));
+  const E = positiveInt(`${where}: dModel`, config.dModel);
+  const heads = positiveInt(`${where}: numHeads`, config.numHeads);
   if (E % heads !== 0) throw new AttentionError(`weightsFromPyTorch: dModel (${E}) is not divisible by numHeads (${heads})`);
   const kdim = config.kdim ?? E, vdim = config.vdim ?? E;
   if ((config.dK ?? E / heads) !== E / heads || (config.dV ?? E / heads) !== E / heads)
     throw new AttentionError('weightsFromPyTorch: nn.MultiheadAttention always has dK = dV = dModel / numHeads');
   const get = (name: string, n: number, formula: string) => {
-    const value = state[prefix + name];
+    const value = state.get(name);
     if (value === undefined) throw new AttentionError(`weightsFromPyTorch: missing "${prefix + name}"`);
-    return floatArray(prefix + name, value, n, formula);
+    return floatArray(`${where}: ${prefix + name}`, value, n, formula);
   };
   for (const unsupported of ['bias_k', 'bias_v'])
-    if (state[prefix + unsupported] !== undefined)
+    if (state.get(unsupported) !== undefined)
       throw new AttentionError(`weightsFromPyTorch: "${prefix + unsupported}" (add_bias_kv=True) is not supported`);
 
   let wQ: Float32Array, wK: Float32Array, wV: Float32Array;
-  if (state[prefix + 'in_proj_weight'] !== undefined) {
+  if (state.get('in_proj_weight') !== undefined) {
     if (kdim !== E || vdim !== E) throw new AttentionError('weightsFromPyTorch: in_proj_weight implies kdim = vdim = dModel');
     const w = get('in_proj_weight', 3 * E * E, `3*E*E = 3*${E}*${E}`);
     wQ = transpose(w, 0, E, E);

@@ -1,10 +1,10 @@
 // softmax(Q K^T * scale + M) V on caller-given Q, K, V (no projections).
 import { throwIfError } from './errors.js';
 import { Staging, copyOut } from './heap.js';
-import { inferLength, scaleOption, stageMasks } from './multi_head_attention.js';
+import { MASK_RULES, inferLength, size, stageMasks } from './multi_head_attention.js';
 import type { MaskOptions } from './multi_head_attention.js';
-import { floatArray, positiveInt } from './validate.js';
-import type { FloatInput } from './validate.js';
+import { checkObject, checkOptions, floatArray, is, positiveInt } from './validate.js';
+import type { FloatInput, Rules } from './validate.js';
 import { Slot } from './wasm_module.js';
 import type { AttentionHandle, WasmModule } from './wasm_module.js';
 
@@ -42,6 +42,8 @@ export interface ScaledDotProductAttentionResult {
   dV: number;
 }
 
+const SDPA_RULES: Rules<ScaledDotProductAttentionOptions> = { ...MASK_RULES, dK: size, batch: size, heads: size, trace: is.boolean };
+
 /** @internal one per module: scratch and trace buffers are reused across calls. */
 export class ScaledDotProductAttention {
   private readonly handle: AttentionHandle;
@@ -52,18 +54,19 @@ export class ScaledDotProductAttention {
     this.staging = new Staging(mod);
   }
 
-  run<O extends ScaledDotProductAttentionOptions>(q: FloatInput, k: FloatInput, v: FloatInput, options: O): ScaledDotProductAttentionResultFor<O> {
-    const dK = positiveInt('dK', options?.dK);
-    const batch = positiveInt('batch', options.batch ?? 1);
-    const heads = positiveInt('heads', options.heads ?? 1);
+  run<O extends ScaledDotProductAttentionOptions>(q: FloatInput, k: FloatInput, v: FloatInput, opts: O): ScaledDotProductAttentionResultFor<O> {
+    const where = 'scaledDotProductAttention';
+    const options = checkOptions(where, checkObject(where, 'options', opts, 'like { dK: 64 }'), SDPA_RULES);
+    const dK = positiveInt(`${where}: dK`, options.dK);
+    const batch = options.batch ?? 1, heads = options.heads ?? 1;
     const bh = batch * heads;
     const seqQ = inferLength('seqQ', undefined, q, bh, dK, 'q', 'heads*dK');
     const seqK = inferLength('seqK', undefined, k, bh, dK, 'k', 'heads*dK');
     const dV = inferLength('dV', undefined, v, bh, seqK, 'v', 'heads*seqK');
-    const qa = floatArray('q', q, bh * seqQ * dK, 'batch*heads*seqQ*dK');
-    const ka = floatArray('k', k, bh * seqK * dK, 'batch*heads*seqK*dK');
-    const va = floatArray('v', v, bh * seqK * dV, 'batch*heads*seqK*dV');
-    const scale = scaleOption(options.scale);
+    const qa = floatArray(`${where}: q`, q, bh * seqQ * dK, 'batch*heads*seqQ*dK');
+    const ka = floatArray(`${where}: k`, k, bh * seqK * dK, 'batch*heads*seqK*dK');
+    const va = floatArray(`${where}: v`, v, bh * seqK * dV, 'batch*heads*seqK*dV');
+    const scale = options.scale ?? NaN;  // NaN: the core's 1/sqrt(dK)
     const nOut = bh * seqQ * dV, nW = bh * seqQ * seqK;
     const st = this.staging;
     const [rq, rk, rv] = [qa, ka, va].map((a) => st.plan(a.length * 4));

@@ -38,7 +38,7 @@ describe.each(variants)('%s build', (variant) => {
     throws(() => attn.createMultiHeadAttention({ dModel: 10, numHeads: 3 }), /dModel \(10\) is not divisible by numHeads \(3\)/);
     throws(() => attn.createMultiHeadAttention({ dModel: 8 }), /numHeads must be a positive integer, got undefined/);
     throws(() => attn.createMultiHeadAttention({ dModel: 8.5, numHeads: 1 }), /dModel must be a positive integer/);
-    throws(() => attn.createMultiHeadAttention(), /needs a config object/);
+    throws(() => attn.createMultiHeadAttention(), /createMultiHeadAttention: config must be an object like \{ dModel: 512, numHeads: 8 \}, got undefined/);
     throws(() => attn.createMultiHeadAttention({ dModel: 1e6, numHeads: 1 }), /dModel must be between 1 and 65536/);
   });
 

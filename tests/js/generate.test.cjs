@@ -87,11 +87,11 @@ describe('misuse', () => {
 
   test('bad options and prompts get named errors; the model stays usable', async () => {
     await expect(model.generate('')).rejects.toThrow('generate: the prompt has no tokens');
-    await expect(model.generate('x', { temperature: -1 })).rejects.toThrow('generate: temperature must be a number >= 0');
-    await expect(model.generate('x', { topP: 0 })).rejects.toThrow('generate: topP must be in (0, 1]');
+    await expect(model.generate('x', { temperature: -1 })).rejects.toThrow('generate: temperature must be a finite number >= 0, got -1');
+    await expect(model.generate('x', { topP: 0 })).rejects.toThrow('generate: topP must be a finite number > 0 and <= 1, got 0');
     await expect(model.generate('x', { topK: 1.5 })).rejects.toThrow('generate: topK must be an integer >= 0');
     await expect(model.generate('x', { maxNewTokens: -1 })).rejects.toThrow('generate: maxNewTokens must be an integer >= 0');
-    await expect(model.generate('x', { stop: [''] })).rejects.toThrow('generate: stop must be an array of non-empty strings');
+    await expect(model.generate('x', { stop: [''] })).rejects.toThrow('generate: stop[0] must be a non-empty string, got ""');
     // Beams are capped as BART's (each is a sequence in the KV cache): refused before any work.
     await expect(model.generate('x', { beams: 100000 })).rejects.toThrow('generate: beams must be an integer from 1 to 64, got 100000');
     await expect(model.generate('x', { beams: 1000 })).rejects.toThrow('generate: beams must be an integer from 1 to 64, got 1000');

@@ -115,12 +115,14 @@ test('tied logits keep id order, as a stable sort would', async () => {
   }
 });
 
-test('an unusual k behaves as before (slice semantics)', async () => {
+test('k past the vocabulary gives all of it; a k that is not a count is a named error', async () => {
   const attn = await load('simd');
   const model = await attn.loadModel(path.join(root, 'web/models/brown-gpt2'));
   try {
     const run = model.run('The', { prependBos: true });
-    expect(model.predictNext(run, 2.5).map((x) => x.id)).toEqual(model.predictNext(run, 2).map((x) => x.id));
+    expect(model.predictNext(run, 1e9)).toHaveLength(model.config.vocab_size);
+    for (const k of [2.5, -1, NaN, Infinity, '3', null])
+      expect(() => model.predictNext(run, k)).toThrow(/^predictNext: k must be an integer >= 0, got /);
   } finally {
     model.dispose();
   }
