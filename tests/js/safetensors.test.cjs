@@ -107,4 +107,9 @@ describe('malformed and hostile files', () => {
     const b = good(); b[9] = 0xff;
     bad(b, /not valid UTF-8 JSON/);
   });
+  test('anything but bytes is refused before use (a number is not a length to allocate)', () => {
+    for (const v of [1e9, null, 'file', [1, 2], new Float32Array(good().buffer), new DataView(good().buffer)])
+      bad(v, /^safetensors: expected the file's bytes \(a Uint8Array or an ArrayBuffer\), got /);
+    expect(api.parseSafetensors(good().buffer).tensors.get('w').toFloat32()).toEqual(Float32Array.from([1, 2, 3, 4]));
+  });
 });
