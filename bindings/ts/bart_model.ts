@@ -40,11 +40,12 @@ export interface BartConfig {
 }
 
 export interface Seq2SeqOptions {
-  /** Beam width (default 1: greedy). */
+  /** Beam width, 1 to MAX_BEAMS = 64 (default 1: greedy). */
   beams?: number;
-  /** Output tokens at most, the end token included (default: the positions left, capped at 64). */
+  /** Output tokens at most, the end token included (default 64); more than the model's
+   * positions (max_position_embeddings) is capped there. */
   maxNewTokens?: number;
-  /** Beams are ranked by log-probability / length^lengthPenalty (default 1). */
+  /** Beams are ranked by log-probability / length^lengthPenalty (default 1; from -10 to 10). */
   lengthPenalty?: number;
   /** Return every intermediate of this decoder layer's attention (see MultiHeadTrace). */
   traceLayer?: number;

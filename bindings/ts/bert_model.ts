@@ -36,7 +36,7 @@ export type BertInput = string | readonly [string, string] | { tokens: number[];
 export interface BertRunOptions {
   /** Return per-layer, per-head attention weights: num_hidden_layers x heads x n x n. */
   attention?: boolean;
-  /** Return every intermediate of this layer's attention (see MultiHeadTrace). */
+  /** Return every intermediate of this layer's attention (see MultiHeadTrace): 0 to num_hidden_layers - 1. */
   traceLayer?: number;
   /** Return the masked-LM logits for every position (n x vocab_size). Needs the MLM head. */
   logits?: boolean;
@@ -76,7 +76,8 @@ export interface EmbedOptions {
   normalize?: boolean;
   /** Longer texts are truncated to this many tokens. Default: sentence_bert_config.json's max_seq_length, else max_position_embeddings. */
   maxLength?: number;
-  /** Sentences per forward call (they are sorted by length first so a call pads little). Default 32. */
+  /** Sentences per forward call, 1 to MAX_EMBED_BATCH = 256 (they are sorted by length first so a
+   * call pads little). Default 32. */
   batchSize?: number;
 }
 
