@@ -3,7 +3,8 @@
 import { BpeTokenizer } from './bpe_tokenizer.js';
 import type { TokenizerFiles } from './bpe_tokenizer.js';
 import { AttentionError } from './errors.js';
-import { checkRepoPath } from './hub.js';
+import { checkRepoPath, HubError } from './hub.js';
+import { checkModelFile, InvalidModelFile } from './model_file_check.js';
 import type { Platform } from './platform.js';
 import type { SafetensorsWeights } from './safetensors.js';
 import type { SymbolTokenizer } from './symbol_tokenizer.js';
@@ -68,12 +69,15 @@ function resolveIn(platform: Platform, base: string | URL, file: string): URL {
   return new URL(file, baseUrl);
 }
 
-function parseJson(name: string, content: string): Record<string, unknown> {
-  try {
-    return JSON.parse(content);
-  } catch (e) {
-    throw new AttentionError(`${name} is not valid JSON: ${(e as Error).message}`);
-  }
+/** A file's URL as messages show it: a path for a file on disk. */
+function display(url: URL): string {
+  return url.protocol === 'file:' ? decodeURIComponent(url.pathname) : url.href;
+}
+
+/** The error for a file that is missing, with why it was needed; keeps a HubError's code. */
+function missingError(e: unknown, why: string): AttentionError {
+  const message = `${(e as Error).message} (${why})`;
+  return e instanceof HubError ? new HubError(message, e.code, e.url, e.status) : new AttentionError(message);
 }
 
 /** Where a model's files come from: a folder (URL or path) or a Hub repository (hub.ts). */
@@ -85,62 +89,88 @@ export interface ModelFileSource {
   isMissing(e: unknown): boolean;
   /** Called with config.json's model_type before any other file is asked for; throws to stop. */
   checkType?(config: Record<string, unknown>): void;
+  /** The file's full URL or path, as messages name it (default: the file's name). */
+  where?(file: string): string;
 }
 
 /** Reads the files of a folder laid out as on the Hugging Face Hub. */
 export async function fetchModelFiles(folder: string | URL, platform: Platform): Promise<ModelFiles> {
-  // Any failure of an optional file counts as its absence (a static server's 404, a missing path).
-  return readModelFiles({ read: (f) => platform.readBytes(resolveIn(platform, folder, f)), isMissing: () => true });
+  // A failure to read an optional file counts as its absence (a static server's 404, a missing
+  // path, a bundler's index.html in its place); a file that is there but wrong does not.
+  return readModelFiles({
+    read: (f) => platform.readBytes(resolveIn(platform, folder, f)),
+    isMissing: (e) => !(e instanceof InvalidModelFile) || e.html,
+    where: (f) => display(resolveIn(platform, folder, f)),
+  });
 }
 
 /** The files config.json's model_type needs, with the weights in one file or in shards. */
 export async function readModelFiles(source: ModelFileSource): Promise<ModelFiles> {
-  const text = async (f: string) => new TextDecoder().decode(await source.read(f));
-  const readJson = async (f: string) => parseJson(f, await text(f));
+  const where = (f: string) => source.where?.(f) ?? f;
+  // Every file is checked (checkModelFile) before use, so its error names its URL or path.
+  const bytes = async (f: string) => {
+    const read = await source.read(f);
+    const view = read instanceof Uint8Array ? read : new Uint8Array(read);
+    checkModelFile(f, view, where(f));
+    return view;
+  };
+  const text = async (f: string) => new TextDecoder().decode(await bytes(f));
+  const readJson = async (f: string) => {
+    const read = await source.read(f);
+    return checkModelFile(f, read instanceof Uint8Array ? read : new Uint8Array(read), where(f)) as Record<string, unknown>;
+  };
   const optional = <T>(p: Promise<T>) => p.catch((e) => { if (source.isMissing(e)) return undefined; throw e; });
   const optionalJson = (f: string) => optional(readJson(f));
   const config = await readJson('config.json');
   source.checkType?.(config);
   const type = modelType(config);
-  const weights = readWeights(source, readJson);
+  const weights = readWeights(bytes, source.isMissing, readJson);
   // Settled by the Promise.all below, or failing with a tokenizer first: never unhandled.
   weights.catch(() => {});
   if (type === 'bert') {
-    const [bytes, vocab, tokenizerConfig, modules, pooling, sbert] = await Promise.all([
+    const [weightBytes, vocab, tokenizerConfig, modules, pooling, sbert] = await Promise.all([
       weights, optional(text('vocab.txt')), optionalJson('tokenizer_config.json'),
       optionalJson('modules.json'), optionalJson('1_Pooling/config.json'), optionalJson('sentence_bert_config.json'),
     ]);
     const tokenizer = vocab !== undefined
       ? { vocab, doLowerCase: tokenizerConfig?.do_lower_case as boolean | undefined, stripAccents: tokenizerConfig?.strip_accents as boolean | null | undefined,
         tokenizeChineseChars: tokenizerConfig?.tokenize_chinese_chars as boolean | undefined }
-      : await readJson('tokenizer.json');
-    return { config, weights: bytes, tokenizer, sentenceEmbedding: sentenceTransformersConfig(modules, pooling, sbert) };
+      : await readJson('tokenizer.json').catch((e) => {
+        throw source.isMissing(e) ? missingError(e, 'a BERT needs vocab.txt or tokenizer.json; neither was found') : e;
+      });
+    return { config, weights: weightBytes, tokenizer, sentenceEmbedding: sentenceTransformersConfig(modules, pooling, sbert) };
   }
   if (type === 'bart') {
-    const [bytes, vocab, merges] = await Promise.all([weights, readJson('vocab.json'), optional(text('merges.txt'))]);
-    return { config, weights: bytes, tokenizer: { vocab: vocab as Record<string, number>, merges } };
+    const [weightBytes, vocab, merges] = await Promise.all([weights, readJson('vocab.json'), optional(text('merges.txt'))]);
+    return { config, weights: weightBytes, tokenizer: { vocab: vocab as Record<string, number>, merges } };
   }
   // GPT-2: vocab.json + merges.txt (its own files); tokenizer.json only when those are missing.
-  const [bytes, files] = await Promise.all([weights,
-    Promise.all([text('vocab.json'), text('merges.txt')]).catch((e) => { if (source.isMissing(e)) return null; throw e; })]);
-  const tokenizer = files
-    ? { vocab: parseJson('vocab.json', files[0]) as Record<string, number>, merges: files[1] }
-    : BpeTokenizer.fromTokenizerJson(await readJson('tokenizer.json'));
-  return { config, weights: bytes, tokenizer };
+  const failed = (e: unknown) => ({ failed: e });
+  const [weightBytes, vocab, merges] = await Promise.all([weights, readJson('vocab.json').catch(failed), text('merges.txt').catch(failed)]);
+  for (const part of [vocab, merges]) if (typeof part === 'object' && 'failed' in part && !source.isMissing(part.failed)) throw part.failed;
+  if (typeof merges === 'string' && !('failed' in vocab)) return { config, weights: weightBytes, tokenizer: { vocab: vocab as Record<string, number>, merges } };
+  const tokenizerJson = await readJson('tokenizer.json').catch((e) => {
+    if (!source.isMissing(e)) throw e;
+    // Name the file that is missing: merges.txt beside a vocab.json, else the tokenizer as a whole.
+    if (!('failed' in vocab)) throw missingError((merges as { failed: unknown }).failed, "GPT-2's byte-level BPE needs merges.txt beside vocab.json, or a tokenizer.json");
+    throw missingError(e, 'a GPT-2 needs vocab.json + merges.txt or tokenizer.json; none was found');
+  });
+  return { config, weights: weightBytes, tokenizer: BpeTokenizer.fromTokenizerJson(tokenizerJson) };
 }
 
 /** model.safetensors, or when there is none, the shards model.safetensors.index.json's weight_map
  * names (each file once, in the order first named). */
-async function readWeights(source: ModelFileSource, readJson: (f: string) => Promise<Record<string, unknown>>): Promise<SafetensorsWeights> {
+async function readWeights(read: (f: string) => Promise<Uint8Array>, isMissing: (e: unknown) => boolean,
+  readJson: (f: string) => Promise<Record<string, unknown>>): Promise<SafetensorsWeights> {
   try {
-    return await source.read('model.safetensors');
+    return await read('model.safetensors');
   } catch (e) {
-    if (!source.isMissing(e)) throw e;
+    if (!isMissing(e)) throw e;
     let index: Record<string, unknown>;
     try {
       index = await readJson('model.safetensors.index.json');
     } catch (e2) {
-      if (!source.isMissing(e2)) throw e2;
+      if (!isMissing(e2)) throw e2;
       // The first error names model.safetensors, the file one expects.
       throw e;
     }
@@ -149,7 +179,7 @@ async function readWeights(source: ModelFileSource, readJson: (f: string) => Pro
       throw new AttentionError('model.safetensors.index.json: weight_map must be an object of tensor name -> shard file name');
     const shards = [...new Set(Object.values(map as Record<string, string>))];
     if (shards.length === 0) throw new AttentionError('model.safetensors.index.json: weight_map names no shard');
-    return Promise.all(shards.map((f) => source.read(checkRepoPath(f))));
+    return Promise.all(shards.map((f) => read(checkRepoPath(f))));
   }
 }
 

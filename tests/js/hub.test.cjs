@@ -3,6 +3,7 @@
 // sharded checkpoints and revisions work, progress is reported per file, the second load is served
 // from the cache with no request, and every failure is a HubError with its code.
 const fs = require('node:fs');
+const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { api, root, load } = require('./helpers.cjs');
@@ -334,5 +335,57 @@ describe('options (loadModel, hubFile): every key checked, misspelt ones refused
     expect(m.type).toBe('bart');
     m.dispose();
     expect(events.some((e) => e.done)).toBe(true);
+  });
+});
+
+describe('load errors name the file, its URL or path, and what came back', () => {
+  /** A server answering every path with `status` and `body` (a bundler's fallback page by default). */
+  async function answering(status = 200, body = '<!doctype html><html><body><div id="app"></div></body></html>', type = 'text/html') {
+    const srv = http.createServer((req, res) => res.writeHead(status, { 'content-type': type }).end(body));
+    await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${srv.address().port}/node_modules/attention-wasm/dist/models/brown-gpt2/`, close: () => new Promise((r) => srv.close(r)) };
+  }
+  /** brown-gpt2's files in a fresh folder, minus `without`, with `change` applied per file. */
+  function folderWith({ without = [], change = {} } = {}) {
+    const dir = fs.mkdtempSync(path.join(cacheRoot, 'folder-'));
+    for (const [file, bytes] of gpt2Files) if (!without.includes(file)) fs.writeFileSync(path.join(dir, file), change[file] ? change[file](bytes) : bytes);
+    return dir;
+  }
+
+  test('a server answering its index.html for every file (vite preview): the URL, "an HTML page (text/html), not JSON"', async () => {
+    const srv = await answering();
+    try {
+      await expectNamed(() => attn.loadModel(srv.url), new RegExp(`^${srv.url}config\\.json answered an HTML page \\(text/html\\), not JSON: is the folder URL right\\? A bundler may serve index\\.html for missing files$`));
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('an HTTP error: the URL and the status', async () => {
+    const srv = await answering(500, 'oops', 'text/plain');
+    try {
+      await expectNamed(() => attn.loadModel(srv.url), new RegExp(`${srv.url}config\\.json: HTTP 500`));
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('a GPT-2 folder with vocab.json but no merges.txt names merges.txt', async () => {
+    const dir = folderWith({ without: ['merges.txt'] });
+    await expectNamed(() => attn.loadModel(dir), new RegExp(`^file not found: ${dir}/merges\\.txt \\(GPT-2's byte-level BPE needs merges\\.txt beside vocab\\.json, or a tokenizer\\.json\\)$`));
+    const none = folderWith({ without: ['merges.txt', 'vocab.json'] });
+    await expectNamed(() => attn.loadModel(none), /tokenizer\.json.*\(a GPT-2 needs vocab\.json \+ merges\.txt or tokenizer\.json; none was found\)$/);
+  });
+
+  test('a file cut short or corrupt: its path and what is wrong; the good folder then loads', async () => {
+    const cutConfig = folderWith({ change: { 'config.json': (b) => b.subarray(0, 50) } });
+    await expectNamed(() => attn.loadModel(cutConfig), new RegExp(`^${cutConfig}/config\\.json is not valid JSON \\(.*\\): cut short\\? \\(50 bytes\\)$`));
+    const cutWeights = folderWith({ change: { 'model.safetensors': (b) => b.subarray(0, b.length - 10) } });
+    await expectNamed(() => attn.loadModel(cutWeights), new RegExp(`^${cutWeights}/model\\.safetensors: safetensors: .*out of range`));
+    const badMerges = folderWith({ change: { 'merges.txt': (b) => Buffer.concat([b, Buffer.from('a b c\n')]) } });
+    await expectNamed(() => attn.loadModel(badMerges), /merges\.txt: line \d+ is not "left right"/);
+    const m = await attn.loadModel(folderWith());
+    expect(m.type).toBe('gpt2');
+    m.dispose();
   });
 });
