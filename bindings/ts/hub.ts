@@ -10,6 +10,7 @@
 // Node only. What this library needs is a few GETs with redirects, a streamed body, a Range resume
 // and a cache: this file, a few kB, in both Node and browsers with no configuration.
 import { AttentionError } from './errors.js';
+import { checkModelFile } from './model_file_check.js';
 import { is, show } from './validate.js';
 import type { Rules } from './validate.js';
 
@@ -22,6 +23,7 @@ export type HubErrorCode =
   | 'http' // any other HTTP error status
   | 'truncated' // fewer bytes arrived than Content-Length announced
   | 'too-large' // the download would exceed maxBytes
+  | 'invalid-file' // a file arrived whole but is not what its name says (an HTML page, JSON cut short, a corrupt safetensors)
   | 'unsupported-model'; // config.json's model_type is not one this library runs
 
 /** A failed Hub download: an AttentionError with `code` (and the URL and HTTP status when known). */
@@ -150,6 +152,23 @@ export interface HubPlatform {
   openCache(options: { cacheDir?: string }): HubCache | null;
 }
 
+/** A whole file as it arrived, with what its answer said about it. */
+interface Download {
+  bytes: Uint8Array;
+  etag?: string;
+  contentType: string | null;
+  status: number;
+}
+
+const isValid = (file: string, bytes: Uint8Array, url: string): boolean => {
+  try {
+    checkModelFile(file, bytes, url);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** One model's downloads: they share the options, the cache and the byte budget. */
 export class HubRepo {
   readonly id: string;
@@ -186,12 +205,13 @@ export class HubRepo {
     const key: HubCacheKey = { hubUrl: this.hubUrl, id: this.id, revision: this.revision, file };
     const url = this.url(file);
     const hit = await this.cache?.get(key).catch(() => undefined);
-    if (hit) {
+    // A cached file is checked again: one a version without these checks kept is downloaded anew.
+    if (hit && ('missing' in hit || isValid(file, hit.bytes, url))) {
       if ('missing' in hit) throw this.notFound(url, file, 404, 'EntryNotFound');
       this.options.onProgress?.({ file, loaded: hit.bytes.length, total: hit.bytes.length, done: true, cached: true });
       return hit.bytes;
     }
-    let downloaded: { bytes: Uint8Array; etag?: string };
+    let downloaded: Download;
     try {
       downloaded = await this.download(url, file);
     } catch (e) {
@@ -200,7 +220,14 @@ export class HubRepo {
       if (e instanceof HubError && e.code === 'not-found' && file !== 'config.json' && e.status === 404) await this.store(key, { missing: true });
       throw e;
     }
-    await this.store(key, downloaded);
+    // Checked before the cache keeps it: a bad answer is never stored, so once the server is
+    // fixed the next load asks again.
+    try {
+      checkModelFile(file, downloaded.bytes, url, downloaded.contentType);
+    } catch (e) {
+      throw new HubError(`${this.name}: ${(e as Error).message}`, 'invalid-file', url, downloaded.status);
+    }
+    await this.store(key, { bytes: downloaded.bytes, etag: downloaded.etag });
     return downloaded.bytes;
   }
 
@@ -256,7 +283,7 @@ export class HubRepo {
 
   /** GETs a file into one buffer of its Content-Length (no chunk list, no second copy), resuming a
    * cut connection with a Range request; fails with 'truncated' or 'too-large'. */
-  private async download(url: string, file: string): Promise<{ bytes: Uint8Array; etag?: string }> {
+  private async download(url: string, file: string): Promise<Download> {
     const base: Record<string, string> = { 'Accept-Encoding': 'identity' };
     if (this.token) base.Authorization = `Bearer ${this.token}`;
     const report = (loaded: number, total: number | undefined, done: boolean) => this.options.onProgress?.({ file, loaded, total, done });
@@ -265,6 +292,8 @@ export class HubRepo {
     let total: number | undefined;
     let received = 0;
     let etag: string | undefined;
+    let contentType: string | null = null;
+    let status = 0;
     let charged = 0; // bytes of this file counted against maxBytes
     for (let attempt = 0; ; attempt++) {
       const headers = { ...base };
@@ -285,6 +314,8 @@ export class HubRepo {
         this.budgetUsed -= charged;
         charged = 0;
         etag = response.headers.get('etag') ?? undefined;
+        contentType = response.headers.get('content-type');
+        status = response.status;
         const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
         const length = Number(response.headers.get('content-length'));
         total = !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
@@ -336,11 +367,11 @@ export class HubRepo {
         let at = 0;
         for (const c of chunks!) { buffer.set(c, at); at += c.length; }
         report(received, received, true);
-        return { bytes: buffer, etag };
+        return { bytes: buffer, etag, contentType, status };
       }
       if (total !== undefined && received === total) {
         report(received, total, true);
-        return { bytes: buffer!, etag };
+        return { bytes: buffer!, etag, contentType, status };
       }
       // Cut short: try again (from where it stopped when the size and version are known), at most
       // MAX_RESUMES times, else fail; nothing partial is cached.

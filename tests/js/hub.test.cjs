@@ -389,3 +389,67 @@ describe('load errors name the file, its URL or path, and what came back', () =>
     m.dispose();
   });
 });
+
+describe('the cache never keeps a bad file: checked before it is stored, named, and asked for again once fixed', () => {
+  /** A repository of brown-gpt2's files with `faults` and changed files, under a fresh id. */
+  let serial = 0;
+  function faultyRepo({ faults = [], change = {} } = {}) {
+    const id = `faulty/gpt2-${serial++}`;
+    const files = new Map(gpt2Files);
+    for (const [file, f] of Object.entries(change)) files.set(file, f(gpt2Files.get(file)));
+    server.repos[id] = { files, faults: new Map(faults) };
+    return { id, fix: () => { server.repos[id].faults.clear(); server.repos[id].files = new Map(gpt2Files); } };
+  }
+  /** Fails with invalid-file naming the file's URL, caches none of it; once fixed, loads with a new request. */
+  async function failsThenLoads(file, options, message) {
+    const { id, fix } = options.repo;
+    const cacheDir = freshCache();
+    const url = `${server.url}/${id}/resolve/main/${file}`;
+    const e = await attn.loadModel(`hf:${id}`, { hubUrl: server.url, cacheDir }).catch((x) => x);
+    expect(e).toMatchObject({ name: 'HubError', code: 'invalid-file', url });
+    expect(e.message).toMatch(message);
+    const stored = fs.readdirSync(cacheDir, { recursive: true }).map(String);
+    expect(stored.filter((f) => f.endsWith(file) || f.endsWith(`${file}.meta.json`))).toEqual([]);
+    fix();
+    const before = server.count(`${id}/resolve/main/${file}`);
+    const m = await attn.loadModel(`hf:${id}`, { hubUrl: server.url, cacheDir });
+    expect(m.run(SENTENCE, { prependBos: true }).tokens.length).toBeGreaterThan(5);
+    m.dispose();
+    expect(server.count(`${id}/resolve/main/${file}`)).toBe(before + 1);
+  }
+
+  test('an HTML page answered for config.json', async () => {
+    await failsThenLoads('config.json', { repo: faultyRepo({ faults: [['config.json', { kind: 'html' }]] }) },
+      /config\.json answered an HTML page \(text\/html\), not JSON/);
+  });
+
+  test('config.json cut short', async () => {
+    await failsThenLoads('config.json', { repo: faultyRepo({ change: { 'config.json': (b) => b.subarray(0, 60) } }) }, /config\.json is not valid JSON .*cut short\?/);
+  });
+
+  test('vocab.json cut short, merges.txt as an HTML page', async () => {
+    await failsThenLoads('vocab.json', { repo: faultyRepo({ change: { 'vocab.json': (b) => b.subarray(0, 1000) } }) }, /vocab\.json is not valid JSON/);
+    await failsThenLoads('merges.txt', { repo: faultyRepo({ faults: [['merges.txt', { kind: 'html' }]] }) }, /merges\.txt answered an HTML page/);
+  });
+
+  test('a corrupt model.safetensors of the right length (its header broken), and one whose data ends early', async () => {
+    const broken = (b) => { const c = Buffer.from(b); c.fill(0x7b, 8, 40); return c; };
+    await failsThenLoads('model.safetensors', { repo: faultyRepo({ change: { 'model.safetensors': broken } }) }, /model\.safetensors: safetensors: header is not valid UTF-8 JSON/);
+    // A shorter file served consistently (its Content-Length says the same): the header's data end is past it.
+    await failsThenLoads('model.safetensors', { repo: faultyRepo({ change: { 'model.safetensors': (b) => b.subarray(0, b.length - 4) } }) }, /model\.safetensors: safetensors: .*out of range/);
+  });
+
+  test('a bad file an earlier version cached is not used: it is downloaded again', async () => {
+    const cacheDir = freshCache();
+    (await attn.loadModel('hf:attention-wasm/g2p-bart', { hubUrl: server.url, cacheDir })).dispose();
+    const dir = path.join(cacheDir, new URL(server.url).host.replace(':', '_'), 'attention-wasm', 'g2p-bart', 'main');
+    const page = Buffer.from('<!doctype html><html></html>');
+    fs.writeFileSync(path.join(dir, 'config.json'), page);
+    fs.writeFileSync(path.join(dir, 'config.json.meta.json'), JSON.stringify({ size: page.length }));
+    const before = server.count('g2p-bart/resolve/main/config.json');
+    const m = await attn.loadModel('hf:attention-wasm/g2p-bart', { hubUrl: server.url, cacheDir });
+    expect(m.type).toBe('bart');
+    m.dispose();
+    expect(server.count('g2p-bart/resolve/main/config.json')).toBe(before + 1);
+  });
+});

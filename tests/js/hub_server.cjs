@@ -7,13 +7,51 @@
 //   Hub does not reveal whether a private repository exists), a gated one 401 (no token) or 403
 //   (a token without access) with X-Error-Code: GatedRepo, an unknown revision or file 404
 //   (RevisionNotFound / EntryNotFound);
-// - faults on demand: a connection cut after N bytes of a file, the first `times` times;
+// - faults on demand: a connection cut after N bytes of a file, the first `times` times; and per
+//   file (repo.faults, a Map a test empties to "fix the server"): an HTML page in its place, a gzip
+//   bomb, a stall after some bytes, a connection closed before any answer;
 // - CORS, so a page on another origin (the demo's browser test) can use it.
 // Every request is logged in `requests`, so tests can count downloads.
 const http = require('node:http');
 const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
+const zlib = require('node:zlib');
+
+// A gzip bomb: 16 MiB of zeros compress to 16 kB; members concatenated unpack one after another.
+const BOMB_MEMBER = zlib.gzipSync(Buffer.alloc(16 * 1024 * 1024));
+const HTML_PAGE = '<!doctype html>\n<html><head><title>App</title></head><body><div id="app"></div></body></html>\n';
+
+/**
+ * A fault for one file, or false when there is none (or its `times` are used up):
+ * { kind: 'html' } answers a web page; { kind: 'bomb', mib } sends a gzip body that unpacks to
+ * `mib` MiB of zeros; { kind: 'stall', after } sends `after` bytes then nothing, keeping the
+ * connection open; { kind: 'drop' } closes the connection before answering. `times` (default
+ * Infinity): how many requests it hits.
+ */
+function applyFault(req, res, repo, file, bytes) {
+  const fault = repo.faults?.get(file);
+  if (!fault || (fault.times ?? Infinity) <= 0) return false;
+  if (fault.times !== undefined) fault.times--;
+  if (fault.kind === 'drop') {
+    req.socket.destroy();
+  } else if (fault.kind === 'html') {
+    res.writeHead(200, { ...CORS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(HTML_PAGE) });
+    res.end(HTML_PAGE);
+  } else if (fault.kind === 'bomb') {
+    res.writeHead(200, { ...CORS, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+    let left = fault.mib / 16;
+    // Written as the client reads, so the server holds one member at a time.
+    const more = () => { while (left > 0) { left--; if (!res.write(BOMB_MEMBER)) return res.once('drain', more); } res.end(); };
+    res.on('error', () => {});
+    more();
+  } else if (fault.kind === 'stall') {
+    res.writeHead(200, { ...CORS, 'Content-Type': 'application/octet-stream', 'Content-Length': bytes.length, ETag: etagOf(bytes) });
+    res.write(bytes.subarray(0, fault.after ?? 0));
+    fault.stalled = (fault.stalled ?? 0) + 1; // the socket stays open until the client gives up
+  }
+  return true;
+}
 
 /** All files under `dir` (relative names with '/'), read into Buffers. */
 function readFolder(dir, skip = () => false) {
@@ -75,7 +113,8 @@ const CORS = {
 /**
  * repos: { 'owner/name': { files: Map<name, Buffer>, revisions?: string[] (default ['main']),
  *   token?: string (gated: only "Bearer <token>" gets in), cut?: { file, after, times },
- *   noRanges?: true (a server that ignores Range and sends the whole file) } }
+ *   noRanges?: true (a server that ignores Range and sends the whole file),
+ *   faults?: Map<file, fault> (see applyFault) } }
  * Resolves to { url, requests, repos, close() }.
  */
 async function startHubServer(repos) {
@@ -139,8 +178,9 @@ async function startHubServer(repos) {
   };
 }
 
-/** Content-Length, ETag, Range / If-Range, and the configured connection cut. */
+/** Content-Length, ETag, Range / If-Range, and the configured connection cut or fault. */
 function serveBytes(req, res, repo, file, bytes) {
+  if (applyFault(req, res, repo, file, bytes)) return undefined;
   const etag = etagOf(bytes);
   const headers = { ...CORS, ETag: etag, 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream' };
   let start = 0;
