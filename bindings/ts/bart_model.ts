@@ -223,7 +223,7 @@ export class BartModel extends WasmObject<BartHandle> {
       if (ids.length === 2) throw new AttentionError(`${where}: the source is empty`);
     } else if (Array.isArray(source)) {
       if (source.length > P) throw tooLong(source.length);
-      ids = source.slice();
+      ids = Array.from(source);  // a hole becomes undefined, which the id check names
     } else {
       throw new AttentionError(`${where}: the source must be a string or token ids framed as <s> ... </s>, got ${show(source)}`);
     }
@@ -329,7 +329,7 @@ export class BartModel extends WasmObject<BartHandle> {
       throw new AttentionError(`run: the decoder input must be an array of token ids starting with decoder_start_token_id (${c.decoder_start_token_id}), got ${show(decoderInput)}`);
     if (decoderInput.length === 0) throw new AttentionError('run: the decoder input is empty (start it with decoder_start_token_id)');
     if (decoderInput.length > P) throw new AttentionError(`run: the decoder input's ${decoderInput.length} tokens exceed the model's ${P} positions`);
-    const dec = decoderInput.slice();
+    const dec = Array.from(decoderInput);
     dec.forEach((t, i) => {
       if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`run: decoder token ${show(t)} at position ${i} is outside the vocabulary of ${V}`);
     });

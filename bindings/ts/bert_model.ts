@@ -286,7 +286,7 @@ export class BertModel extends WasmObject<BertHandle> {
     const maxLength = o.maxLength ?? this.sentenceEmbedding.maxSeqLength;
     const batchSize = o.batchSize ?? 32;
     const D = this.config.hidden_size;
-    const encoded = inputs.map((x) => this.encodeInput(x, 'embed', maxLength));
+    const encoded = Array.from(inputs, (x) => this.encodeInput(x, 'embed', maxLength));  // a hole is undefined: named
     const data = new Float32Array(inputs.length * D);
     // Sorted by length, each call pads its sentences only to the longest of similar ones.
     const order = encoded.map((_, i) => i).sort((a, b) => encoded[a].tokens.length - encoded[b].tokens.length);
@@ -353,7 +353,8 @@ export class BertModel extends WasmObject<BertHandle> {
     if (t.tokens.length > P) throw new AttentionError(`${what}: ${t.tokens.length} tokens exceed the model's ${P} positions (max_position_embeddings)`);
     if (t.tokenTypes !== undefined && !Array.isArray(t.tokenTypes))
       throw new AttentionError(`${what}: tokenTypes must be an array of 0s and 1s, got ${show(t.tokenTypes)}`);
-    const tokens = t.tokens.slice(), tokenTypes = t.tokenTypes ? t.tokenTypes.slice() : tokens.map(() => 0);
+    // Array.from fills holes with undefined, which the id checks then name ([2, , 3]).
+    const tokens = Array.from(t.tokens), tokenTypes = t.tokenTypes ? Array.from(t.tokenTypes) : tokens.map(() => 0);
     if (tokenTypes.length !== tokens.length) throw new AttentionError(`${what}: ${tokenTypes.length} token types for ${tokens.length} tokens`);
     return { tokens, tokenTypes };
   }

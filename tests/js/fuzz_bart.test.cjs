@@ -36,6 +36,7 @@ describe('generate', () => {
     await expectNamed(() => model.generate([20, 12]), /^generate: token ids must be framed as <s> \.\.\. <\/s> \(first 0, last 2, at least one token between\), got \[20, 12\]$/);
     await expectNamed(() => model.generate([bos, 12n, eos]), /^generate: token 12n \(a BigInt\) at position 1 is outside the vocabulary of 70$/);
     await expectNamed(() => model.generate(null), /^generate: the source must be a string or token ids framed as <s> \.\.\. <\/s>, got null$/);
+    await expectNamed(() => model.generate([bos, , eos]), /^generate: token undefined at position 1 is outside the vocabulary of 70$/);
     expect(model.generate([bos, 20, 12, eos]).tokens.length).toBeGreaterThan(0);
   });
 
@@ -60,6 +61,7 @@ describe('run and encodeSource', () => {
     await expectNamed(() => model.run('cat', [40, 2]), /^run: the decoder input must start with decoder_start_token_id \(2\), got \[40, 2\]$/);
     await expectNamed(() => model.run('cat', [2], { beams: 2 }), /^run: unknown option 'beams'/);
     await expectNamed(() => model.run('cat', null), /^run: the decoder input must be an array of token ids/);
+    await expectNamed(() => model.run('cat', [2, , 40]), /^run: decoder token undefined at position 1 is outside the vocabulary of 70$/);
     await expectNamed(() => model.encodeSource([20, 12]), /^encodeSource: token ids must be framed as <s> \.\.\. <\/s>/);
   });
 });

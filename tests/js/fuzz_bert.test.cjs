@@ -50,6 +50,9 @@ describe('run', () => {
     await expectNamed(() => model.run(TEXT, { traceLayer: 2 }), /^run: traceLayer must be an integer from 0 to 1, got 2$/);
     await expectNamed(() => model.run({ tokens: [2, 5, 3], tokenType: [0, 1, 1] }), /^run: unknown input key 'tokenType' \(did you mean 'tokenTypes'\?\)$/);
     await expectNamed(() => model.run(['t5', 5]), /^run: a text pair must be \[textA, textB\] \(two strings\), got \["t5", 5\]$/);
+    // Holes are not skipped (forEach would): they are named as undefined ids.
+    await expectNamed(() => model.run({ tokens: [2, , 3] }), /^run: token undefined at position 1 is outside the vocabulary of 48$/);
+    await expectNamed(() => model.run({ tokens: [2, 5, 3], tokenTypes: [0, , 0] }), /^run: token type undefined at position 1/);
   });
 });
 
@@ -100,6 +103,7 @@ describe('embed', () => {
     await expectNamed(() => model.embed([TEXT], { batchSize: 1e9 }), /^embed: batchSize must be an integer from 1 to 256, got 1000000000$/);
     await expectNamed(() => model.embed([['t5', 't6']], { maxLength: 4 }), /^embed: maxLength 4 leaves no room for a pair/);
     await expectNamed(() => model.embed(null), /^embed: inputs must be an array/);
+    await expectNamed(() => model.embed([, TEXT]), /^embed: the input must be a string, a pair \[textA, textB\] or \{ tokens, tokenTypes \}, got undefined$/);
   });
 });
 
