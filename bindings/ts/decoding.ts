@@ -136,53 +136,115 @@ export interface Hypothesis {
   finished: boolean;
 }
 
+/** A hypothesis's score: logProb / length^lengthPenalty, where the length counts the end token
+ * when it ended (an empty one counts 1). */
+export function lengthNormalized(logProb: number, tokens: number, ended: boolean, lengthPenalty: number): number {
+  return logProb / Math.pow(tokens + (ended ? 1 : 0) || 1, lengthPenalty);
+}
+
+/** One output of a generation as its result shows it. */
+export interface ScoredOutput {
+  /** The generated tokens, without the end token. */
+  tokens: number[];
+  text: string;
+  /** Its log-probability / length^lengthPenalty (see lengthNormalized). */
+  score: number;
+}
+
+/** The scores every generating model's result carries (GPT-2's GenerateResult, BART's
+ * Seq2SeqResult): one shape for greedy, sampling and beam search. */
+export interface DecodingScores {
+  /** The output's log-probability under the model (the end token's included when it ended) /
+   * length^lengthPenalty: what beam search ranks by. */
+  score: number;
+  /** Whether the output ended with the end token. */
+  finished: boolean;
+  /** Every beam's hypothesis, best first (greedy and sampling: the one output). */
+  hypotheses: ScoredOutput[];
+}
+
 /**
  * Beam search after the stepper has been fed its prefix (batch 1; `first` holds that prefix's
- * logits). Each step every live beam proposes its continuations; the 2k best by total
- * log-probability are walked in order (ties: lower beam, then lower token id): an end token
- * finishes a hypothesis, anything else extends a live beam until k are live. It stops when k
- * hypotheses have finished or at maxNewTokens (live beams then count as finished). With k = 1
- * this is greedy decoding.
+ * logits), one step per advance() so that a caller may yield between steps. Each step every live
+ * beam proposes its continuations; the 2k best by total log-probability are walked in order
+ * (ties: lower beam, then lower token id): an end token finishes a hypothesis, anything else
+ * extends a live beam until k are live. It stops when k hypotheses have finished or at
+ * maxNewTokens (live beams then count as finished). With k = 1 this is greedy decoding.
  */
-export function beamSearch(stepper: Stepper, first: Float32Array, o: BeamOptions): Hypothesis[] {
-  const k = o.beams, alpha = o.lengthPenalty ?? 1, V = stepper.vocabSize;
-  let live: { tokens: number[]; logProb: number }[] = [{ tokens: [], logProb: 0 }];
-  let logits = first;
-  const finished: Hypothesis[] = [];
-  const finish = (tokens: number[], logProb: number, ended: boolean) =>
-    finished.push({ tokens, logProb, score: logProb / Math.pow(tokens.length + (ended ? 1 : 0) || 1, alpha), finished: ended });
-  for (let t = 0; t < o.maxNewTokens && finished.length < k; t++) {
+export class BeamSearch {
+  private live: { tokens: number[]; logProb: number }[] = [{ tokens: [], logProb: 0 }];
+  private readonly finished: Hypothesis[] = [];
+  private logits: Float32Array;
+  private t = 0;
+  private done: boolean;
+
+  constructor(private readonly stepper: Stepper, first: Float32Array, private readonly o: BeamOptions) {
+    this.logits = first;
+    this.done = o.maxNewTokens === 0;  // then the one hypothesis is the empty live beam
+  }
+
+  /** Chooses one more token of every beam and feeds them; false once the search is over. */
+  advance(): boolean {
+    if (this.done) return false;
+    const k = this.o.beams, V = this.stepper.vocabSize, finished = this.finished;
     const cands: { beam: number; token: number; logProb: number }[] = [];
-    live.forEach((hyp, b) => {
-      const row = logits.subarray(b * V, (b + 1) * V), lse = logSumExp(row);
+    this.live.forEach((hyp, b) => {
+      const row = this.logits.subarray(b * V, (b + 1) * V), lse = logSumExp(row);
       // Only the 2k best of each beam can be among the 2k best overall (selected, not sorted:
       // sorting the vocabulary for each of 64 beams took most of a step).
       for (const token of selectTop(row, 2 * k)) cands.push({ beam: b, token, logProb: hyp.logProb + (row[token] - lse) });
     });
     cands.sort((x, y) => y.logProb - x.logProb || x.beam - y.beam || x.token - y.token);
-    const next: typeof live = [], order: number[] = [], tokens: number[] = [];
+    const next: typeof this.live = [], order: number[] = [], tokens: number[] = [];
     for (const [rank, c] of cands.slice(0, 2 * k).entries()) {
-      const seq = [...live[c.beam].tokens, c.token];
-      if (c.token === o.endTokenId) {
+      const seq = [...this.live[c.beam].tokens, c.token];
+      if (c.token === this.o.endTokenId) {
         // An ending counts only when it is among the k best candidates (with k = 1: greedy's
         // choice); a lower-ranked one is a worse sequence than every live beam.
-        if (rank < k && finished.length < k) finish(seq.slice(0, -1), c.logProb, true);
+        if (rank < k && finished.length < k) this.finish(seq.slice(0, -1), c.logProb, true);
       } else if (next.length < k) {
         next.push({ tokens: seq, logProb: c.logProb });
         order.push(c.beam);
         tokens.push(c.token);
       }
     }
-    if (finished.length >= k || t + 1 === o.maxNewTokens || next.length === 0) {
-      if (finished.length < k) for (const h of next.slice(0, k - finished.length)) finish(h.tokens, h.logProb, false);
-      break;
+    this.live = next;
+    if (finished.length >= k || ++this.t === this.o.maxNewTokens || next.length === 0) {
+      this.done = true;
+      return false;
     }
-    stepper.reorder(order);
-    logits = stepper.step(tokens, 1);
-    live = next;
+    this.stepper.reorder(order);
+    this.logits = this.stepper.step(tokens, 1);
+    return true;
   }
-  if (o.maxNewTokens === 0) finish([], 0, false);
-  return finished.sort((a, b) => b.score - a.score);
+
+  /** Steps taken: each chose one token of every beam. */
+  get steps(): number {
+    return this.t;
+  }
+
+  /** The hypotheses, best first: the finished ones, then (to make k, or when stopped early) the
+   * best live beams as unfinished. */
+  hypotheses(): Hypothesis[] {
+    const out = [...this.finished];
+    for (const h of this.live.slice(0, Math.max(0, this.o.beams - out.length))) out.push(this.scored(h.tokens, h.logProb, false));
+    return out.sort((a, b) => b.score - a.score);
+  }
+
+  private finish(tokens: number[], logProb: number, ended: boolean): void {
+    this.finished.push(this.scored(tokens, logProb, ended));
+  }
+
+  private scored(tokens: number[], logProb: number, ended: boolean): Hypothesis {
+    return { tokens, logProb, score: lengthNormalized(logProb, tokens.length, ended, this.o.lengthPenalty ?? 1), finished: ended };
+  }
+}
+
+/** A whole beam search at once (see BeamSearch). */
+export function beamSearch(stepper: Stepper, first: Float32Array, o: BeamOptions): Hypothesis[] {
+  const search = new BeamSearch(stepper, first, o);
+  while (search.advance());
+  return search.hypotheses();
 }
 
 /** Lets timers, events and AbortSignals run between tokens (setImmediate in Node, a message elsewhere). */

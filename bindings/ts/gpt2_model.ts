@@ -7,8 +7,9 @@ import { AttentionError, throwIfError } from './errors.js';
 import type { Gpt2Files } from './model_files.js';
 import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
-import { BEAM_RULES, SAMPLING_RULES, beamSearch, chooseToken, samplingDefaults, seededRandom, signalRule, yieldToEventLoop } from './decoding.js';
-import type { BeamSearchOptions, SamplingOptions, Stepper } from './decoding.js';
+import { BEAM_RULES, BeamSearch, SAMPLING_RULES, chooseToken, lengthNormalized, logSumExp, samplingDefaults, seededRandom, signalRule,
+  yieldToEventLoop } from './decoding.js';
+import type { BeamSearchOptions, DecodingScores, Hypothesis, SamplingOptions, Stepper } from './decoding.js';
 import { logSumExpRows, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
 import { parseWeights } from './safetensors.js';
@@ -68,8 +69,8 @@ export interface GenerateOptions extends SamplingOptions, BeamSearchOptions {
   onToken?: (event: TokenEvent) => void;
   /** Include each new token's attention (n_layer x n_head x its position + 1) in onToken's event. */
   attention?: boolean;
-  /** Aborting it stops the generation after the current token; the promise resolves with what
-   * was generated so far and finishReason "abort". */
+  /** Aborting it stops the generation after the current token (beam search: after the current
+   * step); the promise resolves with what was generated so far and finishReason "abort". */
   signal?: AbortSignal;
 }
 
@@ -83,18 +84,32 @@ export interface TokenEvent {
   attention?: Float32Array;
 }
 
-export interface GenerateResult {
+/**
+ * A generation's result. `score`, `finished` and `hypotheses` have the same shape as BART's
+ * (DecodingScores): the output's log-probability under the model (untempered, the end token's
+ * included when it ended) / length^lengthPenalty; with beams, every beam's hypothesis, best first
+ * (their texts cut at a stop string too); greedy and sampling: the one output.
+ */
+export interface GenerateResult extends DecodingScores {
   /** The prompt's tokens (with bos when prependBos). */
   promptTokens: number[];
-  /** The new tokens, without a final end-of-text token. */
+  /** The new tokens (the best hypothesis's with beams), without a final end-of-text token. */
   tokens: number[];
   /** The new text (cut before a stop string). */
   text: string;
+  /** Beam search ends with 'eos' (its best hypothesis ended), 'length' or 'abort' (never 'stop':
+   * the beams run on past a stop string; the texts are cut at it). */
   finishReason: 'length' | 'eos' | 'stop' | 'abort';
-  /** Milliseconds from the call to the first new token, and new tokens per second after it. */
+  /** Milliseconds from the call to the first new token (beam search: to the end of its first
+   * step, which chose every beam's first token). */
   timeToFirstTokenMs: number;
+  /** Decoding steps per second after the first: new tokens per second (beam search: steps, each
+   * adding a token to every beam). 0 with fewer than two steps. */
   tokensPerSecond: number;
 }
+
+/** What a decoding loop hands back: hypotheses best first, and when its first step completed. */
+interface Decoded { hypotheses: Hypothesis[]; finishReason: GenerateResult['finishReason']; firstAt: number; steps: number }
 
 function checkConfig(c: Record<string, unknown>): Gpt2Config {
   const out = {
@@ -312,16 +327,15 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
   /**
    * Continues the prompt token by token through the KV cache: each new token costs one position,
    * not a re-run of the prefix. Greedy by default; temperature/topK/topP/seed sample
-   * reproducibly; beams > 1 runs beam search. Stops at maxNewTokens, the end-of-text token, a
-   * stop string or the signal. One generation per model at a time.
+   * reproducibly; beams > 1 runs beam search (ranked with lengthPenalty). Stops at maxNewTokens,
+   * the end-of-text token, a stop string or the signal. One generation per model at a time; a
+   * dispose() while it runs ends it at its next step with an AttentionError of code 'aborted'.
    */
   async generate(prompt: string | number[], opts?: GenerateOptions): Promise<GenerateResult> {
     const t0 = performance.now();
     this.live();
     const options = checkOptions('generate', opts, GENERATE_RULES);
-    const sampling = samplingDefaults(options);
     const maxNew = options.maxNewTokens ?? 32, beams = options.beams ?? 1;
-    const stops = options.stop ?? [];
     const promptTokens = this.inputTokens('generate', prompt, 'prompt', options.prependBos === true);
     const { n_positions: P } = this.config;
     if (promptTokens.length === 0) throw new AttentionError('generate: the prompt has no tokens (pass prependBos to start from bos)');
@@ -329,48 +343,77 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
     if (this.generating) throw new AttentionError('generate: this model is already generating; await the previous call');
     this.generating = true;
     try {
-      const capacity = Math.min(P, promptTokens.length + maxNew);
-      const stepper = this.stepper(capacity, !!options.attention);
-      let logits = stepper.step(promptTokens, promptTokens.length);
-      const room = Math.min(maxNew, P - promptTokens.length);
-      const eos = this.eosTokenId;
-      const result = (tokens: number[], finishReason: GenerateResult['finishReason'], firstAt: number): GenerateResult => {
-        let text = this.tokenizer.decode(tokens);
-        for (const s of stops) {
-          const at = text.indexOf(s);
-          if (at >= 0) text = text.slice(0, at);
-        }
-        const now = performance.now();
-        return { promptTokens, tokens, text, finishReason, timeToFirstTokenMs: (firstAt || now) - t0,
-          tokensPerSecond: tokens.length > 1 ? (tokens.length - 1) / ((now - firstAt) / 1000) : 0 };
-      };
-      if (beams > 1) {
-        const [best] = beamSearch(stepper, logits, { beams, maxNewTokens: room, endTokenId: eos ?? -1, lengthPenalty: options.lengthPenalty });
-        return result(best.tokens, best.finished ? 'eos' : 'length', performance.now());
-      }
-      const random = seededRandom(sampling.seed);
-      const tokens: number[] = [];
-      let emitted = '', firstAt = 0;
-      for (let i = 0; i < room; i++) {
-        if (options.signal?.aborted) return result(tokens, 'abort', firstAt);
-        const token = chooseToken(logits, sampling, random);
-        if (i === 0) firstAt = performance.now();
-        if (token === eos) return result(tokens, 'eos', firstAt);
-        tokens.push(token);
-        // Feed it now: the next logits, and (when asked) its own attention row for the event.
-        if (i + 1 < room || options.attention) logits = stepper.step([token], 1);
-        // Emit whole characters only: a byte token may end inside a UTF-8 sequence.
-        const text = this.tokenizer.decode(tokens);
-        const ready = text.endsWith('\ufffd') ? emitted : text;
-        options.onToken?.({ token, text: ready.slice(emitted.length), index: i, attention: stepper.attention });
-        emitted = ready;
-        if (stops.some((s) => text.includes(s))) return result(tokens, 'stop', firstAt);
-        await yieldToEventLoop();
-      }
-      return result(tokens, options.signal?.aborted ? 'abort' : 'length', firstAt);
+      const stepper = this.stepper(Math.min(P, promptTokens.length + maxNew), options.attention === true && beams === 1);
+      const first = stepper.step(promptTokens, promptTokens.length);
+      const room = Math.min(maxNew, P - promptTokens.length), end = this.eosTokenId ?? -1;
+      const decoded = beams > 1 ? await this.beamDecode(stepper, first, room, end, options)
+        : await this.sampleDecode(stepper, first, room, end, options);
+      return this.generateResult(promptTokens, decoded, options.stop ?? [], t0);
     } finally {
       this.generating = false;
     }
+  }
+
+  /** Greedy or sampled decoding, one token per step, streamed through onToken. */
+  private async sampleDecode(stepper: Stepper & { attention?: Float32Array }, first: Float32Array, room: number, end: number,
+    options: GenerateOptions): Promise<Decoded> {
+    const sampling = samplingDefaults(options), random = seededRandom(sampling.seed), stops = options.stop ?? [];
+    const tokens: number[] = [];
+    let logits = first, logProb = 0, emitted = '', firstAt = 0;
+    const done = (finishReason: Decoded['finishReason'], ended = false): Decoded => ({
+      hypotheses: [{ tokens, logProb, finished: ended, score: lengthNormalized(logProb, tokens.length, ended, options.lengthPenalty ?? 1) }],
+      finishReason, firstAt, steps: tokens.length,
+    });
+    for (let i = 0; i < room; i++) {
+      if (options.signal?.aborted) return done('abort');
+      const token = chooseToken(logits, sampling, random);
+      if (i === 0) firstAt = performance.now();
+      logProb += logits[token] - logSumExp(logits);  // the model's own probability, not the tempered one
+      if (token === end) return done('eos', true);
+      tokens.push(token);
+      // Feed it now: the next logits, and (when asked) its own attention row for the event.
+      if (i + 1 < room || options.attention) logits = stepper.step([token], 1);
+      // Emit whole characters only: a byte token may end inside a UTF-8 sequence.
+      const text = this.tokenizer.decode(tokens);
+      const ready = text.endsWith('\ufffd') ? emitted : text;
+      options.onToken?.({ token, text: ready.slice(emitted.length), index: i, attention: stepper.attention });
+      emitted = ready;
+      if (stops.some((s) => text.includes(s))) return done('stop');
+      await yieldToEventLoop();
+      this.checkNotDisposed();
+    }
+    return done(options.signal?.aborted ? 'abort' : 'length');
+  }
+
+  /** Beam search, one step per turn of the event loop (the signal and dispose() are seen between steps). */
+  private async beamDecode(stepper: Stepper, first: Float32Array, room: number, end: number, options: GenerateOptions): Promise<Decoded> {
+    const search = new BeamSearch(stepper, first, { beams: options.beams ?? 1, maxNewTokens: room, endTokenId: end, lengthPenalty: options.lengthPenalty });
+    let firstAt = 0, aborted = true;
+    while (!options.signal?.aborted) {
+      const more = search.advance();
+      firstAt ||= performance.now();
+      if (!more) { aborted = false; break; }
+      await yieldToEventLoop();
+      this.checkNotDisposed();
+    }
+    const hypotheses = search.hypotheses();
+    return { hypotheses, finishReason: aborted ? 'abort' : hypotheses[0].finished ? 'eos' : 'length', firstAt, steps: search.steps };
+  }
+
+  /** A dispose() while an awaited generate() was between steps ends it with a named error. */
+  private checkNotDisposed(): void {
+    if (this.disposed) throw new AttentionError('generate: the model was disposed during the generation', 'aborted');
+  }
+
+  private generateResult(promptTokens: number[], d: Decoded, stops: string[], t0: number): GenerateResult {
+    const cut = (text: string) => stops.reduce((t, s) => (t.includes(s) ? t.slice(0, t.indexOf(s)) : t), text);
+    const outputs = d.hypotheses.map((h) => ({ tokens: h.tokens, text: cut(this.tokenizer.decode(h.tokens)), score: h.score }));
+    const best = d.hypotheses[0], now = performance.now(), firstAt = d.firstAt || now;
+    return {
+      promptTokens, tokens: best.tokens, text: outputs[0].text, finishReason: d.finishReason,
+      score: best.score, finished: best.finished, hypotheses: outputs,
+      timeToFirstTokenMs: firstAt - t0, tokensPerSecond: d.steps > 1 && now > firstAt ? (d.steps - 1) / ((now - firstAt) / 1000) : 0,
+    };
   }
 
   /** config.json's eos_token_id, if any (GPT-2: <|endoftext|>). */

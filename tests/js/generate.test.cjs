@@ -3,7 +3,7 @@
 // tokens stream through onToken (with the new token's attention); stop strings, AbortSignal,
 // beams and misuse behave as documented.
 const path = require('node:path');
-const { variants, load, root } = require('./helpers.cjs');
+const { api, variants, load, root } = require('./helpers.cjs');
 
 const folder = path.join(root, 'web/models/brown-gpt2');
 const PROMPT = 'The jury said that the city';
@@ -77,6 +77,71 @@ describe.each(variants)('%s build', (variant) => {
     const four = await model.generate(PROMPT, { maxNewTokens: 8, beams: 4 });
     expect(four.tokens.length).toBeGreaterThan(0);
     expect(four.tokens.length).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('scores, hypotheses, timing, dispose', () => {
+  let attn, model;
+  beforeAll(async () => { attn = await load('simd'); model = await attn.loadModel(folder); });
+  afterAll(() => model.dispose());
+
+  // The output's log-probability recomputed without the decoding code: the sum of next-token NLLs
+  // of full uncached runs (loss x predictions), the prompt's own taken away.
+  const logProb = (r) => {
+    const nll = (ids) => model.loss(model.run(ids)).loss * (ids.length - 1);
+    const full = [...r.promptTokens, ...r.tokens, ...(r.finished ? [model.eosTokenId] : [])];
+    return nll(r.promptTokens) - nll(full);
+  };
+  const length = (r) => r.tokens.length + (r.finished ? 1 : 0);
+
+  test('greedy and beam scores are the log-probability / length^lengthPenalty that loss() gives', async () => {
+    const greedy = await model.generate(PROMPT, { maxNewTokens: 10, prependBos: true });
+    expect(greedy.hypotheses).toEqual([{ tokens: greedy.tokens, text: greedy.text, score: greedy.score }]);
+    expect(greedy.score).toBeCloseTo(logProb(greedy) / length(greedy), 4);
+    for (const lengthPenalty of [0, 0.7, 2]) {
+      const beam = await model.generate(PROMPT, { maxNewTokens: 10, prependBos: true, beams: 4, lengthPenalty });
+      expect(beam.score).toBeCloseTo(logProb(beam) / length(beam) ** lengthPenalty, 4);
+      expect(beam.hypotheses).toHaveLength(4);
+      expect(beam.hypotheses[0]).toEqual({ tokens: beam.tokens, text: beam.text, score: beam.score });
+      const scores = beam.hypotheses.map((h) => h.score);
+      expect([...scores].sort((x, y) => y - x)).toEqual(scores);
+      expect(beam.finishReason).toBe(beam.finished ? 'eos' : 'length');
+    }
+    // beams 4 finds a sequence at least as likely as greedy's (same length: lengthPenalty is moot).
+    const beam = await model.generate(PROMPT, { maxNewTokens: 10, prependBos: true, beams: 4 });
+    if (!beam.finished && !greedy.finished) expect(logProb(beam)).toBeGreaterThanOrEqual(logProb(greedy) - 1e-4);
+  });
+
+  test('beam timing: the first token after the first step, steps per second after it', async () => {
+    const t0 = performance.now();
+    const r = await model.generate(PROMPT, { maxNewTokens: 12, beams: 8 });
+    const total = performance.now() - t0;
+    expect(r.timeToFirstTokenMs).toBeGreaterThan(0);
+    expect(r.timeToFirstTokenMs).toBeLessThan(total);
+    // 11 steps after the first took (total - first) at most: the rate cannot be above that.
+    expect(r.tokensPerSecond).toBeGreaterThan(0);
+    expect(r.tokensPerSecond).toBeLessThanOrEqual(11 / ((total - r.timeToFirstTokenMs) / 1000) * 1.0001);
+  });
+
+  test('an AbortSignal stops a beam search between steps with its best hypotheses so far', async () => {
+    const ac = new AbortController();
+    const pending = model.generate(PROMPT, { maxNewTokens: 40, beams: 4, signal: ac.signal });
+    ac.abort();
+    const r = await pending;
+    expect(r.finishReason).toBe('abort');
+    expect(r.tokens.length).toBeLessThanOrEqual(2);
+    expect(r.hypotheses.length).toBeGreaterThan(0);
+  });
+
+  test.each([1, 4])('dispose() while an awaited generate (beams %i) runs: an aborted AttentionError', async (beams) => {
+    const other = await attn.loadModel(folder);
+    const pending = other.generate(PROMPT, { maxNewTokens: 40, beams, temperature: beams === 1 ? 1 : 0 });
+    setImmediate(() => other.dispose());
+    const error = await pending.then(() => null, (e) => e);
+    expect(error).toBeInstanceOf(api.AttentionError);
+    expect(error.code).toBe('aborted');
+    expect(error.message).toBe('generate: the model was disposed during the generation');
+    await expect(other.generate(PROMPT)).rejects.toThrow(/has been disposed/);
   });
 });
 
