@@ -4,8 +4,10 @@
 // The encoder (BERT) has its own file: demo_encoder.test.cjs.
 const fs = require('node:fs');
 const path = require('node:path');
-const { demoSite, rowsOf, stepRow, sum, expectClose, referenceGpt2, launch, open } = require('./demo_site.cjs');
-const { plainFirstViews } = require('./plain_chromium.cjs');
+const { demoSite, rowsOf, stepRow, sum, expectClose, referenceGpt2, open } = require('./demo_site.cjs');
+const { responsiveness, describeResponsiveness } = require('./long_tasks.cjs');
+const { typeSentence } = require('./demo_phases.cjs');
+const { coldFirstView, describeTransfer } = require('./first_view.cjs');
 
 const site = demoSite('web-test');
 const { demo, settled, shot } = site;
@@ -13,22 +15,16 @@ const { demo, settled, shot } = site;
 test('typing a sentence shows its tokens, and every drawn attention row sums to 1', async () => {
   const { page, errors } = await demo();
   await shot(page, 'head-view');
-  // Typing: keystrokes with pauses; the main thread must never block for long (work is in the worker).
-  await page.evaluate(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => window.__longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
-  });
+  // Typing: keystrokes with pauses; the main thread must never block for long (work is in the
+  // worker). Judged against a calibration task in the same page (long_tasks.cjs); the bound in ms
+  // is checked by `npm run check:perf` (responsiveness.perf.cjs).
   const sentence = 'The cat sat on the mat because it was tired.';
-  await page.fill('#sentence', '');
-  await page.locator('#sentence').pressSequentially(sentence, { delay: 25 });
-  await page.waitForFunction((s) => {
-    const tokens = [...document.querySelectorAll('#tokens .token')].map((b) => b.dataset.token);
-    return tokens[0] === '<|endoftext|>' && tokens.slice(1).join('') === s;
-  }, sentence, { timeout: 20000 });
-  await settled(page);
-  const longest = await page.evaluate(() => Math.max(0, ...window.__longTasks));
-  console.log(`longest main-thread task while typing: ${longest.toFixed(0)} ms`);
-  expect(longest).toBeLessThan(250);
+  const typing = await responsiveness(page, async () => {
+    await typeSentence(page, sentence);
+    await settled(page);
+  });
+  console.log(describeResponsiveness('while typing', typing));
+  expect(typing.longest).toBeLessThanOrEqual(typing.bound);
   expect(await page.$eval('#sentence', (t) => t.value)).toBe(sentence);
   expect(new URL(await page.evaluate(() => location.href)).searchParams.get('s')).toBe(sentence);
   // After the final "." the model would end the text: the panel says so in words and lists what
@@ -525,66 +521,18 @@ test('narrow screen: one column, nothing wider than the viewport', async () => {
   await page.close();
 });
 
-test('first view interactive time and transfer size', async () => {
-  // Bytes as the server sends them (the worker's own fetches included: the page cannot see those).
-  const sent = new Map();
-  const count = (req, res) => {
-    const end = res.end;
-    res.end = function (data, ...rest) {
-      if (data) sent.set(req.url.split('?')[0], data.length ?? 0);
-      return end.call(this, data, ...rest);
-    };
-  };
-  site.server.on('request', count);
-  const runs = [];
-  let transfer = [];
-  try {
-    for (let k = 0; k < 3; k++) {
-      // A fresh browser profile each time: nothing cached.
-      sent.clear();
-      const b = await launch();
-      try {
-        const { page } = await open(b.context, 'about:blank');
-        await page.waitForTimeout(3000); // a running browser, as a visitor's is (plain_chromium.cjs)
-        await page.goto(`${site.base}/index.html`);
-        await page.waitForSelector('html[data-first-view-ms]', { timeout: 30000 });
-        runs.push(Number(await page.$eval('html', (h) => h.dataset.firstViewMs)));
-        await page.waitForFunction(() => document.getElementById('app').dataset.busy === '0');
-        // The first view is drawn from the last position's logits (a partial run); the sentence's
-        // loss (the LM head at every position) follows once it is on screen.
-        expect(await page.evaluate(() => window.__metrics.firstViewPartial)).toBe(true);
-        expect(await page.textContent('#model-info')).toMatch(/This sentence\s*\d+\.\d\d nats\/token \(perplexity \d+\.\d\)/);
-        transfer = [...sent].map(([file, bytes]) => ({ file, bytes }));
-      } finally {
-        await b.close();
-      }
-    }
-  } finally {
-    site.server.off('request', count);
-  }
-  runs.sort((a, b) => a - b);
-  const total = transfer.reduce((a, f) => a + f.bytes, 0);
-  const kind = (f) => (f.endsWith('.js') ? 'js' : f.endsWith('.wasm') ? 'wasm' : f.includes('/models/') ? 'model' : 'page');
-  const by = {};
-  for (const f of transfer) by[kind(f.file)] = (by[kind(f.file)] ?? 0) + f.bytes;
-  const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-  const info = JSON.parse(fs.readFileSync(path.join(site.dir, 'build-info.json'), 'utf8'));
-  // The same page in Chromium with no automation attached (what a visitor waits for), opened in a
-  // running browser, and as the first page of a browser that is still starting.
-  const plain = (await plainFirstViews(site.base, site.dir, 3)).sort((a, b) => a - b);
-  const starting = (await plainFirstViews(site.base, site.dir, 3, { settleMs: 0 })).sort((a, b) => a - b);
-  console.log(`first view interactive (ms after navigation start, 3 cold loads each, fresh profiles): ${plain.join(', ')}; median ${plain[1]}`
-    + ` (as the first page of a starting browser: ${starting.join(', ')}; median ${starting[1]};`
-    + ` Chromium driven by Playwright: ${runs.join(', ')}; median ${runs[1]})\n`
-    + `transferred (uncompressed): ${kib(total)} in ${transfer.length} files: JS ${kib(by.js)}, WASM ${kib(by.wasm)}, model ${kib(by.model)}, HTML+CSS ${kib(by.page)}\n`
-    + transfer.map((f) => `  ${f.file} ${kib(f.bytes)}`).join('\n')
-    + `\nwith gzip (build-info.json): ${kib(info.total.gzip)}`);
-  expect(transfer.some((f) => f.file.endsWith('.wasm'))).toBe(true);
-  expect(transfer.some((f) => f.file.endsWith('model.safetensors'))).toBe(true);
-  expect(transfer.some((f) => f.file.endsWith('worker.js'))).toBe(true);
-  // Target: 1 s on this machine (README's figure: ~0.5 s quiet, ~0.7 s in npm test beside another
-  // test file). The bounds leave room for a loaded CI box.
-  expect(plain[1]).toBeLessThan(1500);
-  expect(starting[1]).toBeLessThan(2000);
-  expect(runs[1]).toBeLessThan(2500);
-}, 300000); // 9 cold loads, 6 of them after 3 s of settling
+test('the first view comes from a partial run, then the sentence\'s loss; what a cold load transfers', async () => {
+  // One cold load, its time printed for the record: the times over several loads, with and
+  // without Playwright, are bounded by `npm run check:perf` (first_view.perf.cjs).
+  const load = await coldFirstView(site);
+  console.log(`first view, one cold load driven by Playwright: ${load.ms} ms (not asserted here)\n${describeTransfer(load.transfer, site.dir)}`);
+  expect(load.ms).toBeGreaterThan(0);
+  // The first view is drawn from the last position's logits (a partial run); the sentence's
+  // loss (the LM head at every position) follows once it is on screen.
+  expect(load.partial).toBe(true);
+  expect(load.modelInfo).toMatch(/This sentence\s*\d+\.\d\d nats\/token \(perplexity \d+\.\d\)/);
+  const files = load.transfer.map((f) => f.file);
+  expect(files.some((f) => f.endsWith('.wasm'))).toBe(true);
+  expect(files.some((f) => f.endsWith('model.safetensors'))).toBe(true);
+  expect(files.some((f) => f.endsWith('worker.js'))).toBe(true);
+});
