@@ -52,12 +52,13 @@ test('the demo link shows once a view is drawn: not while the model loads, not a
   const { page, errors } = await bare();
   // Hold the model's weights until the widget has been seen loading (the worker's fetches pass
   // through the context's routes as the page's do).
-  let release;
+  let release, holding = 0;
   const held = new Promise((r) => { release = r; });
-  await site.browser.context.route('**/models/brown-gpt2/model.safetensors', async (route) => { await held; await route.continue(); });
+  await site.browser.context.route('**/models/brown-gpt2/model.safetensors', async (route) => { holding++; await held; await route.continue(); });
   try {
     await add(page, 'w', { sentence: 'The cat sat on the mat.', layer: '3', head: '2' });
-    await page.waitForTimeout(500);
+    for (let t = 0; t < 100 && holding === 0; t++) await page.waitForTimeout(100);
+    expect(holding).toBe(1); // the weights are on hold: the widget cannot have drawn
     const loading = await shown(page, 'w');
     expect(loading.status).toBe('Loading…');
     expect(loading.link).toEqual({ hidden: true, href: null });
