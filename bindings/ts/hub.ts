@@ -10,6 +10,8 @@
 // Node only. What this library needs is a few GETs with redirects, a streamed body, a Range resume
 // and a cache: this file, a few kB, in both Node and browsers with no configuration.
 import { AttentionError } from './errors.js';
+import { ByteSink, closedBeforeAnswer, fetchFailure, Watch } from './hub_fetch.js';
+import type { StopReason } from './hub_fetch.js';
 import { checkModelFile } from './model_file_check.js';
 import { is, show } from './validate.js';
 import type { Rules } from './validate.js';
@@ -22,6 +24,8 @@ export type HubErrorCode =
   | 'network' // the request failed before any answer (offline, DNS, refused, CORS)
   | 'http' // any other HTTP error status
   | 'truncated' // fewer bytes arrived than Content-Length announced
+  | 'timeout' // no byte for idleTimeout ms, or the signal's AbortSignal.timeout() fired
+  | 'aborted' // the signal passed to loadModel aborted
   | 'too-large' // the download would exceed maxBytes
   | 'invalid-file' // a file arrived whole but is not what its name says (an HTML page, JSON cut short, a corrupt safetensors)
   | 'unsupported-model'; // config.json's model_type is not one this library runs
@@ -64,8 +68,11 @@ export interface HubOptions {
    * decompression). Default and upper bound 2 GiB (MAX_DOWNLOAD_BYTES): the weights must fit the
    * 2 GiB WebAssembly memory anyway. */
   maxBytes?: number;
-  /** Aborts the downloads. */
+  /** Aborts the downloads (HubError code 'aborted'; 'timeout' for AbortSignal.timeout()). */
   signal?: AbortSignal;
+  /** Milliseconds without a byte (of an answer's headers or body) after which a download fails
+   * with HubError code 'timeout'. Default 30000. */
+  idleTimeout?: number;
 }
 
 /** What a cache keeps per file: its bytes, or that the Hub has no such file. */
@@ -99,6 +106,9 @@ export const DEFAULT_HUB_URL = 'https://huggingface.co';
  * copied into it, so downloading more than this could never load. */
 export const MAX_DOWNLOAD_BYTES = 2 ** 31;
 export const DEFAULT_MAX_BYTES = MAX_DOWNLOAD_BYTES;
+/** The most bytes a JSON or text file (config, tokenizer, vocabulary) may have, unpacked. */
+export const TEXT_FILE_MAX_BYTES = 64 * 1024 ** 2;
+export const DEFAULT_IDLE_TIMEOUT = 30_000;
 
 /** The rules loadModel and hubFile check their options with (validate.ts's checkOptions): a
  * misspelt key (`onprogress`, `hub_url`) is refused with the nearest known one. Exported so that
@@ -115,6 +125,8 @@ export const HUB_OPTION_RULES: Rules<HubOptions> = {
       throw new AttentionError(`${name} must be an integer from 1 to ${MAX_DOWNLOAD_BYTES} (2 GiB, what the WebAssembly memory holds), got ${show(v)}`);
   },
   signal: is.signal,
+  // setTimeout's longest delay.
+  idleTimeout: is.int(1, 2 ** 31 - 1),
 };
 // A cut connection is resumed with a Range request this many times before the file counts as truncated.
 const MAX_RESUMES = 2;
@@ -177,6 +189,7 @@ export class HubRepo {
   private readonly token: string | undefined;
   private readonly cache: HubCache | null;
   private readonly maxBytes: number;
+  private readonly idleTimeout: number;
   private budgetUsed = 0;
   private cacheWarned = false;
 
@@ -188,6 +201,7 @@ export class HubRepo {
     this.token = options.accessToken ?? env.accessToken;
     // Checked by HUB_OPTION_RULES at the entry point (loadModel, hubFile).
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
     this.cache = options.cache === false ? null : platform.openCache({ cacheDir: options.cacheDir });
   }
 
@@ -257,15 +271,21 @@ export class HubRepo {
     return new HubError(`${what}: HTTP ${status}`, 'not-found', url, status);
   }
 
-  private async request(url: string, file: string, headers: Record<string, string>): Promise<Response> {
+  /** One GET, with the Hub's error statuses named. A connection closed before any answer (a
+   * kept-alive connection the server had dropped) is tried once more on a new one. */
+  private async request(url: string, file: string, headers: Record<string, string>, watch: Watch): Promise<Response> {
     let response: Response;
-    try {
-      response = await fetch(url, { headers, redirect: 'follow', signal: this.options.signal });
-    } catch (e) {
-      if ((e as Error).name === 'AbortError') throw e;
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (e as Error).message;
-      throw new HubError(`could not reach ${url} (${why}): network error, or the server does not allow this origin (CORS)`, 'network', url);
+    for (let retried = false; ; retried = true) {
+      try {
+        response = await fetch(url, { headers, redirect: 'follow', signal: watch.signal });
+        break;
+      } catch (e) {
+        const stopped = watch.stopped();
+        if (stopped) throw this.stoppedError(url, stopped, 0, undefined);
+        if (!retried && closedBeforeAnswer(e)) continue;
+        const again = retried ? ', also when tried again' : '';
+        throw new HubError(`could not reach ${url} (${fetchFailure(e)}${again}): network error, or the server does not allow this origin (CORS)`, 'network', url);
+      }
     }
     // The Hub names the error in X-Error-Code; it answers 401 for a repository that does not exist.
     const hubCode = response.headers.get('x-error-code');
@@ -281,16 +301,34 @@ export class HubRepo {
     return response;
   }
 
-  /** GETs a file into one buffer of its Content-Length (no chunk list, no second copy), resuming a
-   * cut connection with a Range request; fails with 'truncated' or 'too-large'. */
+  /** The error for a download the caller's signal or the idle timer stopped. */
+  private stoppedError(url: string, why: StopReason, received: number, total: number | undefined): HubError {
+    const got = received > 0 ? ` after ${received} of ${total ?? 'an unknown number of'} bytes` : '';
+    if (why === 'aborted') return new HubError(`download of ${url} aborted${got} (the signal passed to loadModel)`, 'aborted', url);
+    if (this.options.signal?.aborted)
+      return new HubError(`download of ${url} stopped${got}: the signal passed to loadModel timed out (AbortSignal.timeout)`, 'timeout', url);
+    return new HubError(`download of ${url} stalled: no byte for ${this.idleTimeout} ms${got} (idleTimeout)`, 'timeout', url);
+  }
+
+  /** GETs a file into a buffer that grows with the bytes received, resuming a cut connection with a
+   * Range request; fails with 'truncated', 'too-large', 'timeout' or 'aborted'. */
   private async download(url: string, file: string): Promise<Download> {
+    const watch = new Watch(this.options.signal, this.idleTimeout);
+    try {
+      return await this.transfer(url, file, watch);
+    } finally {
+      watch.stop();
+    }
+  }
+
+  private async transfer(url: string, file: string, watch: Watch): Promise<Download> {
     const base: Record<string, string> = { 'Accept-Encoding': 'identity' };
     if (this.token) base.Authorization = `Bearer ${this.token}`;
     const report = (loaded: number, total: number | undefined, done: boolean) => this.options.onProgress?.({ file, loaded, total, done });
-    let buffer: Uint8Array | null = null;
-    let chunks: Uint8Array[] | null = null; // only when the size is not announced
+    // JSON and text files are small: a larger one (e.g. a gzip bomb) stops early.
+    const limit = /\.(json|txt)$/.test(file) ? Math.min(this.maxBytes, TEXT_FILE_MAX_BYTES) : this.maxBytes;
+    let sink: ByteSink | null = null;
     let total: number | undefined;
-    let received = 0;
     let etag: string | undefined;
     let contentType: string | null = null;
     let status = 0;
@@ -299,18 +337,15 @@ export class HubRepo {
       const headers = { ...base };
       // Resume only a file whose version the server named (If-Range: its ETag), so a file changed
       // meanwhile is sent whole instead of being spliced from two versions; else start over.
-      if (received > 0 && !etag) received = 0;
-      if (received > 0) {
-        headers.Range = `bytes=${received}-`;
+      if (sink && (sink.length === 0 || !etag)) sink = null;
+      if (sink) {
+        headers.Range = `bytes=${sink.length}-`;
         headers['If-Range'] = etag!;
       }
-      const response = await this.request(url, file, headers);
-      if (received > 0 && (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${received}-`))) {
-        // The server sent the whole file again (or another version): start over.
-        received = 0;
-      }
-      if (received === 0) {
-        // A fresh start (first try, or a resume the server answered with the whole file).
+      const response = await this.request(url, file, headers, watch);
+      // The server sent the whole file again (or another version): start over.
+      if (sink && (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${sink.length}-`))) sink = null;
+      if (!sink) {
         this.budgetUsed -= charged;
         charged = 0;
         etag = response.headers.get('etag') ?? undefined;
@@ -321,64 +356,67 @@ export class HubRepo {
         total = !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
         if (total !== undefined) {
           try {
+            this.limitFile(url, file, total, limit);
             this.charge(url, file, total);
           } catch (e) {
             await response.body?.cancel().catch(() => {}); // close the connection, read nothing
             throw e;
           }
           charged = total;
-          buffer = new Uint8Array(total);
-          chunks = null;
-        } else {
-          buffer = null;
-          chunks = [];
         }
+        // Grows with the bytes received, at most to the announced size: no allocation from a
+        // Content-Length before the bytes are here.
+        sink = new ByteSink(total);
         report(0, total, false);
       }
       if (!response.body) throw new HubError(`${url} answered with no body`, 'http', url, response.status);
       const reader = response.body.getReader();
-      let cut: unknown = null;
+      let cut: unknown = null; // the connection broke: resumed below
       try {
         for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          if (buffer) {
-            if (received + value.length > buffer.length) {
-              await reader.cancel().catch(() => {});
-              throw new HubError(`${url} sent more than the ${buffer.length} bytes its Content-Length announced`, 'truncated', url);
-            }
-            buffer.set(value, received);
-          } else {
-            this.charge(url, file, value.length, received);
-            charged += value.length;
-            chunks!.push(value);
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await reader.read();
+          } catch (e) {
+            const stopped = watch.stopped();
+            if (stopped) throw this.stoppedError(url, stopped, sink.length, total);
+            cut = e;
+            break;
           }
-          received += value.length;
-          report(received, total, false);
+          if (chunk.done) break;
+          const value = chunk.value;
+          watch.touch();
+          if (total !== undefined && sink.length + value.length > total)
+            throw new HubError(`${url} sent more than the ${total} bytes its Content-Length announced`, 'truncated', url);
+          if (total === undefined) {
+            // No announced size (a compressed answer): counted as it unpacks.
+            this.limitFile(url, file, sink.length + value.length, limit, true);
+            this.charge(url, file, value.length, sink.length);
+            charged += value.length;
+          }
+          sink.append(value);
+          report(sink.length, total, false);
         }
       } catch (e) {
-        if (e instanceof HubError || (e as Error).name === 'AbortError') throw e;
-        cut = e;
+        await reader.cancel().catch(() => {}); // stop the transfer (a bomb, a stall, a callback's error) now
+        throw e;
       }
-      if (total === undefined && cut === null) {
-        // No announced size: the chunks are the file (the one case with a second copy, for small
-        // compressed answers such as JSON; weights are served with a Content-Length).
-        buffer = new Uint8Array(received);
-        let at = 0;
-        for (const c of chunks!) { buffer.set(c, at); at += c.length; }
-        report(received, received, true);
-        return { bytes: buffer, etag, contentType, status };
-      }
-      if (total !== undefined && received === total) {
-        report(received, total, true);
-        return { bytes: buffer!, etag, contentType, status };
+      if (cut === null && (total === undefined || sink.length === total)) {
+        report(sink.length, sink.length, true);
+        return { bytes: sink.bytes(), etag, contentType, status };
       }
       // Cut short: try again (from where it stopped when the size and version are known), at most
       // MAX_RESUMES times, else fail; nothing partial is cached.
-      const why = cut ? ` (${(cut as { cause?: { code?: string } }).cause?.code ?? (cut as Error).message})` : '';
+      const why = cut ? ` (${fetchFailure(cut)})` : '';
       if (total === undefined || attempt >= MAX_RESUMES)
-        throw new HubError(`download of ${url} was cut off: ${received} of ${total ?? 'an unknown number of'} bytes arrived${why}${total !== undefined ? `, ${MAX_RESUMES} resumes tried` : ''}`, 'truncated', url);
+        throw new HubError(`download of ${url} was cut off: ${sink.length} of ${total ?? 'an unknown number of'} bytes arrived${why}${total !== undefined ? `, ${MAX_RESUMES} resumes tried` : ''}`, 'truncated', url);
     }
+  }
+
+  /** A JSON or text file larger than TEXT_FILE_MAX_BYTES is refused (before or while reading it). */
+  private limitFile(url: string, file: string, bytes: number, limit: number, unpacked = false): void {
+    if (bytes <= limit || limit === this.maxBytes) return;
+    throw new HubError(`${file} of ${this.name} (${url}) ${unpacked ? 'unpacks to over' : 'is'} ${unpacked ? limit : bytes} bytes: more than a model's ${file.slice(file.lastIndexOf('.'))} file may have (${limit} bytes)`, 'too-large', url);
   }
 
   /** Counts `bytes` against maxBytes (all files of the model together). */

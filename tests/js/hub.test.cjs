@@ -295,7 +295,7 @@ describe('named errors', () => {
 });
 
 describe('options (loadModel, hubFile): every key checked, misspelt ones refused', () => {
-  const KEYS = ['revision', 'hubUrl', 'accessToken', 'onProgress', 'cache', 'cacheDir', 'maxBytes', 'signal'];
+  const KEYS = ['revision', 'hubUrl', 'accessToken', 'onProgress', 'cache', 'cacheDir', 'maxBytes', 'signal', 'idleTimeout'];
   const folder = path.join(models, 'g2p-bart');
 
   test('a misspelt key names the nearest known one, for a folder as for a Hub id', async () => {
@@ -330,7 +330,7 @@ describe('options (loadModel, hubFile): every key checked, misspelt ones refused
     const events = [];
     const m = await attn.loadModel('hf:attention-wasm/g2p-bart', {
       revision: 'main', hubUrl: server.url, accessToken: 'hf_any', onProgress: (e) => events.push(e), cache: true,
-      cacheDir: freshCache(), maxBytes: 2 ** 31, signal: new AbortController().signal,
+      cacheDir: freshCache(), maxBytes: 2 ** 31, signal: new AbortController().signal, idleTimeout: 60_000,
     });
     expect(m.type).toBe('bart');
     m.dispose();
@@ -451,5 +451,99 @@ describe('the cache never keeps a bad file: checked before it is stored, named, 
     expect(m.type).toBe('bart');
     m.dispose();
     expect(server.count('g2p-bart/resolve/main/config.json')).toBe(before + 1);
+  });
+});
+
+describe('the Hub client under a hostile or failing server', () => {
+  let serial = 0;
+  /** brown-gpt2's files under a fresh id, with `faults`; fix() clears them. */
+  function repoWith(faults) {
+    const id = `client/gpt2-${serial++}`;
+    server.repos[id] = { files: new Map(gpt2Files), faults: new Map(faults) };
+    return { id, source: `hf:${id}`, fix: () => server.repos[id].faults.clear() };
+  }
+  async function loadsOnceFixed(repo, cacheDir) {
+    repo.fix();
+    const m = await attn.loadModel(repo.source, { hubUrl: server.url, cacheDir });
+    expect(m.run(SENTENCE, { prependBos: true }).tokens.length).toBeGreaterThan(5);
+    m.dispose();
+  }
+
+  test('a gzip bomb (config.json unpacking to 1 GiB): too-large at 64 MiB, memory bounded; loads once fixed', async () => {
+    const repo = repoWith([['config.json', { kind: 'bomb', mib: 1024 }]]);
+    const cacheDir = freshCache();
+    const rss = process.memoryUsage().rss;
+    let peak = 0;
+    const e = await attn.loadModel(repo.source, { hubUrl: server.url, cacheDir, onProgress: () => { peak = Math.max(peak, process.memoryUsage().rss - rss); } }).catch((x) => x);
+    expect(e).toMatchObject({ name: 'HubError', code: 'too-large', message: expect.stringContaining(`config.json of hf:${repo.id}@main (${server.url}/${repo.id}/resolve/main/config.json) unpacks to over 67108864 bytes`) });
+    // 64 MiB kept, grown by doubling (a 32 MiB buffer copied into a 64 MiB one): far below the 1 GiB sent.
+    expect(peak).toBeLessThan(400 * 1024 ** 2);
+    expect(fs.readdirSync(cacheDir, { recursive: true }).map(String).filter((f) => f.endsWith('config.json'))).toEqual([]);
+    await loadsOnceFixed(repo, cacheDir);
+  });
+
+  test('a gzip bomb within a small maxBytes: too-large naming maxBytes', async () => {
+    const repo = repoWith([['heads.json', { kind: 'bomb', mib: 256 }]]);
+    await expect(attn.hubFile(repo.source, 'heads.json', { hubUrl: server.url, cacheDir: freshCache(), maxBytes: 20 * 1024 ** 2 })).rejects.toMatchObject({
+      name: 'HubError', code: 'too-large', message: expect.stringContaining('over maxBytes (20971520 bytes)'),
+    });
+  });
+
+  test('a stalled download (bytes then nothing): timeout after idleTimeout without a byte; loads once fixed', async () => {
+    const repo = repoWith([['model.safetensors', { kind: 'stall', after: 100_000 }]]);
+    const cacheDir = freshCache();
+    const e = await attn.loadModel(repo.source, { hubUrl: server.url, cacheDir, idleTimeout: 300 }).catch((x) => x);
+    expect(e).toMatchObject({ name: 'HubError', code: 'timeout' });
+    expect(e.message).toMatch(/^download of http:.*\/model\.safetensors stalled: no byte for 300 ms after 100000 of \d+ bytes \(idleTimeout\)$/);
+    expect(fs.readdirSync(cacheDir, { recursive: true }).map(String).filter((f) => f.includes('model.safetensors'))).toEqual([]);
+    await loadsOnceFixed(repo, cacheDir);
+  });
+
+  test('a server that never answers: timeout too (the idle timer covers the wait for headers)', async () => {
+    const repo = repoWith([['config.json', { kind: 'hang' }]]);
+    await expect(attn.loadModel(repo.source, { hubUrl: server.url, cacheDir: freshCache(), idleTimeout: 200 })).rejects.toMatchObject({
+      name: 'HubError', code: 'timeout', message: expect.stringContaining('config.json stalled: no byte for 200 ms (idleTimeout)'),
+    });
+  });
+
+  test('a 1.9 GB Content-Length and a stall: nothing allocated from the announcement; 10 GB is too-large before reading', async () => {
+    const repo = repoWith([['model.safetensors', { kind: 'stall', after: 1000, announce: 1.9e9 }]]);
+    let grew = 0;
+    const base = process.memoryUsage().arrayBuffers;
+    const onProgress = (p) => { if (p.file === 'model.safetensors') grew = Math.max(grew, process.memoryUsage().arrayBuffers - base); };
+    await expect(attn.loadModel(repo.source, { hubUrl: server.url, cacheDir: freshCache(), idleTimeout: 300, onProgress })).rejects.toMatchObject({ code: 'timeout' });
+    expect(grew).toBeLessThan(64 * 1024 ** 2);
+    server.repos[repo.id].faults.set('model.safetensors', { kind: 'stall', after: 1000, announce: 1e10 });
+    await expect(attn.loadModel(repo.source, { hubUrl: server.url, cacheDir: freshCache() })).rejects.toMatchObject({
+      code: 'too-large', message: expect.stringContaining('is 10000000000 bytes'),
+    });
+  });
+
+  test('a connection closed before the answer is tried once more; twice in a row is a network error', async () => {
+    const once = repoWith([['model.safetensors', { kind: 'drop', times: 1 }]]);
+    const m = await attn.loadModel(once.source, { hubUrl: server.url, cacheDir: freshCache() });
+    m.dispose();
+    expect(server.requests.filter((r) => r.path === `/cdn/${once.id}/main/model.safetensors`)).toHaveLength(2);
+    const twice = repoWith([['config.json', { kind: 'drop', times: 2 }]]);
+    await expect(attn.loadModel(twice.source, { hubUrl: server.url, cacheDir: freshCache() })).rejects.toMatchObject({
+      name: 'HubError', code: 'network', message: expect.stringMatching(/config\.json \(UND_ERR_SOCKET, also when tried again\)/),
+    });
+    expect(server.count(`${twice.id}/resolve/main/config.json`)).toBe(2);
+  });
+
+  test('abort() gives HubError aborted; AbortSignal.timeout() gives timeout (not a DOMException, not CORS)', async () => {
+    const repo = repoWith([['model.safetensors', { kind: 'stall', after: 1000 }]]);
+    const controller = new AbortController();
+    const onProgress = (p) => { if (p.file === 'model.safetensors' && p.loaded > 0) controller.abort(); };
+    const aborted = await attn.loadModel(repo.source, { hubUrl: server.url, cacheDir: freshCache(), signal: controller.signal, onProgress }).catch((x) => x);
+    expect(aborted).toBeInstanceOf(api.HubError);
+    expect(aborted).toMatchObject({ code: 'aborted', message: expect.stringMatching(/^download of .*model\.safetensors aborted after 1000 of \d+ bytes/) });
+    const timedOut = await attn.loadModel(repo.source, { hubUrl: server.url, cacheDir: freshCache(), signal: AbortSignal.timeout(300) }).catch((x) => x);
+    expect(timedOut).toBeInstanceOf(api.HubError);
+    expect(timedOut).toMatchObject({ code: 'timeout', message: expect.stringContaining('AbortSignal.timeout') });
+    expect(timedOut.message).not.toMatch(/CORS/);
+    const before = new AbortController();
+    before.abort();
+    await expect(attn.loadModel(repo.source, { hubUrl: server.url, cacheDir: freshCache(), signal: before.signal })).rejects.toMatchObject({ name: 'HubError', code: 'aborted' });
   });
 });

@@ -25,9 +25,11 @@ const HTML_PAGE = '<!doctype html>\n<html><head><title>App</title></head><body><
 /**
  * A fault for one file, or false when there is none (or its `times` are used up):
  * { kind: 'html' } answers a web page; { kind: 'bomb', mib } sends a gzip body that unpacks to
- * `mib` MiB of zeros; { kind: 'stall', after } sends `after` bytes then nothing, keeping the
- * connection open; { kind: 'drop' } closes the connection before answering. `times` (default
- * Infinity): how many requests it hits.
+ * `mib` MiB of zeros; { kind: 'stall', after, announce } sends `after` bytes then nothing, keeping
+ * the connection open (its Content-Length is `announce`, default the file's size); { kind: 'hang' }
+ * never answers; { kind: 'drop' } closes the connection before answering (as a server closing a
+ * kept-alive connection the client was about to reuse). `times` (default Infinity): how many
+ * requests it hits.
  */
 function applyFault(req, res, repo, file, bytes) {
   const fault = repo.faults?.get(file);
@@ -35,6 +37,8 @@ function applyFault(req, res, repo, file, bytes) {
   if (fault.times !== undefined) fault.times--;
   if (fault.kind === 'drop') {
     req.socket.destroy();
+  } else if (fault.kind === 'hang') {
+    // No answer; the socket stays open until the client gives up.
   } else if (fault.kind === 'html') {
     res.writeHead(200, { ...CORS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(HTML_PAGE) });
     res.end(HTML_PAGE);
@@ -46,7 +50,7 @@ function applyFault(req, res, repo, file, bytes) {
     res.on('error', () => {});
     more();
   } else if (fault.kind === 'stall') {
-    res.writeHead(200, { ...CORS, 'Content-Type': 'application/octet-stream', 'Content-Length': bytes.length, ETag: etagOf(bytes) });
+    res.writeHead(200, { ...CORS, 'Content-Type': 'application/octet-stream', 'Content-Length': fault.announce ?? bytes.length, ETag: etagOf(bytes) });
     res.write(bytes.subarray(0, fault.after ?? 0));
     fault.stalled = (fault.stalled ?? 0) + 1; // the socket stays open until the client gives up
   }

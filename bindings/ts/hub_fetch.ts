@@ -1,0 +1,101 @@
+// The parts of a Hub download that do not depend on the Hub: a watch that stops a request when the
+// caller aborts or when no byte has come for a while, a buffer that grows with the bytes received
+// (never sized from a Content-Length a server may lie about), and which fetch failures mean the
+// connection was closed before any answer (a kept-alive connection the server had dropped).
+
+/** Why a watch stopped its request. */
+export type StopReason = 'aborted' | 'timeout';
+
+/**
+ * The caller's AbortSignal and an idle timer as one signal for fetch() and the body's reads:
+ * touch() on every byte restarts the timer; after `idleMs` without one, or when the caller aborts,
+ * the signal fires and stopped() says why. stop() when done (clears the timer, drops the listener).
+ */
+export class Watch {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private why: StopReason | null = null;
+  private readonly onAbort = () => this.fire(timeoutReason(this.user?.reason) ? 'timeout' : 'aborted');
+
+  constructor(private readonly user: AbortSignal | undefined, private readonly idleMs: number) {
+    if (user?.aborted) this.onAbort();
+    else user?.addEventListener('abort', this.onAbort);
+    this.touch();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Why the request was stopped, or null while it may go on. */
+  stopped(): StopReason | null {
+    return this.why;
+  }
+
+  touch(): void {
+    if (this.why) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.fire('timeout'), this.idleMs);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.user?.removeEventListener('abort', this.onAbort);
+  }
+
+  private fire(why: StopReason): void {
+    if (this.why) return;
+    this.why = why;
+    this.stop();
+    this.controller.abort();
+  }
+}
+
+/** AbortSignal.timeout() aborts with a DOMException named TimeoutError. */
+function timeoutReason(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
+}
+
+// Node's fetch (undici) names a connection the server closed before answering; browsers retry
+// such a request themselves and give no code.
+const CLOSED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
+
+/** Whether fetch() failed because the connection closed before any answer came. */
+export function closedBeforeAnswer(e: unknown): boolean {
+  const cause = (e as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' && CLOSED_CODES.has(cause.code);
+}
+
+/** fetch()'s error in a few words: the cause's code (Node) or its message. */
+export function fetchFailure(e: unknown): string {
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (e as Error).message;
+}
+
+/**
+ * A file's bytes as they arrive, in a buffer that doubles when full, up to `limit` (the size the
+ * server announced, when it did): memory follows what was received, and the buffer ends the size
+ * of the file, with no second copy, when the announcement was true.
+ */
+export class ByteSink {
+  private buffer = new Uint8Array(0);
+  length = 0;
+
+  constructor(private readonly limit = Infinity) {}
+
+  append(chunk: Uint8Array): void {
+    const need = this.length + chunk.length;
+    if (need > this.buffer.length) {
+      const grown = new Uint8Array(Math.max(need, Math.min(this.limit, Math.max(2 * this.buffer.length, 64 * 1024))));
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+    }
+    this.buffer.set(chunk, this.length);
+    this.length = need;
+  }
+
+  /** The bytes received (the buffer itself when it is exactly full). */
+  bytes(): Uint8Array {
+    return this.length === this.buffer.length ? this.buffer : this.buffer.slice(0, this.length);
+  }
+}
