@@ -9,12 +9,13 @@ export type { AttentionTrace, ScaledDotProductAttentionOptions, ScaledDotProduct
 export { weightsFromPyTorch } from './pytorch.js';
 export { Gpt2Model, Gpt2Model as LanguageModel } from './gpt2_model.js';
 export type { GenerateOptions, GenerateResult, Gpt2Config, RunOptions, RunResult, TokenEvent } from './gpt2_model.js';
-export { BartModel } from './bart_model.js';
+export { BartModel, MAX_PRONOUNCE_WORDS, MAX_LENGTH_PENALTY } from './bart_model.js';
 export type { BartConfig, Pronunciation, Seq2SeqOptions, Seq2SeqResult, Seq2SeqRunResult } from './bart_model.js';
 export { arpabetToIpa } from './arpabet.js';
 export { SymbolTokenizer } from './symbol_tokenizer.js';
+export { MAX_BEAMS } from './decoding.js';
 export type { SamplingOptions } from './decoding.js';
-export { BertModel, cosineSimilarity, similarityMatrix } from './bert_model.js';
+export { BertModel, cosineSimilarity, similarityMatrix, MAX_EMBED_BATCH, MAX_SIMILARITY_COUNT } from './bert_model.js';
 export type { BertConfig, BertInput, BertRunOptions, BertRunResult, EmbedOptions, Embeddings, FillMaskResult } from './bert_model.js';
 export { MODEL_TYPES } from './model_files.js';
 export { SHIPPED_MODELS } from './shipped_models.js';
