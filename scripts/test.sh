@@ -3,7 +3,9 @@
 #   native  - GoogleTest on the C++ core (scalar and SIMD kernels against a float64 reference)
 #   js      - Jest on the built .wasm in Node (PyTorch fixtures, seeds, errors, loading, npm pack)
 #   browser - Jest driving headless Chromium (the package, a bundled page, the demo)
-# Usage: npm test [-- native|js|browser]   (default: all)
+#   perf    - only on request, not in "all": the wall-clock bounds (scripts/check_perf.mjs), which
+#             a busy machine can fail, so the tests above assert no time
+# Usage: npm test [-- native|js|browser|perf]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -21,4 +23,7 @@ if [ "$what" = all ] || [ "$what" = js ]; then
 fi
 if [ "$what" = all ] || [ "$what" = browser ]; then
   npx jest --selectProjects browser
+fi
+if [ "$what" = perf ]; then
+  node scripts/check_perf.mjs
 fi
