@@ -2,9 +2,10 @@
 // pre-tokenized words -> merges applied by rank -> ids from vocab.json. Reads GPT-2's own files
 // (vocab.json + merges.txt) or a Hugging Face tokenizer.json of the same kind.
 import { AttentionError } from './errors.js';
-import { checkId, checkIds, checkLimit, contextError, utf8Length } from './token_limit.js';
-import type { EncodeLimit } from './token_limit.js';
-import { checkString } from './validate.js';
+import { checkId, checkIds, checkLimit, checkTokenizerFileSize, contextError, readField, utf8Length } from './tokenizer_checks.js';
+import type { EncodeLimit } from './tokenizer_checks.js';
+import { checkObject, checkOptions, checkString, is, show } from './validate.js';
+import type { Rules } from './validate.js';
 
 // GPT-2's pre-tokenizer: contractions, letters, numbers, other symbols, each optionally with one
 // leading space; runs of whitespace (keeping the last space for the next word).
@@ -42,40 +43,30 @@ export class BpeTokenizer {
   private readonly longestToken: number;
   readonly vocabSize: number;
 
-  constructor(files: TokenizerFiles) {
-    if (typeof files?.vocab !== 'object' || files.vocab === null) throw new AttentionError('tokenizer: vocab must be an object of token -> id');
+  /** `names` (internal): the files the vocabulary and merges came from, as errors name them. */
+  constructor(files: TokenizerFiles, names: { vocab: string; merges: string } = { vocab: 'vocab.json', merges: 'merges' }) {
+    // (A plain copy of the two fields: nothing else of `files` is read, no getter twice.)
+    files = checkOptions('BpeTokenizer', checkObject('BpeTokenizer', 'files', files, '{ vocab, merges }'), FILE_RULES, 'field');
+    const vocab = checkObject(names.vocab, 'the vocabulary', files.vocab as Record<string, unknown>, 'of token -> id');
     // One pass over the vocabulary and one over the merges: loading a large vocabulary (tens of
     // thousands of tokens) is on the page's path to its first view.
     this.encoder = new Map();
     this.decoder = [];
     let maxId = -1, longest = 1;
-    const tokens = Object.keys(files.vocab);  // (faster than for-in over a large object)
+    const tokens = Object.keys(vocab);  // (faster than for-in over a large object)
+    if (tokens.length > MAX_VOCAB_TOKENS) throw new AttentionError(`${names.vocab}: ${tokens.length} tokens are more than a vocabulary may have (${MAX_VOCAB_TOKENS})`);
     for (let i = 0; i < tokens.length; i++) {
-      const token = tokens[i], id = files.vocab[token];
-      if (!Number.isInteger(id) || id < 0) throw new AttentionError(`tokenizer: vocab has an invalid id ${id}`);
+      const token = tokens[i], id = vocab[token];
+      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_VOCAB_TOKENS)
+        throw new AttentionError(`${names.vocab}: token ${show(token)} has an invalid id ${show(id)} (ids are integers from 0 to ${MAX_VOCAB_TOKENS})`);
       this.encoder.set(token, id);
       this.decoder[id] = token;
       if (id > maxId) maxId = id;
       if (token.length > longest) longest = token.length;  // one character per byte (specials below)
     }
-    if (maxId < 0) throw new AttentionError('tokenizer: vocab is empty');
+    if (maxId < 0) throw new AttentionError(`${names.vocab}: no token (the vocab is empty)`);
     this.vocabSize = maxId + 1;
-    const merges = typeof files.merges === 'string'
-      ? files.merges.split('\n').filter((l) => l.trim() && !l.startsWith('#version'))
-      : files.merges;
-    merges.forEach((m, rank) => {
-      if (Array.isArray(m)) {
-        const [a, b] = m;
-        if (a === undefined || b === undefined) throw new AttentionError(`tokenizer: merge ${rank + 1} is malformed: ${JSON.stringify(m)}`);
-        this.ranks.set(a + ' ' + b, rank);
-        return;
-      }
-      // "a b": the key is the line itself (what follows a second space, if any, is ignored).
-      const line = m.trim(), space = line.indexOf(' ');
-      if (space < 0) throw new AttentionError(`tokenizer: merge ${rank + 1} is malformed: ${JSON.stringify(m)}`);
-      const end = line.indexOf(' ', space + 1);
-      this.ranks.set(end < 0 ? line : line.slice(0, end), rank);
-    });
+    this.readMerges(files.merges, names.merges);
     this.byteEncoder.forEach((ch, b) => this.byteDecoder.set(ch, b));
     const specials = tokens.filter((t) => t.charCodeAt(0) === 60 /* < */ && /^<\|[^|]+\|>$/.test(t));
     const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -84,12 +75,41 @@ export class BpeTokenizer {
     this.longestToken = longest;
   }
 
-  /** From a Hugging Face tokenizer.json with a BPE model. */
+  /** merges.txt's text, or a list of "a b" strings or [a, b] pairs -> ranks (the list order). */
+  private readMerges(merges: unknown, name: string): void {
+    if (typeof merges === 'string') {
+      checkTokenizerFileSize('merges.txt', merges.length, 'characters');
+      merges = merges.split('\n').filter((l) => l.trim() && !l.startsWith('#version'));
+      name = 'merges.txt';
+    }
+    if (!Array.isArray(merges)) throw new AttentionError(`${name} must be the text of merges.txt or a list of merges, got ${show(merges)}`);
+    const list = merges as unknown[];
+    for (let rank = 0; rank < list.length; rank++) {
+      const m = list[rank];
+      const malformed = () => new AttentionError(`${name}: merge ${rank + 1} is malformed (expected "a b" or ["a", "b"]): ${show(m)}`);
+      if (Array.isArray(m)) {
+        if (m.length !== 2 || typeof m[0] !== 'string' || typeof m[1] !== 'string') throw malformed();
+        this.ranks.set(m[0] + ' ' + m[1], rank);
+        continue;
+      }
+      if (typeof m !== 'string') throw malformed();
+      // "a b": the key is the line itself (what follows a second space, if any, is ignored).
+      const line = m.trim(), space = line.indexOf(' ');
+      if (space < 0) throw malformed();
+      const end = line.indexOf(' ', space + 1);
+      this.ranks.set(end < 0 ? line : line.slice(0, end), rank);
+    }
+  }
+
+  /** From a Hugging Face tokenizer.json with a BPE model (a field of the wrong kind is a named
+   * error: "tokenizer.json: model.merges: merge 3 is malformed ..."). */
   static fromTokenizerJson(json: { model?: { type?: string; vocab?: Record<string, number>; merges?: Array<string | [string, string]> } }): BpeTokenizer {
-    const model = json?.model;
-    if (!model || (model.type && model.type !== 'BPE') || !model.vocab || !model.merges)
+    checkObject('tokenizer.json', 'the parsed file', json, '{ model: { vocab, merges } }');
+    const model = readField(json, 'model') as typeof json.model;
+    if (typeof model !== 'object' || model === null || (model.type !== undefined && model.type !== 'BPE') || !model.vocab || !model.merges)
       throw new AttentionError('tokenizer.json: expected a BPE model with vocab and merges');
-    return new BpeTokenizer({ vocab: model.vocab, merges: model.merges });
+    if (!Array.isArray(model.merges)) throw new AttentionError(`tokenizer.json: model.merges must be a list of merges ("a b" or ["a", "b"]), got ${show(model.merges)}`);
+    return new BpeTokenizer({ vocab: model.vocab, merges: model.merges }, { vocab: 'tokenizer.json: model.vocab', merges: 'tokenizer.json: model.merges' });
   }
 
   /**
@@ -184,8 +204,13 @@ export class BpeTokenizer {
   }
 }
 
+// (Both checked by the constructor itself, naming the file they came from.)
+const FILE_RULES: Rules<TokenizerFiles> = { vocab: is.any, merges: is.any };
+
 // Longest pre-token merged as one piece (UTF-8 bytes); longest word kept in the cache (characters).
 const MAX_WORD_BYTES = 1 << 16;
+// Most tokens (and highest id) of a vocabulary: GPT-2 has 50,257, the largest vocabularies 256k.
+const MAX_VOCAB_TOKENS = 1 << 20;
 const MAX_CACHED_WORD = 256;
 // Words up to this many bytes share one set of working arrays (kept for the next word).
 const SHARED_SCRATCH = 1024;

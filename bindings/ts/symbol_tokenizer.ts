@@ -2,8 +2,8 @@
 // model): vocab.json maps symbols to ids; a source is split into characters, an output is its
 // symbols (phonemes) joined by spaces. BART checkpoints with merges.txt use BpeTokenizer instead.
 import { AttentionError } from './errors.js';
-import { checkId, checkIds, checkLimit, codePointCount, contextError } from './token_limit.js';
-import type { EncodeLimit } from './token_limit.js';
+import { checkId, checkIds, checkLimit, codePointCount, contextError } from './tokenizer_checks.js';
+import type { EncodeLimit } from './tokenizer_checks.js';
 import { checkString } from './validate.js';
 
 export class SymbolTokenizer {

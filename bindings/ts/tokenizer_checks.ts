@@ -1,7 +1,8 @@
-// The context limit a model passes to its tokenizer's encode(): a text whose length alone proves
-// it needs more tokens than the model's context is refused in O(n) before any merging, and one
-// that passes that test stops as soon as its tokens go past the limit, so an over-long input
-// costs no more than a pass over its characters, whatever the tokenizer.
+// Checks the tokenizers share. The context limit a model passes to encode(): a text whose length
+// alone proves it needs more tokens than the model's context is refused in O(n) before any
+// merging, and one that passes that test stops as soon as its tokens go past the limit, so an
+// over-long input costs no more than a pass over its characters. Also: the size of a tokenizer
+// file before it is parsed, ids passed back to decode(), fields of a parsed tokenizer.json.
 import { AttentionError } from './errors.js';
 import { checkOptions, is, show } from './validate.js';
 import type { Rules } from './validate.js';
@@ -63,4 +64,27 @@ export function checkIds(where: string, ids: unknown): void {
 export function checkId(where: string, id: unknown): number {
   if (typeof id !== 'number' || !Number.isInteger(id)) throw new AttentionError(`${where}: a token id must be an integer, got ${show(id)}`);
   return id;
+}
+
+/** The largest tokenizer file read (vocab.json, merges.txt, vocab.txt, tokenizer.json): GPT-2's
+ * are 1 MB and 0.5 MB, BERT's vocab.txt 0.2 MB, the largest multilingual tokenizer.json files of
+ * these model types a few MB. A larger file is refused before it is decoded or parsed. */
+export const MAX_TOKENIZER_FILE_BYTES = 32 * 1024 * 1024;
+
+/** Throws "<file>: N bytes are more than a tokenizer file may have (32 MiB)" for a file too large
+ * to be a tokenizer's: call it with the file's byte length before decoding it (or with its text's
+ * length, unit 'characters', each at least a byte). */
+export function checkTokenizerFileSize(file: string, size: number, unit: 'bytes' | 'characters' = 'bytes'): void {
+  if (size > MAX_TOKENIZER_FILE_BYTES)
+    throw new AttentionError(`${file}: ${size} ${unit} are more than a tokenizer file may have (${MAX_TOKENIZER_FILE_BYTES / 1024 / 1024} MiB)`);
+}
+
+/** A top-level field of a parsed tokenizer.json: an object that throws when read (a Proxy, a
+ * getter) is a named error too. */
+export function readField(json: object, key: string): unknown {
+  try {
+    return (json as Record<string, unknown>)[key];
+  } catch (e) {
+    throw new AttentionError(`tokenizer.json: ${key} could not be read: ${show((e as Error)?.message)}`);
+  }
 }

@@ -3,8 +3,12 @@
 // (greedy longest-match-first pieces, "##" marking a continuation; [UNK] for a word longer than
 // 100 characters or one the pieces cannot spell). Special tokens such as [MASK] written in the
 // text stay whole. Reads vocab.txt (one token per line, line = id) or a tokenizer.json.
+// Linear in the text: a piece is looked for among candidates no longer than the vocabulary's
+// longest token, so a word costs (its length) x (that length), not its length squared.
 import { AttentionError } from './errors.js';
-import { checkId, checkIds } from './token_limit.js';
+import { checkId, checkIds, checkTokenizerFileSize, codePointCount, readField } from './tokenizer_checks.js';
+import { checkObject, checkOptions, is, show } from './validate.js';
+import type { Rule, Rules } from './validate.js';
 
 export interface WordPieceFiles {
   /** vocab.txt's content, or its lines. */
@@ -15,6 +19,15 @@ export interface WordPieceFiles {
   stripAccents?: boolean | null;
   /** Put spaces around CJK ideographs so each is its own word. Default true. */
   tokenizeChineseChars?: boolean;
+  /** A word of more characters is one [UNK] (Hugging Face's max_input_chars_per_word). Default 100. */
+  maxInputCharsPerWord?: number;
+}
+
+/** encode()'s options. */
+export interface EncodeOptions {
+  /** Cut the input to this many tokens, [CLS] and [SEP] included: the longer text loses a token
+   * at a time, the second one when both are as long (BERT's _truncate_seq_pair). */
+  maxLength?: number;
 }
 
 /** Token ids of one input, with [CLS]/[SEP] and token types (0 for the first text, 1 for the second). */
@@ -24,7 +37,17 @@ export interface Encoding {
   tokens: string[];
 }
 
-const MAX_WORD_CHARS = 100;
+// Ids a tokenizer.json may give (a larger one would make a sparse array of that length).
+const MAX_VOCAB_ID = 10_000_000;
+const nullOrBoolean: Rule = is.either(is.boolean, is.oneOf(null), 'true, false or null');
+const FILE_RULES: Rules<WordPieceFiles> = {
+  vocab: is.either(is.string, is.array(is.string), "the text of vocab.txt or its lines (strings)"),
+  doLowerCase: is.boolean,
+  stripAccents: nullOrBoolean,
+  tokenizeChineseChars: is.boolean,
+  maxInputCharsPerWord: is.int(1, 100_000),
+};
+const ENCODE_RULES: Rules<EncodeOptions> = { maxLength: is.int(0) };
 const SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
 
 // The CJK Unified Ideographs blocks Hugging Face's BertTokenizer treats as words of their own.
@@ -45,6 +68,19 @@ function isPunctuation(ch: string): boolean {
   return /\p{P}/u.test(ch);
 }
 
+// A character's classes, remembered for the Basic Multilingual Plane: three Unicode property
+// tests per character were most of the time spent on ordinary text.
+const CONTROL = 1, SPACE = 2, PUNCTUATION = 4, KNOWN = 8;
+const bmpClasses = new Uint8Array(0x10000);
+const astralClasses = new Map<number, number>();  // (bounded: 1,048,576 code points at most)
+function charClass(ch: string, cp: number): number {
+  const known = cp < 0x10000 ? bmpClasses[cp] : astralClasses.get(cp) ?? 0;
+  if (known !== 0) return known;
+  const c = KNOWN | (isControl(ch) ? CONTROL : 0) | (isWhitespace(ch) ? SPACE : 0) | (isPunctuation(ch) ? PUNCTUATION : 0);
+  if (cp < 0x10000) bmpClasses[cp] = c; else astralClasses.set(cp, c);
+  return c;
+}
+
 export class WordPieceTokenizer {
   readonly vocabSize: number;
   readonly doLowerCase: boolean;
@@ -55,22 +91,33 @@ export class WordPieceTokenizer {
   readonly clsId: number;
   readonly sepId: number;
   readonly maskId: number;
+  readonly maxInputCharsPerWord: number;
   private readonly ids = new Map<string, number>();
   private readonly tokens: string[];
   private readonly special: RegExp;
+  // The most characters of any vocabulary entry: no longer candidate piece can be in it.
+  private readonly longestPiece: number;
 
   constructor(files: WordPieceFiles) {
-    const lines = typeof files?.vocab === 'string' ? files.vocab.split(/\r?\n/) : files?.vocab;
-    if (!Array.isArray(lines)) throw new AttentionError('tokenizer: vocab must be the text of vocab.txt or its lines');
+    files = checkOptions('WordPieceTokenizer', files, FILE_RULES, 'field');
+    if (files.vocab === undefined) throw new AttentionError('WordPieceTokenizer: vocab must be the text of vocab.txt or its lines, got undefined');
+    if (typeof files.vocab === 'string') checkTokenizerFileSize('vocab.txt', files.vocab.length, 'characters');
+    const lines = typeof files.vocab === 'string' ? files.vocab.split(/\r?\n/) : files.vocab;
     // vocab.txt ends with a newline: a trailing empty line is not a token.
     while (lines.length && lines[lines.length - 1] === '') lines.pop();
     if (lines.length === 0) throw new AttentionError('tokenizer: vocab.txt is empty');
     this.tokens = lines.slice();
-    this.tokens.forEach((t, id) => { if (!this.ids.has(t)) this.ids.set(t, id); });
+    let longest = 1;
+    this.tokens.forEach((t, id) => {
+      if (!this.ids.has(t)) this.ids.set(t, id);
+      if (t.length > longest) longest = Math.max(longest, codePointCount(t));
+    });
+    this.longestPiece = longest;
     this.vocabSize = this.tokens.length;
     this.doLowerCase = files.doLowerCase ?? true;
     this.stripAccents = files.stripAccents ?? this.doLowerCase;
     this.tokenizeChineseChars = files.tokenizeChineseChars ?? true;
+    this.maxInputCharsPerWord = files.maxInputCharsPerWord ?? 100;
     const need = (t: string) => {
       const id = this.ids.get(t);
       if (id === undefined) throw new AttentionError(`tokenizer: vocab.txt has no ${t} token`);
@@ -80,24 +127,39 @@ export class WordPieceTokenizer {
     this.special = new RegExp(`(${SPECIALS.map((t) => t.replace(/[[\]]/g, '\\$&')).join('|')})`);
   }
 
-  /** From a Hugging Face tokenizer.json with a WordPiece model and a BertNormalizer. */
+  /** From a Hugging Face tokenizer.json with a WordPiece model and a BertNormalizer. A field of
+   * the wrong type is a named error ("tokenizer.json: model.max_input_chars_per_word must be ..."). */
   static fromTokenizerJson(json: Record<string, unknown>): WordPieceTokenizer {
-    const model = json?.model as { type?: string; vocab?: Record<string, number>; merges?: unknown } | undefined;
+    checkObject('tokenizer.json', 'the parsed file', json, '{ model: { vocab } }');
+    const model = readField(json, 'model') as { type?: unknown; vocab?: Record<string, unknown>; merges?: unknown } & Record<string, unknown> | undefined;
     // The Hub's compact files (bert-base-uncased) leave out model.type: a vocab without merges is WordPiece.
     const wordPiece = model?.type === 'WordPiece' || (model?.type === undefined && model?.merges === undefined);
-    if (!model || !wordPiece || typeof model.vocab !== 'object' || model.vocab === null)
+    if (typeof model !== 'object' || model === null || !wordPiece || typeof model.vocab !== 'object' || model.vocab === null || Array.isArray(model.vocab))
       throw new AttentionError('tokenizer.json: expected a WordPiece model with a vocab');
+    for (const [key, only] of [['unk_token', '[UNK]'], ['continuing_subword_prefix', '##']]) {
+      if (model[key] !== undefined && model[key] !== only)
+        throw new AttentionError(`tokenizer.json: model.${key} must be ${show(only)} (the only one supported), got ${show(model[key])}`);
+    }
     const lines: string[] = [];
     for (const [token, id] of Object.entries(model.vocab)) {
-      if (!Number.isInteger(id) || id < 0 || id > 10_000_000) throw new AttentionError(`tokenizer.json: token ${JSON.stringify(token)} has an invalid id ${id}`);
+      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_VOCAB_ID)
+        throw new AttentionError(`tokenizer.json: model.vocab[${show(token)}] must be an integer id from 0 to ${MAX_VOCAB_ID}, got ${show(id)}`);
       lines[id] = token;
     }
-    for (let i = 0; i < lines.length; i++) if (lines[i] === undefined) throw new AttentionError(`tokenizer.json: no token has id ${i}`);
-    const norm = json.normalizer as { type?: string; lowercase?: boolean; strip_accents?: boolean | null; handle_chinese_chars?: boolean } | null;
-    if (norm && norm.type !== 'BertNormalizer')
-      throw new AttentionError(`tokenizer.json: normalizer ${JSON.stringify(norm.type)} is not supported (BERT uses BertNormalizer)`);
+    for (let i = 0; i < lines.length; i++) if (lines[i] === undefined) throw new AttentionError(`tokenizer.json: model.vocab has no token with id ${i}`);
+    const norm = readField(json, 'normalizer') as Record<string, unknown> | null | undefined;
+    if (norm !== undefined && norm !== null) {
+      checkObject('tokenizer.json', 'normalizer', norm, '{ type: "BertNormalizer", ... }');
+      if (norm.type !== 'BertNormalizer')
+        throw new AttentionError(`tokenizer.json: normalizer ${show(norm.type)} is not supported (BERT uses BertNormalizer)`);
+    }
+    const field = (rule: Rule, value: unknown, name: string) => { if (value !== undefined) rule(value, `tokenizer.json: ${name}`); return value; };
     return new WordPieceTokenizer({
-      vocab: lines, doLowerCase: norm?.lowercase ?? false, stripAccents: norm?.strip_accents, tokenizeChineseChars: norm?.handle_chinese_chars,
+      vocab: lines,
+      doLowerCase: (field(is.boolean, norm?.lowercase, 'normalizer.lowercase') ?? false) as boolean,
+      stripAccents: field(nullOrBoolean, norm?.strip_accents, 'normalizer.strip_accents') as boolean | null | undefined,
+      tokenizeChineseChars: field(is.boolean, norm?.handle_chinese_chars, 'normalizer.handle_chinese_chars') as boolean | undefined,
+      maxInputCharsPerWord: field(FILE_RULES.maxInputCharsPerWord, model.max_input_chars_per_word, 'model.max_input_chars_per_word') as number | undefined,
     });
   }
 
@@ -113,19 +175,21 @@ export class WordPieceTokenizer {
 
   /**
    * Text (or a pair of texts) -> [CLS] A [SEP] (B [SEP]) with token types 0 for A, 1 for B.
-   * maxLength truncates the longer text first, one token at a time, as BERT's tokenizer does.
+   * maxLength truncates the longer text first, one token at a time, the second text when both are
+   * as long, as BERT's _truncate_seq_pair and Hugging Face's longest_first do.
    */
-  encode(input: string | readonly [string, string], options: { maxLength?: number } = {}): Encoding {
+  encode(input: string | readonly [string, string], options?: EncodeOptions): Encoding {
+    const { maxLength } = checkOptions('encode', options, ENCODE_RULES);
     const pair = typeof input !== 'string';
     if (pair && (!Array.isArray(input) || input.length !== 2 || typeof input[0] !== 'string' || typeof input[1] !== 'string'))
-      throw new AttentionError('tokenizer: the input must be a string or a pair [textA, textB] of strings');
+      throw new AttentionError(`encode: the input must be a string or a pair [textA, textB] of strings, got ${show(input)}`);
     const a = this.tokenize(pair ? input[0] : input);
     const b = pair ? this.tokenize(input[1]) : [];
-    if (options.maxLength !== undefined) {
-      const budget = options.maxLength - (pair ? 3 : 2);
-      if (!Number.isInteger(options.maxLength) || budget < (pair ? 2 : 1))
-        throw new AttentionError(`tokenizer: maxLength ${options.maxLength} leaves no room for the text`);
-      while (a.length + b.length > budget) (a.length >= b.length ? a : b).pop();
+    if (maxLength !== undefined) {
+      const budget = maxLength - (pair ? 3 : 2);
+      if (budget < (pair ? 2 : 1)) throw new AttentionError(`encode: maxLength ${maxLength} leaves no room for the text${pair ? ' pair' : ''}`);
+      // Hugging Face's longest_first: one token off the longer text, off the second on a tie.
+      while (a.length + b.length > budget) (a.length > b.length ? a : b).pop();
     }
     const tokens = ['[CLS]', ...a, '[SEP]', ...(pair ? [...b, '[SEP]'] : [])];
     const tokenTypes = tokens.map((_, i) => (i < a.length + 2 ? 0 : 1));
@@ -154,9 +218,9 @@ export class WordPieceTokenizer {
   private basicTokenize(text: string): string[] {
     let clean = '';
     for (const ch of text) {
-      const cp = ch.codePointAt(0)!;
-      if (cp === 0 || cp === 0xfffd || isControl(ch)) continue;
-      if (isWhitespace(ch)) clean += ' ';
+      const cp = ch.codePointAt(0)!, c = charClass(ch, cp);
+      if (cp === 0 || cp === 0xfffd || (c & CONTROL)) continue;
+      if (c & SPACE) clean += ' ';
       else if (this.tokenizeChineseChars && isCjk(cp)) clean += ` ${ch} `;
       else clean += ch;
     }
@@ -168,7 +232,7 @@ export class WordPieceTokenizer {
       if (this.stripAccents) word = word.normalize('NFD').replace(/\p{Mn}/gu, '');
       let current = '';
       for (const ch of word) {
-        if (isPunctuation(ch)) {
+        if (charClass(ch, ch.codePointAt(0)!) & PUNCTUATION) {
           if (current) words.push(current);
           words.push(ch);
           current = '';
@@ -180,13 +244,17 @@ export class WordPieceTokenizer {
   }
 
   private wordPieces(word: string): string[] {
-    const chars = Array.from(word);
-    if (chars.length > MAX_WORD_CHARS) return ['[UNK]'];
+    const max = this.maxInputCharsPerWord;
+    // More than 2 * max UTF-16 units are more than max characters: a long word is not counted.
+    const chars = word.length > 2 * max ? Infinity : codePointCount(word);
+    if (chars > max) return ['[UNK]'];
+    const at = word.length === chars ? null : charOffsets(word), n = at ? at.length - 1 : word.length;
     const pieces: string[] = [];
-    for (let start = 0; start < chars.length;) {
-      let end = chars.length, piece: string | undefined;
+    for (let start = 0; start < n;) {
+      // Longest match first, from the longest candidate the vocabulary could hold.
+      let end = Math.min(n, start + this.longestPiece), piece: string | undefined;
       for (; end > start; end--) {
-        const candidate = (start > 0 ? '##' : '') + chars.slice(start, end).join('');
+        const candidate = (start > 0 ? '##' : '') + (at ? word.slice(at[start], at[end]) : word.slice(start, end));
         if (this.ids.has(candidate)) { piece = candidate; break; }
       }
       if (piece === undefined) return ['[UNK]'];  // the pieces cannot spell this word
@@ -195,4 +263,15 @@ export class WordPieceTokenizer {
     }
     return pieces;
   }
+}
+
+/** Where each character (code point) of a word starts, and its end: n + 1 offsets. */
+function charOffsets(word: string): number[] {
+  const at: number[] = [];
+  for (let i = 0; i < word.length; i++) {
+    at.push(i);
+    if ((word.charCodeAt(i) & 0xfc00) === 0xd800 && (word.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+  }
+  at.push(word.length);
+  return at;
 }

@@ -177,3 +177,123 @@ describe('through the models', () => {
     expect(gpt2.run('the cat sat').tokens).toEqual(before);
   });
 });
+
+// ---- WordPiece: a made-up vocabulary of letters, continuations and 20,000 random pieces.
+function letterVocab(seed) {
+  const rnd = random(seed), letters = 'abcdefghijklmnopqrstuvwxyz';
+  const vocab = new Set(['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', ...letters, ...Array.from(letters, (c) => '##' + c), ...'.,!?']);
+  while (vocab.size < 20000) vocab.add((rnd() < 0.5 ? '' : '##') + randomText(rnd, letters, 2 + Math.floor(rnd() * 8)));
+  return [...vocab];
+}
+
+/** Hugging Face's WordPiece on one word: every end tried, from the word's end down. */
+function referencePieces(lines, word, maxChars = 100) {
+  const ids = new Set(lines), chars = Array.from(word), pieces = [];
+  if (chars.length > maxChars) return ['[UNK]'];
+  for (let start = 0; start < chars.length;) {
+    let end = chars.length, piece;
+    for (; end > start; end--) {
+      const candidate = (start > 0 ? '##' : '') + chars.slice(start, end).join('');
+      if (ids.has(candidate)) { piece = candidate; break; }
+    }
+    if (piece === undefined) return ['[UNK]'];
+    pieces.push(piece);
+    start = end;
+  }
+  return pieces;
+}
+
+describe('WordPiece', () => {
+  const { HOSTILE, hostileOptions, fuzz, expectNamed, label } = require('./fuzz.cjs');
+  const lines = letterVocab(5);
+  const tok = new api.WordPieceTokenizer({ vocab: lines.join('\n') });
+
+  test('pieces match the reference that tries every end', () => {
+    const rnd = random(6), cased = new api.WordPieceTokenizer({ vocab: lines, doLowerCase: false });
+    for (let k = 0; k < 300; k++) {
+      const word = randomText(rnd, 'abcdefghijklmnopqrstuvwxyzé', 1 + Math.floor(rnd() * 110));
+      expect([word, cased.tokenize(word)]).toEqual([word, referencePieces(lines, word)]);
+    }
+  });
+
+  test('a word longer than max_input_chars_per_word is one [UNK]', () => {
+    const tiny = new api.WordPieceTokenizer({ vocab: '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\n##a\n😀\n##😀\nb\n' });
+    expect(tiny.tokenize('a'.repeat(100))).toEqual(['a', ...Array(99).fill('##a')]);
+    expect(tiny.tokenize('a'.repeat(101))).toEqual(['[UNK]']);
+    expect(tiny.tokenize('😀'.repeat(100) + ' b')).toEqual(['😀', ...Array(99).fill('##😀'), 'b']);  // characters, not UTF-16 units
+    expect(tiny.tokenize('😀'.repeat(101) + ' b')).toEqual(['[UNK]', 'b']);
+    const json = { model: { type: 'WordPiece', vocab: Object.fromEntries(lines.map((t, i) => [t, i])), max_input_chars_per_word: 5 } };
+    const short = api.WordPieceTokenizer.fromTokenizerJson(json);
+    expect(short.maxInputCharsPerWord).toBe(5);
+    expect(short.tokenize('abcde abcdef')).toEqual(referencePieces(lines, 'abcde', 5).concat(['[UNK]']));
+  });
+
+  test('pairs are cut as BERT\'s _truncate_seq_pair: the longer text, the second on a tie', () => {
+    const tiny = new api.WordPieceTokenizer({ vocab: '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\nb\nc\nd\ne\nf\n' });
+    expect(tiny.encode(['a b c', 'd e f'], { maxLength: 6 }).tokens).toEqual(['[CLS]', 'a', 'b', '[SEP]', 'd', '[SEP]']);
+    expect(tiny.encode(['a b c', 'd e f'], { maxLength: 6 }).tokenTypes).toEqual([0, 0, 0, 0, 1, 1]);
+    // (lengths of A and B, maxLength) -> what BERT keeps, worked out by hand from its loop.
+    const cases = [[[1, 4], 6, [1, 2]], [[4, 1], 6, [2, 1]], [[2, 2], 5, [1, 1]], [[3, 2], 7, [2, 2]], [[5, 5], 9, [3, 3]], [[2, 3], 7, [2, 2]]];
+    for (const [[na, nb], maxLength, [ka, kb]] of cases) {
+      const enc = tiny.encode(['a '.repeat(na), 'b '.repeat(nb)], { maxLength });
+      expect([na, nb, maxLength, enc.tokens.join(' ')]).toEqual([na, nb, maxLength, ['[CLS]', ...Array(ka).fill('a'), '[SEP]', ...Array(kb).fill('b'), '[SEP]'].join(' ')]);
+    }
+  });
+
+  test('malformed tokenizer.json fields are named errors naming the file and the field', async () => {
+    const vocab = Object.fromEntries(lines.map((t, i) => [t, i]));
+    const wp = (model, extra = {}) => () => api.WordPieceTokenizer.fromTokenizerJson({ model: { type: 'WordPiece', vocab, ...model }, ...extra });
+    await expectNamed(wp({ max_input_chars_per_word: 'x' }), /^tokenizer.json: model.max_input_chars_per_word must be an integer from 1 to 100000, got "x"/);
+    await expectNamed(wp({ max_input_chars_per_word: 0 }), /^tokenizer.json: model.max_input_chars_per_word must be/);
+    await expectNamed(wp({ unk_token: '<unk>' }), /^tokenizer.json: model.unk_token must be "\[UNK\]"/);
+    await expectNamed(wp({ continuing_subword_prefix: 7 }), /^tokenizer.json: model.continuing_subword_prefix must be "##"/);
+    await expectNamed(wp({ vocab: { ...vocab, extra: '5' } }), /^tokenizer.json: model.vocab\["extra"\] must be an integer id/);
+    await expectNamed(wp({}, { normalizer: { type: 'BertNormalizer', lowercase: 'yes' } }), /^tokenizer.json: normalizer.lowercase must be true or false, got "yes"/);
+    await expectNamed(wp({}, { normalizer: { type: 'BertNormalizer', strip_accents: 1 } }), /^tokenizer.json: normalizer.strip_accents must be true, false or null, got 1/);
+    await expectNamed(wp({}, { normalizer: 5 }), /^tokenizer.json: normalizer must be an object/);
+    const bpe = (model) => () => api.BpeTokenizer.fromTokenizerJson({ model: { type: 'BPE', vocab: { a: 0, b: 1, ab: 2 }, merges: ['a b'], ...model } });
+    expect(bpe({})().encode('ab')).toEqual([2]);
+    await expectNamed(bpe({ merges: [1, 2] }), /^tokenizer.json: model.merges: merge 1 is malformed \(expected "a b" or \["a", "b"\]\): 1/);
+    await expectNamed(bpe({ merges: [['a', 1]] }), /^tokenizer.json: model.merges: merge 1 is malformed/);
+    await expectNamed(bpe({ merges: ['a b', null] }), /^tokenizer.json: model.merges: merge 2 is malformed/);
+    await expectNamed(bpe({ merges: 'a b' }), /^tokenizer.json: model.merges must be a list of merges \("a b" or \["a", "b"\]\), got "a b"/);
+    await expectNamed(bpe({ vocab: { a: 'zero' } }), /^tokenizer.json: model.vocab: token "a" has an invalid id "zero"/);
+    await expectNamed(bpe({ vocab: { a: 2 ** 40 } }), /^tokenizer.json: model.vocab: token "a" has an invalid id 1099511627776/);
+    // Inside the file only what JSON.parse can give, so no Proxy that throws when read (label 'object').
+    const parsed = HOSTILE.filter((v) => label(v) !== 'object');
+    for (const from of [api.BpeTokenizer, api.WordPieceTokenizer]) {
+      expect(await fuzz(HOSTILE, (v) => from.fromTokenizerJson(v))).toEqual([]);
+      expect(await fuzz(parsed, (v) => from.fromTokenizerJson({ model: v }))).toEqual([]);
+      expect(await fuzz(parsed, (v) => from.fromTokenizerJson({ model: { vocab, merges: v } }))).toEqual([]);
+      expect(await fuzz(parsed, (v) => from.fromTokenizerJson({ model: { vocab: v, merges: [] } }))).toEqual([]);
+      expect(await fuzz(parsed, (v) => from.fromTokenizerJson({ model: { vocab: { a: v }, merges: [] } }))).toEqual([]);
+      expect(await fuzz(parsed, (v) => from.fromTokenizerJson({ model: { vocab, merges: [] }, normalizer: v }))).toEqual([]);
+    }
+  });
+
+  test('files too large for a tokenizer are refused before they are split or parsed', async () => {
+    const huge = 'ab\n'.repeat(12 * 1024 * 1024);  // 36 MiB of text
+    await expectNamed(() => new api.WordPieceTokenizer({ vocab: huge }), /^vocab.txt: 37748736 characters are more than a tokenizer file may have \(32 MiB\)/);
+    await expectNamed(() => new api.BpeTokenizer({ vocab: { a: 0 }, merges: huge }), /^merges.txt: 37748736 characters are more than a tokenizer file may have/);
+    const many = {};
+    for (let i = 0; i <= 1 << 20; i++) many['t' + i] = i;
+    await expectNamed(() => new api.BpeTokenizer({ vocab: many, merges: '' }), /^vocab.json: 1048577 tokens are more than a vocabulary may have \(1048576\)/);
+  });
+
+  test('bad files, inputs and options are named errors; the tokenizer is unchanged after', async () => {
+    const before = tok.encode(['abc de', 'fg']);
+    const same = () => expect(tok.encode(['abc de', 'fg'])).toEqual(before);
+    const fields = ['vocab', 'doLowerCase', 'stripAccents', 'tokenizeChineseChars', 'maxInputCharsPerWord'];
+    expect(await fuzz([...HOSTILE, ...hostileOptions(fields)], (v) => new api.WordPieceTokenizer(v), same)).toEqual([]);
+    expect(await fuzz(hostileOptions(fields), (o) => new api.WordPieceTokenizer({ vocab: lines, ...o }), same)).toEqual([]);
+    expect(await fuzz([...HOSTILE, ['a', 5], ['a'], ['a', 'b', 'c']], (v) => tok.encode(v), same)).toEqual([]);
+    expect(await fuzz(hostileOptions(['maxLength']), (o) => tok.encode(['abc de', 'fg'], o), same)).toEqual([]);
+    expect(await fuzz(HOSTILE, (v) => tok.decode(v), same)).toEqual([]);
+    expect(await fuzz(HOSTILE, (v) => tok.tokenText(v), same)).toEqual([]);
+    const bpeFiles = brownFiles();
+    expect(await fuzz([...HOSTILE, ...hostileOptions(['vocab', 'merges'])], (v) => new api.BpeTokenizer(v))).toEqual([]);
+    expect(await fuzz(HOSTILE, (v) => new api.BpeTokenizer({ vocab: bpeFiles.vocab, merges: v }))).toEqual([]);
+    await expectNamed(() => tok.encode('abc', { maxLength: 2 }), /^encode: maxLength 2 leaves no room for the text/);
+    await expectNamed(() => tok.encode('abc', { maxLenght: 5 }), /^encode: unknown option 'maxLenght' \(did you mean 'maxLength'\?\)/);
+  });
+});
