@@ -32,7 +32,7 @@ import { StepsView } from './views/steps_view.js';
 import { VIEW_CSS } from './views/view_styles.js';
 import { el } from './views/dom.js';
 import { marksIn } from './token_marks.js';
-import { WIDGET_ATTRIBUTES, unknownAttributes } from './widget_attributes.js';
+import { WIDGET_ATTRIBUTES, unknownAttributes, modelNameHint } from './widget_attributes.js';
 
 const SCRIPT_URL = import.meta.url;
 const WORKER_URL = new URL('./worker.js', SCRIPT_URL).href;
@@ -176,7 +176,8 @@ class AttentionViewElement extends HTMLElement {
       this.drawnSeq = seq;
       try { modelInfo.delete(this.modelUrl); } catch { /* no such model in this build */ }
       this.link.hidden = true;
-      this.statusEl.textContent = `Could not compute: ${e.message}`;
+      const hint = modelNameHint(this);
+      this.statusEl.textContent = `Could not compute: ${e.message}${hint ? `; ${hint}` : ''}`;
       this.statusEl.classList.add('error');
     }
   }

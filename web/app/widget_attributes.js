@@ -2,7 +2,8 @@
 // veiw="heads" would otherwise be ignored without a word. The nearest known name comes from the
 // library's own lookup (bindings/ts/validate.ts, bundled in by esbuild like the rest of web/app),
 // so the widget and the library suggest names the same way.
-import { unknownName } from '../../bindings/ts/validate.ts';
+import { nearestName, unknownName } from '../../bindings/ts/validate.ts';
+import { MODELS } from './state.js';
 
 /** Every attribute the widget reads (all observed: changing one recomputes or redraws). */
 export const WIDGET_ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals',
@@ -19,4 +20,16 @@ const isGlobal = (name) => GLOBAL_ATTRIBUTES.has(name) || /^(data-|aria-|on)/.te
 export function unknownAttributes(element) {
   return element.getAttributeNames().filter((name) => !WIDGET_ATTRIBUTES.includes(name) && !isGlobal(name))
     .map((name) => `${unknownName('attribute', name, WIDGET_ATTRIBUTES)}: ignored.`);
+}
+
+/**
+ * For a failed load: when model="..." is a bare word that names no model (model="brt"), it was
+ * read as a folder URL, which is why a 404 came back; says so, with the nearest model name.
+ * null when the value is a model name, a path or a URL (the error then speaks for itself).
+ */
+export function modelNameHint(element) {
+  const value = element.getAttribute('model');
+  if (value === null || MODELS.includes(value) || !/^[\w-]+$/.test(value)) return null;
+  const near = nearestName(value, MODELS);
+  return `model="${value}" names no model (${MODELS.join(', ')}${near ? `; did you mean '${near}'?` : ''}), so it was read as a folder URL.`;
 }
