@@ -201,6 +201,7 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
       const result: RunResult = {
         tokens, tokenTexts: tokens.map((t) => this.tokenizer.tokenText(t)), logits: st.readF32(rl, keep * V), logitsFrom: n - keep,
       };
+      this.ownLogits.add(result.logits);
       if (options.attention) result.attention = st.readF32(ra, L * H * n * n);
       if (trace !== undefined) {
         const dK = this.config.n_embd / H;
@@ -273,8 +274,17 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
     const rows = n - (from as number);
     if (!(logits instanceof Float32Array) || logits.length !== rows * V)
       throw new AttentionError(`${where}: result.logits must be a Float32Array of ${rows} x ${V} (kept positions x vocab_size) = ${rows * V} logits, got ${show(logits)}`);
+    // The core's own logits are finite; any other array is scanned once (a NaN would otherwise
+    // vanish into a softmax normalizer and give a finite, wrong loss).
+    if (!this.ownLogits.has(logits)) {
+      const at = logits.findIndex((v) => !Number.isFinite(v));
+      if (at >= 0) throw new AttentionError(`${where}: result.logits[${at}] is ${logits[at]}: logits must be finite`);
+    }
     return { tokens: ids as number[], logits, from: from as number };
   }
+
+  /** The logits arrays run() returned: known finite, not scanned again. */
+  private readonly ownLogits = new WeakSet<Float32Array>();
 
   /**
    * The token ids of a text or of given ids, with bos first when asked, each checked against the

@@ -122,8 +122,12 @@ export type ForwardResultFor<O> = ForwardResult
 
 export type ResolvedConfig = Required<MultiHeadAttentionConfig>;
 
-/** A positive integer size (the wording the layer's messages have always used). */
-export const size: Rule = (v, name) => { positiveInt(name, v); };
+/** A positive integer size, in the wording of the layer's messages (shown with show(): never
+ * throws while describing an object without a prototype or a Proxy). */
+export const size: Rule = (v, name) => {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 0x7fffffff)
+    throw new AttentionError(`${name} must be a positive integer${typeof v === 'number' && v > 0x7fffffff ? ' below 2^31' : ''}, got ${show(v)}`);
+};
 
 /** The config's keys (dModel and numHeads are also required: checked after). Shared with weightsFromPyTorch. */
 export const CONFIG_RULES: Rules<MultiHeadAttentionConfig> = {
