@@ -9,10 +9,15 @@ const { launch, open } = require('./chromium.cjs');
 /** Counts the bytes `server` sends per path while `fn` runs; returns [{ file, bytes }]. */
 async function bytesSent(server, fn) {
   const sent = new Map();
+  // The body as written, whether in one end(data) or streamed through write() (a piped file).
   const count = (req, res) => {
-    const end = res.end;
+    let bytes = 0;
+    const add = (data) => { if (data && typeof data !== 'function') bytes += typeof data === 'string' ? Buffer.byteLength(data) : data.length; };
+    const { write, end } = res;
+    res.write = function (data, ...rest) { add(data); return write.call(this, data, ...rest); };
     res.end = function (data, ...rest) {
-      if (data) sent.set(req.url.split('?')[0], data.length ?? 0);
+      add(data);
+      if (bytes) sent.set(req.url.split('?')[0], bytes);
       return end.call(this, data, ...rest);
     };
   };
