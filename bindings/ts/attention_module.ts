@@ -7,6 +7,7 @@ import type { MultiHeadAttentionConfig } from './multi_head_attention.js';
 import { BartModel } from './bart_model.js';
 import { BertModel } from './bert_model.js';
 import { Gpt2Model } from './gpt2_model.js';
+import { AttentionError } from './errors.js';
 import { HUB_OPTION_RULES, HubError } from './hub.js';
 import type { HubOptions } from './hub.js';
 import { fetchHubFile, fetchHubModelFiles } from './hub_model.js';
@@ -17,7 +18,7 @@ import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
 import { fetchShippedModelFiles, isShippedModel } from './shipped_models.js';
 import type { ShippedModel } from './shipped_models.js';
 import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultFor } from './scaled_dot_product_attention.js';
-import { checkOptions, checkString } from './validate.js';
+import { checkOptions, checkString, show } from './validate.js';
 import type { FloatInput } from './validate.js';
 import type { WasmModule } from './wasm_module.js';
 
@@ -71,6 +72,8 @@ export class AttentionModule {
   loadModel(source: string | URL | ShippedModel | ModelFiles, options?: HubOptions): Promise<Model>;
   async loadModel(source: string | URL | ShippedModel | ModelFiles, options: HubOptions = {}): Promise<Model> {
     options = checkOptions('loadModel', options, HUB_OPTION_RULES);
+    if (typeof source !== 'string' && !(source instanceof URL) && (typeof source !== 'object' || source === null || Array.isArray(source)))
+      throw new AttentionError(`loadModel: source must be a folder's path or URL, 'hf:owner/name', a shipped model or the model's files { config, weights, tokenizer }, got ${show(source)}`);
     const files = typeof source === 'string' && source.startsWith('hf:') ? await fetchHubModelFiles(source.slice(3), options, this.platform.hub)
       : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform)
         : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform) : source;
