@@ -33,7 +33,8 @@ export interface TokenizerFiles {
 export class BpeTokenizer {
   private readonly encoder: Map<string, number>;
   private readonly decoder: string[];  // id -> token (holes for unused ids)
-  private readonly ranks = new Map<string, number>();
+  // Merge ranks by left symbol, then right symbol (no string is built to look a pair up).
+  private readonly ranks: MergeRanks = new Map();
   private readonly byteEncoder = byteToUnicode();
   private readonly byteDecoder = new Map<string, number>();
   private readonly cache = new Map<string, number[]>();
@@ -89,7 +90,7 @@ export class BpeTokenizer {
       const malformed = () => new AttentionError(`${name}: merge ${rank + 1} is malformed (expected "a b" or ["a", "b"]): ${show(m)}`);
       if (Array.isArray(m)) {
         if (m.length !== 2 || typeof m[0] !== 'string' || typeof m[1] !== 'string') throw malformed();
-        this.ranks.set(m[0] + ' ' + m[1], rank);
+        this.setRank(m[0], m[1], rank);
         continue;
       }
       if (typeof m !== 'string') throw malformed();
@@ -97,8 +98,15 @@ export class BpeTokenizer {
       const line = m.trim(), space = line.indexOf(' ');
       if (space < 0) throw malformed();
       const end = line.indexOf(' ', space + 1);
-      this.ranks.set(end < 0 ? line : line.slice(0, end), rank);
+      this.setRank(line.slice(0, space), end < 0 ? line.slice(space + 1) : line.slice(space + 1, end), rank);
     }
+  }
+
+  /** A later merge of the same pair replaces an earlier one, as a later key in a Map would. */
+  private setRank(a: string, b: string, rank: number): void {
+    let row = this.ranks.get(a);
+    if (row === undefined) this.ranks.set(a, row = new Map());
+    row.set(b, rank);
   }
 
   /** From a Hugging Face tokenizer.json with a BPE model (a field of the wrong kind is a named
@@ -222,7 +230,9 @@ const SHARED_SCRATCH = 1024;
  * entry records the stamps of its two symbols; a merge stamps the merged symbol anew, so an entry
  * whose symbols changed since it was queued is recognised as stale and skipped.
  */
-function applyMerges(parts: string[], ranks: Map<string, number>): string[] {
+type MergeRanks = Map<string, Map<string, number>>;
+
+function applyMerges(parts: string[], ranks: MergeRanks): string[] {
   const n = parts.length;
   if (n < 2) return parts;
   const { next, prev, stamp, heap, batch } = scratchFor(n);
@@ -230,7 +240,7 @@ function applyMerges(parts: string[], ranks: Map<string, number>): string[] {
   next[n - 1] = -1;
   let stamps = n;
   const offer = (left: number, right: number) => {
-    const rank = ranks.get(parts[left] + ' ' + parts[right]);
+    const rank = ranks.get(parts[left])?.get(parts[right]);
     if (rank !== undefined) heap.push(rank, left, stamp[left], stamp[right]);
   };
   for (let i = 0; i + 1 < n; i++) offer(i, i + 1);

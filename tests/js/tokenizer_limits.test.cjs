@@ -297,3 +297,66 @@ describe('WordPiece', () => {
     await expectNamed(() => tok.encode('abc', { maxLenght: 5 }), /^encode: unknown option 'maxLenght' \(did you mean 'maxLength'\?\)/);
   });
 });
+
+// ---- 1 MB of hostile text costs about what 1 MB of ordinary text costs. The bound is a ratio of
+// two times measured here, each the best of two runs, so a busy machine slows both sides alike
+// (before the heap, 100 kB of letters took over 60 s against 0.1 s for prose: a ratio of 600).
+describe('1 MB of adversarial text', () => {
+  const MB = 1_000_000, RATIO = 20;
+  const rnd = random(9);
+  const prose = ['README.md', 'web/README.md', 'bindings/ts/gpt2_model.ts', 'bindings/ts/bert_model.ts']
+    .map((f) => fs.readFileSync(path.join(root, f), 'utf8')).join('\n');
+  const ordinary = prose.repeat(Math.ceil(MB / prose.length)).slice(0, MB);
+  const letters = randomText(rnd, 'abcdefghijklmnopqrstuvwxyz', MB);
+  const adversarial = {
+    'letters, no spaces': letters, 'one repeated letter': 'e'.repeat(MB), 'one repeated symbol': '!'.repeat(MB),
+    emoji: '😀'.repeat(MB / 2), 'accented letters': randomText(rnd, 'éàüøçñ', MB), CJK: randomText(rnd, '中文字語', MB),
+    'no-space words of 100 letters': letters.replace(/(.{99})./g, '$1.'),
+  };
+  function best(fn) {
+    let ms = Infinity, result;
+    for (let k = 0; k < 2; k++) {
+      const t0 = performance.now();
+      result = fn();
+      ms = Math.min(ms, performance.now() - t0);
+    }
+    return { ms, result };
+  }
+
+  test('byte-level BPE: within a ratio of ordinary text, and the same text back', () => {
+    const files = brownFiles();
+    const encode = (text) => () => new api.BpeTokenizer(files).encode(text);  // a fresh cache each run
+    const base = best(encode(ordinary));
+    expect(new api.BpeTokenizer(files).decode(base.result)).toBe(ordinary);
+    const report = [`ordinary: ${base.ms.toFixed(0)} ms`];
+    for (const [name, text] of Object.entries(adversarial)) {
+      const { ms, result } = best(encode(text));
+      report.push(`${name}: ${ms.toFixed(0)} ms (${(ms / base.ms).toFixed(1)}x)`);
+      expect([name, new api.BpeTokenizer(files).decode(result) === text]).toEqual([name, true]);
+      expect([name, ms / base.ms]).toEqual([name, expect.toBeWithin(0, RATIO)]);
+    }
+    console.log(`BPE, 1 MB each: ${report.join(', ')}`);
+  }, 300_000);
+
+  test('WordPiece: within a ratio of ordinary text, long words [UNK]', () => {
+    const tok = new api.WordPieceTokenizer({ vocab: letterVocab(5) });
+    const base = best(() => tok.tokenize(ordinary));
+    const report = [`ordinary: ${base.ms.toFixed(0)} ms`];
+    for (const [name, text] of Object.entries(adversarial)) {
+      const { ms, result } = best(() => tok.tokenize(text));
+      report.push(`${name}: ${ms.toFixed(0)} ms (${(ms / base.ms).toFixed(1)}x)`);
+      if (name === 'letters, no spaces' || name.startsWith('one repeated letter') || name === 'emoji') expect([name, result]).toEqual([name, ['[UNK]']]);
+      if (name === 'one repeated symbol') expect(result.length).toBe(MB);  // punctuation: a word each
+      if (name === 'no-space words of 100 letters') expect(result.filter((t) => t === '.').length).toBe(MB / 100);
+      expect([name, ms / base.ms]).toEqual([name, expect.toBeWithin(0, RATIO)]);
+    }
+    console.log(`WordPiece, 1 MB each: ${report.join(', ')}`);
+  }, 300_000);
+});
+
+expect.extend({
+  toBeWithin(received, lo, hi) {
+    const pass = received >= lo && received <= hi;
+    return { pass, message: () => `expected ${received} to be within [${lo}, ${hi}]` };
+  },
+});
