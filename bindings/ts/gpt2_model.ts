@@ -7,7 +7,7 @@ import { AttentionError, throwIfError } from './errors.js';
 import type { Gpt2Files } from './model_files.js';
 import { readMhaTrace } from './multi_head_attention.js';
 import type { MultiHeadTrace } from './multi_head_attention.js';
-import { BEAM_RULES, BeamSearch, SAMPLING_RULES, chooseToken, lengthNormalized, logSumExp, samplingDefaults, seededRandom, signalRule,
+import { BEAM_RULES, BeamSearch, SAMPLING_RULES, chooseToken, lengthNormalized, samplingDefaults, seededRandom, signalRule,
   yieldToEventLoop } from './decoding.js';
 import type { BeamSearchOptions, DecodingScores, Hypothesis, SamplingOptions, Stepper } from './decoding.js';
 import { logSumExpRows, topK } from './predictions.js';
@@ -65,9 +65,11 @@ export interface GenerateOptions extends SamplingOptions, BeamSearchOptions {
   stop?: string[];
   /** Put bos_token_id before the prompt (as in run()). */
   prependBos?: boolean;
-  /** Called with each new token as soon as it is chosen. */
+  /** Called with each new token as soon as it is chosen (greedy and sampling: a beam search
+   * knows its output only at the end). */
   onToken?: (event: TokenEvent) => void;
-  /** Include each new token's attention (n_layer x n_head x its position + 1) in onToken's event. */
+  /** Include each new token's attention (n_layer x n_head x its position + 1) in onToken's event
+   * (greedy and sampling). */
   attention?: boolean;
   /** Aborting it stops the generation after the current token (beam search: after the current
    * step); the promise resolves with what was generated so far and finishReason "abort". */
@@ -378,7 +380,9 @@ export class Gpt2Model extends WasmObject<Gpt2DecodingHandle> {
       if (options.signal?.aborted) return done('abort');
       const token = chooseToken(logits, sampling, random);
       if (i === 0) firstAt = performance.now();
-      logProb += logits[token] - logSumExp(logits);  // the model's own probability, not the tempered one
+      // The model's own probability, not the tempered one; the normalizer from the core (a cold
+      // JavaScript loop over a vocabulary costs a page tens of ms).
+      logProb += logits[token] - logSumExpRows(this.mod, this.staging, logits, logits.length, [0])[0];
       if (token === end) return done('eos', true);
       tokens.push(token);
       // Feed it now: the next logits, and (when asked) its own attention row for the event.
