@@ -151,6 +151,14 @@ class ModelHandle {
     if (dtype < 0 || dtype > 2 || n < 0) return 0;
     return reinterpret_cast<std::uintptr_t>(model_.tensors().stored_destination(name, static_cast<std::size_t>(n), static_cast<attn::Dtype>(dtype)));
   }
+  // How the weights are held (tensor_table.h's WeightStorage: 0 auto, 1 f32, 2 f16, 3 q8, 4 q4);
+  // after configure, before the tensors are set.
+  std::string setWeightStorage(int storage) {
+    if (storage < 0 || storage > 4) return "unknown weight storage code " + std::to_string(storage);
+    return model_.tensors().set_storage(static_cast<attn::WeightStorage>(storage));
+  }
+  // Bytes the model's parameters take as held (after loading).
+  double weightBytes() { return static_cast<double>(model_.tensors().held_bytes()); }
   std::string finalize() { return model_.finalize(); }
   std::uintptr_t traceData(int slot) const { return address_of(mha_slot(trace_, slot)); }
   int traceSize(int slot) const { return size_of(mha_slot(trace_, slot)); }
@@ -178,6 +186,8 @@ void bind_model_handle(emscripten::class_<H>& c) {
       .function("storedDestination", optional_override([](H& h, const std::string& name, int n, int dtype) {
                   return h.storedDestination(name, n, dtype);
                 }))
+      .function("setWeightStorage", optional_override([](H& h, int storage) { return h.setWeightStorage(storage); }))
+      .function("weightBytes", optional_override([](H& h) { return h.weightBytes(); }))
       .function("finalize", optional_override([](H& h) { return h.finalize(); }))
       .function("traceData", optional_override([](const H& h, int slot) { return h.traceData(slot); }))
       .function("traceSize", optional_override([](const H& h, int slot) { return h.traceSize(slot); }));

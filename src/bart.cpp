@@ -60,7 +60,7 @@ std::string Bart::configure(const BartConfig& c) {
   tensors_.clear();
   self_cache_.clear();
   cross_cache_.clear();
-  shared_.add_to(tensors_, "shared.weight", c.vocab_size, D, /*keep_half=*/true);
+  shared_.add_to(tensors_, "shared.weight", c.vocab_size, D, /*quantizable=*/true);
   enc_pos_.add_to(tensors_, "encoder.embed_positions.weight", P, D);
   dec_pos_.add_to(tensors_, "decoder.embed_positions.weight", P, D);
   enc_ln_.eps = dec_ln_.eps = c.layer_norm_eps;
@@ -113,10 +113,12 @@ void Bart::embed(const std::int32_t* ids, int batch, int n, int past, const Embe
   ln.forward(x, static_cast<int>(rows), D, x);
 }
 
-void Bart::lm_head(const float* y, int rows, float* logits) const {
+std::string Bart::lm_head(const float* y, int rows, float* logits) const {
   const int V = cfg_.vocab_size;
-  shared_.logits(*kn_, y, rows, logits);
+  std::string err = shared_.logits(*kn_, y, rows, logits);
+  if (!err.empty()) return err;
   for (int r = 0; r < rows; ++r) add_in_place(logits + std::size_t(r) * V, final_logits_bias_.data(), V);
+  return "";
 }
 
 std::string Bart::encode(const EncoderInput& in, float* memory, float* attention, int trace_layer, MhaTrace* trace) {
@@ -170,8 +172,7 @@ std::string Bart::decode(const std::int32_t* tokens, int batch, int T, const Mem
                               traced ? self_trace : nullptr, traced ? cross_trace : nullptr);
     if (!err.empty()) return err;
   }
-  lm_head(y, static_cast<int>(rows), logits);
-  return "";
+  return lm_head(y, static_cast<int>(rows), logits);
 }
 
 std::string Bart::start_decoding(const Memory& memory, int batch, int capacity) {
@@ -239,8 +240,7 @@ std::string Bart::step(const std::int32_t* tokens, int n, float* logits, float* 
   for (int b = 0; b < batch; ++b)  // only each sequence's last new position needs logits
     std::memcpy(h_.data() + std::size_t(b) * cfg_.d_model, y + (std::size_t(b) * n + n - 1) * cfg_.d_model,
                 cfg_.d_model * sizeof(float));
-  lm_head(h_.data(), batch, logits);
-  return "";
+  return lm_head(h_.data(), batch, logits);
 }
 
 }  // namespace attn

@@ -71,7 +71,7 @@ class Bart {
   void embed(const std::int32_t* ids, int batch, int n, int past, const Embedding& positions, const LayerNorm& ln,
              float* x) const;
   // logits (rows x vocab) of rows of final decoder states.
-  void lm_head(const float* y, int rows, float* logits) const;
+  std::string lm_head(const float* y, int rows, float* logits) const;
   std::string check_tokens(const std::int32_t* ids, std::size_t n, int positions) const;
 
   const Kernels* kn_;

@@ -32,7 +32,7 @@ std::string Bert::configure(const BertConfig& c) {
   tensors_.clear();
   blocks_.clear();
   blocks_.resize(c.num_hidden_layers);
-  word_.add_to(tensors_, "embeddings.word_embeddings.weight", c.vocab_size, D, /*keep_half=*/true);
+  word_.add_to(tensors_, "embeddings.word_embeddings.weight", c.vocab_size, D, /*quantizable=*/true);
   position_.add_to(tensors_, "embeddings.position_embeddings.weight", c.max_position_embeddings, D);
   token_type_.add_to(tensors_, "embeddings.token_type_embeddings.weight", c.type_vocab_size, D);
   emb_ln_.eps = eps;
@@ -117,11 +117,13 @@ std::string Bert::mlm_logits(const float* hidden, int rows, float* logits) {
   const int D = cfg_.hidden_size, V = cfg_.vocab_size;
   const std::size_t nd = std::size_t(rows) * D;
   if (!t_.resize(nd)) return out_of_memory("the MLM head", nd);
-  mlm_dense_.forward(*kn_, hidden, rows, t_.data());
+  std::string err = mlm_dense_.forward(*kn_, hidden, rows, t_.data());
+  if (!err.empty()) return err;
   activate(*kn_, cfg_.hidden_act, t_.data(), rows, D);
   mlm_ln_.forward(t_.data(), rows, D, t_.data());
   // The decoder is the word embedding matrix (tied): logits = t E^T + bias.
-  word_.logits(*kn_, t_.data(), rows, logits);
+  err = word_.logits(*kn_, t_.data(), rows, logits);
+  if (!err.empty()) return err;
   for (int r = 0; r < rows; ++r) add_in_place(logits + static_cast<long>(r) * V, mlm_bias_.data(), V);
   return "";
 }
@@ -132,7 +134,8 @@ std::string Bert::pooler(const float* hidden, int batch, int n, float* out) {
   const int D = cfg_.hidden_size;
   if (!t_.resize(std::size_t(batch) * D)) return out_of_memory("the pooler", std::size_t(batch) * D);
   first_token_pool(hidden, batch, n, D, t_.data());
-  pooler_.forward(*kn_, t_.data(), batch, out);
+  std::string err = pooler_.forward(*kn_, t_.data(), batch, out);
+  if (!err.empty()) return err;
   activate(*kn_, Activation::kTanh, out, batch, D);
   return "";
 }

@@ -11,11 +11,6 @@ namespace {
 constexpr int kMaxVocab = 1 << 20;
 constexpr int kMaxPositions = 1 << 16;
 
-// Copies columns [c0, c0 + n) of a rows x cols matrix.
-void copy_columns(const float* src, int rows, int cols, int c0, int n, float* dst) {
-  for (int r = 0; r < rows; ++r) std::memcpy(dst + static_cast<long>(r) * n, src + static_cast<long>(r) * cols + c0, n * sizeof(float));
-}
-
 }  // namespace
 
 std::string Gpt2::configure(const GptConfig& c) {
@@ -37,7 +32,7 @@ std::string Gpt2::configure(const GptConfig& c) {
   tensors_.clear();
   blocks_.clear();
   blocks_.resize(c.n_layer);
-  wte_.add_to(tensors_, "wte.weight", c.vocab_size, D, /*keep_half=*/true);
+  wte_.add_to(tensors_, "wte.weight", c.vocab_size, D, /*quantizable=*/true);
   wpe_.add_to(tensors_, "wpe.weight", c.n_positions, D);
   for (int l = 0; l < c.n_layer; ++l) {
     Block& B = blocks_[l];
@@ -63,20 +58,15 @@ std::string Gpt2::finalize() {
   std::string err = tensors_.check_complete();
   if (!err.empty()) return err;
   const int D = cfg_.n_embd;
-  Buffer wq, wk, wv;
-  if (!wq.resize(std::size_t(D) * D) || !wk.resize(std::size_t(D) * D) || !wv.resize(std::size_t(D) * D))
-    return out_of_memory("attention weights", 3 * std::size_t(D) * D);
   for (Block& B : blocks_) {
     err = B.attn.configure({D, cfg_.n_head, 0, 0, 0, 0, true});
     if (!err.empty()) return err;
-    // c_attn's columns are [Q | K | V], each with head i in column block i: our layout.
-    copy_columns(B.c_attn.weight.data(), D, 3 * D, 0, D, wq.data());
-    copy_columns(B.c_attn.weight.data(), D, 3 * D, D, D, wk.data());
-    copy_columns(B.c_attn.weight.data(), D, 3 * D, 2 * D, D, wv.data());
+    // c_attn's outputs are [Q | K | V], each with head i in block i: the attention layer's fused
+    // input projection as it is. The layer takes both matrices over; no copy.
     const float* b = B.c_attn.bias.data();
-    err = B.attn.set_weights({wq.data(), wk.data(), wv.data(), B.c_proj.weight.data(), b, b + D, b + 2 * D, B.c_proj.bias.data()});
+    err = B.attn.set_weights(MhaStoredWeights{std::move(B.c_attn.weight), std::move(B.c_proj.weight), b, b + D, b + 2 * D,
+                                              B.c_proj.bias.data()});
     if (!err.empty()) return err;
-    // The attention layer holds its own copy now; drop these (GPT-2 small: ~110 MB).
     B.c_attn = Linear(), B.c_proj = Linear();
   }
   tensors_.seal();
@@ -127,8 +117,7 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
   // Only the rows whose logits are wanted go through LN_f and the head.
   const int first = n - logit_rows;
   ln_f_.forward(x + std::size_t(first) * D, logit_rows, D, h_.data());
-  wte_.logits(*kn_, h_.data(), logit_rows, logits);
-  return "";
+  return wte_.logits(*kn_, h_.data(), logit_rows, logits);
 }
 
 std::string Gpt2::start_decoding(int batch, int capacity) {
@@ -187,8 +176,7 @@ std::string Gpt2::step(const std::int32_t* tokens, int n, float* logits, float* 
   // Only each sequence's last position needs logits: the LM head is the largest GEMM.
   for (int b = 0; b < batch; ++b)
     ln_f_.forward(x + (std::size_t(b) * n + n - 1) * D, 1, D, h_.data() + std::size_t(b) * D);
-  wte_.logits(*kn_, h_.data(), batch, logits);
-  return "";
+  return wte_.logits(*kn_, h_.data(), batch, logits);
 }
 
 }  // namespace attn

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "half.h"
 #include "parallel.h"
@@ -52,13 +53,13 @@ void LayerNorm::forward_rows(const float* x, int r0, int r1, int dim, float* y) 
 void Linear::add_to(TensorTable& t, const std::string& prefix, int in_features, int out_features, Layout layout) {
   in = in_features;
   out = out_features;
-  if (layout == Layout::kTransposed) t.add(prefix + "weight", {out, in}, &weight, layout);
-  else t.add(prefix + "weight", {in, out}, &weight, layout);
+  if (layout == Layout::kTransposed) t.add_weight(prefix + "weight", {out, in}, &weight, layout, false);
+  else t.add_weight(prefix + "weight", {in, out}, &weight, layout, false);
   t.add(prefix + "bias", {out}, &bias);
 }
 
-void Linear::forward(const Kernels& kn, const float* x, int rows, float* y) const {
-  linear(kn, x, rows, in, weight.data(), out, bias.data(), out, y, out);
+std::string Linear::forward(const Kernels& kn, const float* x, int rows, float* y) const {
+  return linear(kn, x, rows, weight.view(), bias.data(), y, out);
 }
 
 void activate(const Kernels& kn, Activation a, float* x, int rows, int cols) {
@@ -89,27 +90,30 @@ void activate_range(const Kernels& kn, Activation a, float* x, std::size_t n) {
 std::string Mlp::forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const {
   const std::size_t hidden = std::size_t(rows) * fc.out;
   if (!scratch.resize(hidden)) return out_of_memory("the MLP activations", hidden);
-  fc.forward(kn, x, rows, scratch.data());
+  std::string err = fc.forward(kn, x, rows, scratch.data());
+  if (!err.empty()) return err;
   activate(kn, act, scratch.data(), rows, fc.out);
-  proj.forward(kn, scratch.data(), rows, y);
-  return "";
+  return proj.forward(kn, scratch.data(), rows, y);
 }
 
-void Embedding::add_to(TensorTable& t, const std::string& name, int num_rows, int dim_, bool keep_half) {
+void Embedding::add_to(TensorTable& t, const std::string& name, int num_rows, int dim_, bool quantizable) {
   rows = num_rows;
   dim = dim_;
-  t.add(name, {num_rows, dim_}, &table, Layout::kAsIs, false, keep_half ? &half : nullptr);
+  t.add_weight(name, {num_rows, dim_}, &table, Layout::kAsIs, /*embedding=*/true, quantizable);
 }
 
 namespace {
 // out[c] += row r of the table, whichever way it is stored.
-void add_row(const Embedding& e, long r, float* out) {
-  if (!e.half.empty()) {
-    const std::uint16_t* row = e.half.data() + r * e.dim;
-    for (int c = 0; c < e.dim; ++c) out[c] += half_to_float(row[c]);
-  } else {
-    add_in_place(out, e.table.data() + r * e.dim, e.dim);
+void add_row(const Embedding& e, int r, float* out) {
+  const WeightView v = e.table.view();
+  if (v.type == WeightType::kF32) {
+    add_in_place(out, static_cast<const float*>(v.data) + static_cast<long>(r) * e.dim, e.dim);
+    return;
   }
+  thread_local std::vector<float> row;
+  row.resize(e.dim);
+  v.dequantize_output(r, row.data());
+  add_in_place(out, row.data(), e.dim);
 }
 }  // namespace
 
@@ -121,9 +125,8 @@ void Embedding::add_range(int first, int n, float* out) const {
   for (int i = 0; i < n; ++i) add_row(*this, first + i, out + static_cast<long>(i) * dim);
 }
 
-void Embedding::logits(const Kernels& kn, const float* x, int n, float* out) const {
-  if (!half.empty()) gemm_bt_parallel(kn, n, rows, dim, x, dim, half.data(), dim, out, rows);
-  else gemm_bt_parallel(kn, n, rows, dim, x, dim, table.data(), dim, out, rows);
+std::string Embedding::logits(const Kernels& kn, const float* x, int n, float* out) const {
+  return linear(kn, x, n, table.view(), nullptr, out, rows);
 }
 
 void add_in_place(float* x, const float* y, std::size_t n) {

@@ -1,6 +1,7 @@
 // The layers every model composes: embeddings, LayerNorm, linear, activations, the MLP, pooling.
-// (The attention layer is MultiHeadAttention.) Each holds its own parameters, stored for
-// y = x W + b (W: in x out), and registers them in a model's TensorTable under checkpoint names.
+// (The attention layer is MultiHeadAttention.) Each holds its own parameters (weight matrices as
+// Weight, in the storage type the model was loaded with) and registers them in a model's
+// TensorTable under checkpoint names.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include "buffer.h"
 #include "kernels.h"
 #include "tensor_table.h"
+#include "weight.h"
 
 namespace attn {
 
@@ -33,13 +35,14 @@ struct LayerNorm {
   void forward_rows(const float* x, int r0, int r1, int dim, float* y) const;
 };
 
-// y = x W + b, W stored in x out.
+// y = x W^T + b, W a weight matrix (out x in) in the model's storage type (weight.h).
 struct Linear {
-  Buffer weight, bias;
+  Weight weight;
+  Buffer bias;
   int in = 0, out = 0;
   // Registers "<prefix>weight" and "<prefix>bias"; layout says how the checkpoint stores W.
   void add_to(TensorTable& t, const std::string& prefix, int in_features, int out_features, Layout layout);
-  void forward(const Kernels& kn, const float* x, int rows, float* y) const;
+  std::string forward(const Kernels& kn, const float* x, int rows, float* y) const;
 };
 
 enum class Activation {
@@ -60,22 +63,22 @@ struct Mlp {
   std::string forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const;
 };
 
-// A lookup table of row vectors (tokens, positions, token types).
+// A lookup table of row vectors (tokens, positions, token types), held as a weight matrix
+// (rows x dim, one output per row) in the model's storage type: a tied word embedding stored as
+// F16 stays F16 (half the memory of the largest tensor, half the bytes the language-model head
+// streams per token), or is quantized with the rest of the model.
 struct Embedding {
-  Buffer table;
-  // A tied word embedding (keep_half) given as F16 stays as stored, here, and `table` stays empty:
-  // half the memory of the largest tensor, no widening pass on load, half the bytes the language
-  // model head streams per token. Sums are the same as with the widened table.
-  HalfBuffer half;
+  Weight table;
   int rows = 0, dim = 0;
-  void add_to(TensorTable& t, const std::string& name, int num_rows, int dim_, bool keep_half = false);
+  // quantizable: Q8/Q4 storage applies (the word embeddings); else the table stays as stored.
+  void add_to(TensorTable& t, const std::string& name, int num_rows, int dim_, bool quantizable = false);
   // out[i] += table[ids[i]] for i < n; ids == nullptr means row 0 (e.g. absent token types).
   void add_rows(const std::int32_t* ids, int n, float* out) const;
   // out[i] += table[first + i]: consecutive rows, for positions.
   void add_range(int first, int n, float* out) const;
   // logits (n x rows) = x (n x dim) times the table transposed: the language-model head tied to
   // this embedding.
-  void logits(const Kernels& kn, const float* x, int n, float* out) const;
+  std::string logits(const Kernels& kn, const float* x, int n, float* out) const;
 };
 
 // x += y, elementwise.

@@ -82,42 +82,81 @@ std::string MultiHeadAttention::set_weights(const MhaWeightsView& w) {
   }
   fused_ = c.kdim == c.d_model && c.vdim == c.d_model;
   const int width = fused_ ? 2 * hk + hv : hk;
-  if (!w_in_.resize(std::size_t(c.d_model) * width) || !b_in_.resize(width) ||
-      !w_o_.resize(std::size_t(hv) * c.d_model) || !b_o_.resize(c.d_model))
+  if (!w_in_.allocate(WeightType::kF32, true, width, c.d_model) || !w_o_.allocate(WeightType::kF32, true, c.d_model, hv))
     return out_of_memory("the weights", std::size_t(c.d_model) * (width + hv));
-  place_columns(w.w_q, c.d_model, hk, w_in_.data(), width, 0);
-  std::memcpy(w_o_.data(), w.w_o, std::size_t(hv) * c.d_model * sizeof(float));
-  const auto bias_or_zero = [&](const float* b, float* dst, int n) {
-    for (int i = 0; i < n; ++i) dst[i] = c.bias ? b[i] : 0.0f;
-  };
-  bias_or_zero(w.b_q, b_in_.data(), hk);
-  bias_or_zero(w.b_o, b_o_.data(), c.d_model);
-  proj_q_ = {w_in_.data(), width, b_in_.data()};
+  place_columns(w.w_q, c.d_model, hk, w_in_.storage.data(), width, 0);
+  std::memcpy(w_o_.storage.data(), w.w_o, std::size_t(hv) * c.d_model * sizeof(float));
   if (fused_) {
-    place_columns(w.w_k, c.d_model, hk, w_in_.data(), width, hk);
-    place_columns(w.w_v, c.d_model, hv, w_in_.data(), width, 2 * hk);
-    bias_or_zero(w.b_k, b_in_.data() + hk, hk);
-    bias_or_zero(w.b_v, b_in_.data() + 2 * hk, hv);
-    proj_k_ = {w_in_.data() + hk, width, b_in_.data() + hk};
-    proj_v_ = {w_in_.data() + 2 * hk, width, b_in_.data() + 2 * hk};
+    place_columns(w.w_k, c.d_model, hk, w_in_.storage.data(), width, hk);
+    place_columns(w.w_v, c.d_model, hv, w_in_.storage.data(), width, 2 * hk);
+    w_k_sep_ = Weight(), w_v_sep_ = Weight();
   } else {
-    if (!w_k_sep_.resize(std::size_t(c.kdim) * hk) || !b_k_sep_.resize(hk) ||
-        !w_v_sep_.resize(std::size_t(c.vdim) * hv) || !b_v_sep_.resize(hv))
+    if (!w_k_sep_.allocate(WeightType::kF32, true, hk, c.kdim) || !w_v_sep_.allocate(WeightType::kF32, true, hv, c.vdim))
       return out_of_memory("the weights", std::size_t(c.kdim) * hk + std::size_t(c.vdim) * hv);
-    std::memcpy(w_k_sep_.data(), w.w_k, std::size_t(c.kdim) * hk * sizeof(float));
-    std::memcpy(w_v_sep_.data(), w.w_v, std::size_t(c.vdim) * hv * sizeof(float));
-    bias_or_zero(w.b_k, b_k_sep_.data(), hk);
-    bias_or_zero(w.b_v, b_v_sep_.data(), hv);
-    proj_k_ = {w_k_sep_.data(), hk, b_k_sep_.data()};
-    proj_v_ = {w_v_sep_.data(), hv, b_v_sep_.data()};
+    std::memcpy(w_k_sep_.storage.data(), w.w_k, std::size_t(c.kdim) * hk * sizeof(float));
+    std::memcpy(w_v_sep_.storage.data(), w.w_v, std::size_t(c.vdim) * hv * sizeof(float));
   }
+  std::string err = copy_biases(w.b_q, w.b_k, w.b_v, w.b_o);
+  if (!err.empty()) return err;
+  set_projections();
   has_weights_ = true;
   return "";
 }
 
-void MultiHeadAttention::project(const float* x, int rows, int in_dim, const Projection& p, int out_dim,
-                                 float* y, int ldy) const {
-  linear(*kn_, x, rows, in_dim, p.w, p.ld, p.b, out_dim, y, ldy);  // b is zeros without bias
+std::string MultiHeadAttention::set_weights(MhaStoredWeights&& w) {
+  if (!configured_) return "not configured";
+  const MhaConfig& c = cfg_;
+  const int hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
+  has_weights_ = false;
+  if (c.kdim != c.d_model || c.vdim != c.d_model) return "stored weights need kdim = vdim = dModel";
+  if (w.qkv.out != 2 * hk + hv || w.qkv.in != c.d_model || w.o.out != c.d_model || w.o.in != hv || w.qkv.empty() ||
+      w.o.empty())
+    return "the stored attention weights do not match the layer's shape";
+  if (c.bias && (!w.b_q || !w.b_k || !w.b_v || !w.b_o)) return "a bias is missing";
+  fused_ = true;
+  w_in_ = std::move(w.qkv);
+  w_o_ = std::move(w.o);
+  w_k_sep_ = Weight(), w_v_sep_ = Weight();
+  std::string err = copy_biases(w.b_q, w.b_k, w.b_v, w.b_o);
+  if (!err.empty()) return err;
+  set_projections();
+  has_weights_ = true;
+  return "";
+}
+
+std::string MultiHeadAttention::copy_biases(const float* b_q, const float* b_k, const float* b_v, const float* b_o) {
+  const MhaConfig& c = cfg_;
+  const int hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
+  const int width = fused_ ? 2 * hk + hv : hk;
+  if (!b_in_.resize(width) || !b_o_.resize(c.d_model) || (!fused_ && (!b_k_sep_.resize(hk) || !b_v_sep_.resize(hv))))
+    return out_of_memory("the biases", std::size_t(width) + c.d_model + hk + hv);
+  const auto bias_or_zero = [&](const float* b, float* dst, int n) {
+    for (int i = 0; i < n; ++i) dst[i] = c.bias ? b[i] : 0.0f;
+  };
+  bias_or_zero(b_q, b_in_.data(), hk);
+  bias_or_zero(b_o, b_o_.data(), c.d_model);
+  bias_or_zero(b_k, fused_ ? b_in_.data() + hk : b_k_sep_.data(), hk);
+  bias_or_zero(b_v, fused_ ? b_in_.data() + 2 * hk : b_v_sep_.data(), hv);
+  return "";
+}
+
+void MultiHeadAttention::set_projections() {
+  const int hk = cfg_.num_heads * cfg_.d_k, hv = cfg_.num_heads * cfg_.d_v;
+  const WeightView in = w_in_.view();
+  proj_all_ = {in, b_in_.data()};
+  proj_q_ = {in.outputs(0, hk), b_in_.data()};
+  if (fused_) {
+    proj_k_ = {in.outputs(hk, hk), b_in_.data() + hk};
+    proj_v_ = {in.outputs(2 * hk, hv), b_in_.data() + 2 * hk};
+  } else {
+    proj_k_ = {w_k_sep_.view(), b_k_sep_.data()};
+    proj_v_ = {w_v_sep_.view(), b_v_sep_.data()};
+  }
+  proj_o_ = {w_o_.view(), b_o_.data()};
+}
+
+std::string MultiHeadAttention::project(const float* x, int rows, const Projection& p, float* y, int ldy) const {
+  return linear(*kn_, x, rows, p.w, p.b, y, ldy);  // b is zeros without bias
 }
 
 std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float* weights,
@@ -158,16 +197,17 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
     // Self-attention: one GEMM over X yields [Q | K | V] side by side.
     const int width = 2 * hk + hv;
     if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);
-    const Projection all{w_in_.data(), width, b_in_.data()};
-    project(in.query, static_cast<int>(q_rows), c.d_model, all, width, qkv_.data(), width);
+    err = project(in.query, static_cast<int>(q_rows), proj_all_, qkv_.data(), width);
+    if (!err.empty()) return err;
     q = qkv_.data(), k = q + hk, v = q + 2 * hk;
     q_ld = k_ld = v_ld = width;
   } else {
     if (!qkv_.resize(q_rows * hk) || !k_.resize(k_rows * hk) || !v_.resize(k_rows * hv))
       return out_of_memory("Q, K and V", q_rows * hk + k_rows * (hk + hv));
-    project(in.query, static_cast<int>(q_rows), c.d_model, proj_q_, hk, qkv_.data(), hk);
-    project(in.key, static_cast<int>(k_rows), c.kdim, proj_k_, hk, k_.data(), hk);
-    project(in.value, static_cast<int>(k_rows), c.vdim, proj_v_, hv, v_.data(), hv);
+    err = project(in.query, static_cast<int>(q_rows), proj_q_, qkv_.data(), hk);
+    if (err.empty()) err = project(in.key, static_cast<int>(k_rows), proj_k_, k_.data(), hk);
+    if (err.empty()) err = project(in.value, static_cast<int>(k_rows), proj_v_, v_.data(), hv);
+    if (!err.empty()) return err;
     q = qkv_.data(), k = k_.data(), v = v_.data();
     q_ld = k_ld = hk, v_ld = hv;
   }
@@ -183,8 +223,8 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   if (!err.empty()) return err;
 
   // Step 3: Concat(head_1..head_h) is already laid out in concat_; project it by W^O.
-  project(concat_.data(), static_cast<int>(q_rows), hv, {w_o_.data(), c.d_model, b_o_.data()}, c.d_model, output,
-          c.d_model);
+  err = project(concat_.data(), static_cast<int>(q_rows), proj_o_, output, c.d_model);
+  if (!err.empty()) return err;
 
   if (trace) {
     err = split_heads(q, q_ld, in.batch, in.seq_q, c.num_heads, c.d_k, trace->q);
@@ -256,8 +296,9 @@ std::string MultiHeadAttention::fill_cache(const float* memory, int batch, int s
   const int hk = cache.hk, hv = cache.hv;
   for (int b = 0; b < batch; ++b) {
     const float* m = memory + std::size_t(b) * seq * cfg_.kdim;
-    project(m, seq, cfg_.kdim, proj_k_, hk, cache.k.data() + std::size_t(b) * cache.capacity * hk, hk);
-    project(m, seq, cfg_.vdim, proj_v_, hv, cache.v.data() + std::size_t(b) * cache.capacity * hv, hv);
+    err = project(m, seq, proj_k_, cache.k.data() + std::size_t(b) * cache.capacity * hk, hk);
+    if (err.empty()) err = project(m, seq, proj_v_, cache.v.data() + std::size_t(b) * cache.capacity * hv, hv);
+    if (!err.empty()) return err;
   }
   cache.length = seq;
   return "";
@@ -284,7 +325,8 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
     // One GEMM over the new rows yields [Q | K | V]; K and V go to the end of the cache.
     const int width = 2 * hk + hv;
     if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);
-    project(query, static_cast<int>(q_rows), c.d_model, {w_in_.data(), width, b_in_.data()}, width, qkv_.data(), width);
+    err = project(query, static_cast<int>(q_rows), proj_all_, qkv_.data(), width);
+    if (!err.empty()) return err;
     for (int b = 0; b < batch; ++b)
       for (int i = 0; i < seq_q; ++i) {
         const float* row = qkv_.data() + (std::size_t(b) * seq_q + i) * width;
@@ -296,7 +338,8 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
     q = qkv_.data(), q_ld = width;
   } else {
     if (!qkv_.resize(q_rows * hk)) return out_of_memory("Q", q_rows * hk);
-    project(query, static_cast<int>(q_rows), c.d_model, proj_q_, hk, qkv_.data(), hk);
+    err = project(query, static_cast<int>(q_rows), proj_q_, qkv_.data(), hk);
+    if (!err.empty()) return err;
     q = qkv_.data(), q_ld = hk;
   }
   AttentionShape s{batch, c.num_heads, seq_q, cache.length, c.d_k, c.d_v};
@@ -315,8 +358,7 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   const StridedOut zs{concat_.data(), long(seq_q) * hv, c.d_v, hv};
   err = attention(*kn_, s, qs, ks, vs, zs, m, scale, weights, nullptr, ws_);
   if (!err.empty()) return err;
-  project(concat_.data(), static_cast<int>(q_rows), hv, {w_o_.data(), c.d_model, b_o_.data()}, c.d_model, output, c.d_model);
-  return "";
+  return project(concat_.data(), static_cast<int>(q_rows), proj_o_, output, c.d_model);
 }
 
 }  // namespace attn

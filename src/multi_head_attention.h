@@ -12,6 +12,7 @@
 #include "attention.h"
 #include "buffer.h"
 #include "kernels.h"
+#include "weight.h"
 
 namespace attn {
 
@@ -31,6 +32,17 @@ struct MhaWeightsView {
   const float* w_v = nullptr;
   const float* w_o = nullptr;
   const float* b_q = nullptr;  // biases are read only when the config has bias
+  const float* b_k = nullptr;
+  const float* b_v = nullptr;
+  const float* b_o = nullptr;
+};
+
+// Weights a model already holds in its storage type (weight.h), handed over without a copy:
+// the fused input projection (outputs [Q | K | V]: h*d_k, h*d_k, h*d_v, over d_model inputs;
+// so kdim = vdim = d_model) and the output projection (d_model outputs over h*d_v inputs).
+struct MhaStoredWeights {
+  Weight qkv, o;
+  const float* b_q = nullptr;  // biases (copied) are read only when the config has bias
   const float* b_k = nullptr;
   const float* b_v = nullptr;
   const float* b_o = nullptr;
@@ -77,8 +89,10 @@ class MultiHeadAttention {
   std::string configure(const MhaConfig& config);
   const MhaConfig& config() const { return cfg_; }
 
-  // Copies the weights in (rejecting NaN/Inf). Sizes follow the layout above.
+  // Copies the weights in (rejecting NaN/Inf), as float32. Sizes follow the layout above.
   std::string set_weights(const MhaWeightsView& w);
+  // Takes a model's weights over (checked finite when they were loaded).
+  std::string set_weights(MhaStoredWeights&& w);
   bool has_weights() const { return has_weights_; }
 
   // output: batch x seq_q x d_model. weights (optional): batch x heads x seq_q x seq_k.
@@ -97,23 +111,25 @@ class MultiHeadAttention {
                              const std::uint8_t* key_padding, float* output, float* weights);
 
  private:
-  // One input projection's weights inside the stored matrices: W (in x out, leading dim ld), b.
+  // One input projection: its outputs of the stored matrices, and its bias.
   struct Projection {
-    const float* w;
-    int ld;
+    WeightView w;
     const float* b;
   };
-  // y (rows x out_dim, leading dim ldy) = x (rows x in_dim) W + b
-  void project(const float* x, int rows, int in_dim, const Projection& p, int out_dim, float* y, int ldy) const;
+  // y (rows x p.w.out, leading dim ldy) = x (rows x p.w.in) W^T + b
+  std::string project(const float* x, int rows, const Projection& p, float* y, int ldy) const;
+  // Points the projections into w_in_ (and the separate matrices), after the weights change.
+  void set_projections();
+  std::string copy_biases(const float* b_q, const float* b_k, const float* b_v, const float* b_o);
 
   const Kernels* kn_;
   MhaConfig cfg_;
   bool configured_ = false, has_weights_ = false;
-  // W^Q | W^K | W^V side by side (d_model x (2*h*d_k + h*d_v)) when kdim = vdim = d_model, so
-  // self-attention projects Q, K and V in one pass over X; else three separate matrices.
-  Buffer w_in_, b_in_, w_k_sep_, b_k_sep_, w_v_sep_, b_v_sep_;
-  Buffer w_o_, b_o_;
-  Projection proj_q_{}, proj_k_{}, proj_v_{};
+  // [W^Q | W^K | W^V] as one matrix (outputs 2*h*d_k + h*d_v) when kdim = vdim = d_model, so
+  // self-attention projects Q, K and V in one pass over X; else W^Q alone and two more matrices.
+  Weight w_in_, w_k_sep_, w_v_sep_, w_o_;
+  Buffer b_in_, b_k_sep_, b_v_sep_, b_o_;
+  Projection proj_all_{}, proj_q_{}, proj_k_{}, proj_v_{}, proj_o_{};
   bool fused_ = false;
   Buffer qkv_, k_, v_, concat_;  // per-call scratch, kept to avoid re-allocating
   AttentionWorkspace ws_;

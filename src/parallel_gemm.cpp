@@ -1,5 +1,6 @@
 #include "parallel_gemm.h"
 
+#include <string>
 #include <vector>
 
 namespace attn {
@@ -28,6 +29,61 @@ void gemm_rows_split_depth(const Kernels& kn, int M, int N, int K, const float* 
       for (int j = 0; j < N; ++j) c[j] += p[j];
     }
   }
+}
+
+namespace {
+
+// y = x W^T for W in Q8/Q4, x's rows quantized here; split over W's outputs (in fours: the SIMD
+// kernels' rows) when worth it.
+std::string quantized_product(const Kernels& kn, const float* x, int rows, const WeightView& W, float* y, int ldy) {
+  thread_local QuantizedRows xq;  // (per thread: a model may run on any thread, one call at a time)
+  if (!xq.quantize(x, rows, W.in, W.in)) return out_of_memory("the quantized activations", std::size_t(rows) * W.in / 2);
+  const auto kernel = W.type == WeightType::kQ8 ? kn.gemm_bt_q8 : kn.gemm_bt_q4;
+  const std::size_t rb = row_bytes(W.type, W.in);
+  if (!split_over_threads(rows, W.out, W.in)) {
+    kernel(rows, W.out, W.in, xq.q.data(), xq.scale.data(), W.bytes(), y, ldy);
+    return "";
+  }
+  const QuantizedRows& q = xq;  // (the workers read the calling thread's copy)
+  parallel_for(W.out, balanced_grain(W.out, 8, 4), [&](int j0, int j1, int) {
+    kernel(rows, j1 - j0, W.in, q.q.data(), q.scale.data(), W.bytes() + rb * j0, y + j0, ldy);
+  });
+  return "";
+}
+
+}  // namespace
+
+std::string linear(const Kernels& kn, const float* x, int rows, const WeightView& W, const float* b, float* y, int ldy) {
+  if (rows <= 0) return "";
+  if (W.in_by_out) {
+    for (int i = 0; i < rows; ++i) {
+      float* yr = y + static_cast<long>(i) * ldy;
+      if (b) std::memcpy(yr, b, W.out * sizeof(float));
+    }
+    gemm_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const float*>(W.data), W.ld, y, ldy, b != nullptr);
+    return "";
+  }
+  switch (W.type) {
+    case WeightType::kF32:
+      gemm_bt_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const float*>(W.data), W.in, y, ldy);
+      break;
+    case WeightType::kF16:
+      gemm_bt_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const std::uint16_t*>(W.data), W.in, y, ldy);
+      break;
+    case WeightType::kBF16:
+      gemm_bt_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const Bf16*>(W.data), W.in, y, ldy);
+      break;
+    default: {
+      std::string err = quantized_product(kn, x, rows, W, y, ldy);
+      if (!err.empty()) return err;
+    }
+  }
+  if (b)
+    for (int i = 0; i < rows; ++i) {
+      float* yr = y + static_cast<long>(i) * ldy;
+      for (int j = 0; j < W.out; ++j) yr[j] += b[j];
+    }
+  return "";
 }
 
 }  // namespace attn

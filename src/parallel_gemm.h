@@ -5,6 +5,7 @@
 
 #include "kernels.h"
 #include "parallel.h"
+#include "weight.h"
 
 namespace attn {
 
@@ -62,11 +63,23 @@ inline void gemm_bt_any(const Kernels& kn, int M, int N, int K, const float* A, 
   kn.gemm_bt_half(M, N, K, A, lda, B, ldb, C, ldc);
 }
 
+inline void gemm_bt_any(const Kernels& kn, int M, int N, int K, const float* A, int lda, const Bf16* B, int ldb,
+                        float* C, int ldc) {
+  kn.gemm_bt_bf16(M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+// Worth other threads: enough multiply-adds, or (a decoding step's few rows) enough weights that
+// reading them is the cost and a second thread adds memory bandwidth.
+inline bool split_over_threads(int M, int N, int K) {
+  if (num_threads() == 1) return false;
+  return double(M) * N * K >= kParallelMinWork || (M <= kSplitDepthMaxRows && double(N) * K >= kSplitDepthMinWeights);
+}
+
 template <typename TB>
 void gemm_bt_parallel(const Kernels& kn, int M, int N, int K, const float* A, int lda, const TB* B, int ldb, float* C,
                       int ldc) {
   if (M <= 0) return;  // (the kernels prepare B's rows before looping over A's: no rows, no work)
-  if (num_threads() == 1 || double(M) * N * K < kParallelMinWork) {
+  if (!split_over_threads(M, N, K)) {
     gemm_bt_any(kn, M, N, K, A, lda, B, ldb, C, ldc);
     return;
   }
@@ -75,12 +88,10 @@ void gemm_bt_parallel(const Kernels& kn, int M, int N, int K, const float* A, in
   });
 }
 
-// A linear layer, y (rows x out, leading dim ldy) = x (rows x in) W (in x out, leading dim ldw) + b:
-// start from the bias, then accumulate x W on top.
-inline void linear(const Kernels& kn, const float* x, int rows, int in, const float* W, int ldw, const float* b,
-                   int out, float* y, int ldy) {
-  for (int i = 0; i < rows; ++i) std::memcpy(y + static_cast<long>(i) * ldy, b, out * sizeof(float));
-  gemm_parallel(kn, rows, out, in, x, in, W, ldw, y, ldy, true);
-}
+// A linear layer: y (rows x W.out, leading dim ldy) = x (rows x W.in, rows contiguous) W^T + b,
+// b null for none. Each storage type through its kernel: F32 in x out through the tiled GEMM
+// (starting from the bias); F32 rows, F16 and BF16 through gemm_bt; Q8/Q4 with x's rows quantized
+// per block (QuantizedRows) through the integer products. "" = ok (else out of memory).
+std::string linear(const Kernels& kn, const float* x, int rows, const WeightView& W, const float* b, float* y, int ldy);
 
 }  // namespace attn

@@ -13,10 +13,16 @@ void AttentionSublayer::add_to(TensorTable& t, const Names& names, int dim, floa
 
 std::string AttentionSublayer::finalize(int dim, int heads) {
   std::string err = attn.configure({dim, heads, 0, 0, 0, 0, true});
-  if (err.empty())
-    err = attn.set_weights({q.weight.data(), k.weight.data(), v.weight.data(), o.weight.data(), q.bias.data(),
-                            k.bias.data(), v.bias.data(), o.bias.data()});
-  q = Linear(), k = Linear(), v = Linear(), o = Linear();  // attn holds its own copy
+  // Q, K and V become one matrix of 3 x dim outputs (the layer's fused input projection).
+  MhaStoredWeights w;
+  Weight* parts[] = {&q.weight, &k.weight, &v.weight};
+  if (err.empty()) err = concat_outputs(parts, 3, &w.qkv);
+  if (err.empty()) {
+    w.o = std::move(o.weight);
+    w.b_q = q.bias.data(), w.b_k = k.bias.data(), w.b_v = v.bias.data(), w.b_o = o.bias.data();
+    err = attn.set_weights(std::move(w));
+  }
+  q = Linear(), k = Linear(), v = Linear(), o = Linear();  // attn holds them now
   return err;
 }
 

@@ -23,9 +23,23 @@ std::string check_ids(const char* what, const std::int32_t* ids, std::size_t n, 
   return "";
 }
 
-void TensorTable::add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout, bool optional,
-                      HalfBuffer* half) {
-  entries_.push_back({std::move(name), std::move(shape), dst, layout, optional, layout == Layout::kAsIs ? half : nullptr});
+const char* weight_storage_name(WeightStorage s) {
+  switch (s) {
+    case WeightStorage::kF32: return "f32";
+    case WeightStorage::kF16: return "f16";
+    case WeightStorage::kQ8: return "q8";
+    case WeightStorage::kQ4: return "q4";
+    default: return "auto";
+  }
+}
+
+void TensorTable::add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout, bool optional) {
+  entries_.push_back({std::move(name), std::move(shape), dst, layout, optional, nullptr, false, false});
+}
+
+void TensorTable::add_weight(std::string name, std::vector<int> shape, Weight* w, Layout layout, bool embedding,
+                             bool quantizable) {
+  entries_.push_back({std::move(name), std::move(shape), nullptr, layout, false, w, embedding, quantizable});
 }
 
 namespace {
@@ -50,6 +64,36 @@ void widen(const void* data, Dtype dtype, std::size_t i0, std::size_t n, float* 
     for (std::size_t i = 0; i < n; ++i) out[i] = bf16_to_float(u16(i));
 }
 
+// A weight entry's stored rows are its outputs (nn.Linear, tables), or its columns (Conv1D).
+bool stored_by_output(const TensorTable::Entry& e) { return e.embedding || e.layout == Layout::kTransposed; }
+int outputs_of(const TensorTable::Entry& e) { return stored_by_output(e) ? e.shape[0] : e.shape[1]; }
+int inputs_of(const TensorTable::Entry& e) { return stored_by_output(e) ? e.shape[1] : e.shape[0]; }
+
+WeightType stored_type(Dtype d) {
+  return d == Dtype::kF32 ? WeightType::kF32 : d == Dtype::kF16 ? WeightType::kF16 : WeightType::kBF16;
+}
+
+// Weight t laid out as `in_by_out` holds the stored bytes of entry e as they are.
+bool holds_as_stored(const TensorTable::Entry& e, Dtype d, WeightType t, bool in_by_out) {
+  return t == stored_type(d) && (in_by_out ? !stored_by_output(e) : stored_by_output(e));
+}
+
+// The first value of n stored values that is not finite, or -1 (16-bit: the all-ones exponent).
+long first_non_finite_stored(const void* data, std::size_t n, WeightType t) {
+  if (t == WeightType::kF32) return first_non_finite(static_cast<const float*>(data), n);
+  const std::uint16_t* h = static_cast<const std::uint16_t*>(data);
+  const std::uint16_t exponent = t == WeightType::kF16 ? 0x7c00u : 0x7f80u;
+  for (std::size_t i = 0; i < n; ++i)
+    if ((h[i] & exponent) == exponent) return static_cast<long>(i);
+  return -1;
+}
+
+float stored_value(const void* data, std::size_t i, Dtype d) {
+  float v;
+  widen(data, d, i, 1, &v);
+  return v;
+}
+
 }  // namespace
 
 std::string TensorTable::set(const std::string& name, const void* data, std::size_t n, Dtype dtype) {
@@ -61,8 +105,12 @@ std::string TensorTable::set(const std::string& name, const void* data, std::siz
     for (int d : e.shape) want = product_or_zero({want, std::size_t(d)}, &ok);
     if (!ok) return out_of_memory(name.c_str(), kMaxFloats);
     if (n != want) return name + " has " + std::to_string(n) + " elements, expected " + std::to_string(want);
-    if (e.half && dtype == Dtype::kF16) return set_half(e, data, n);
-    if (e.half) *e.half = HalfBuffer();  // (widened into dst instead)
+    e.held = 0;
+    if (e.weight) {
+      std::string err = set_weight(e, data, dtype);
+      if (err.empty()) e.held = e.weight->byte_size();
+      return err;
+    }
     if (!e.dst->resize(n)) return out_of_memory(name.c_str(), n);
     float* out = e.dst->data();
     long bad = -1;  // the first value that is not finite, as an index into the stored tensor
@@ -82,37 +130,108 @@ std::string TensorTable::set(const std::string& name, const void* data, std::siz
       bad = first_non_finite(out, n);
       if (bad >= 0) bad_value = out[bad];
     }
-    if (bad < 0) return "";
+    if (bad < 0) {
+      e.held = n * sizeof(float);
+      return "";
+    }
     *e.dst = Buffer();  // not set
     return non_finite_message(name, bad_value, bad);
   }
   return "unknown tensor " + name;
 }
 
+std::string TensorTable::set_storage(WeightStorage s) {
+  if (s == WeightStorage::kQ8 || s == WeightStorage::kQ4)
+    for (const Entry& e : entries_)
+      if (e.weight && e.quantizable && inputs_of(e) % kQuantBlock != 0)
+        return std::string("dtype '") + weight_storage_name(s) + "' stores weights in blocks of " +
+               std::to_string(kQuantBlock) + " inputs, but " + e.name + " has " + std::to_string(inputs_of(e)) +
+               " inputs; load this model with dtype 'f16' or 'f32'";
+  storage_ = s;
+  return "";
+}
+
+WeightType TensorTable::type_for(const Entry& e, Dtype stored) const {
+  switch (storage_) {
+    case WeightStorage::kF32: return WeightType::kF32;
+    case WeightStorage::kF16: return WeightType::kF16;
+    case WeightStorage::kQ8: return e.quantizable ? WeightType::kQ8 : stored_type(stored);
+    case WeightStorage::kQ4: return e.quantizable ? WeightType::kQ4 : stored_type(stored);
+    default: return stored_type(stored);
+  }
+}
+
+std::string TensorTable::set_weight(Entry& e, const void* data, Dtype dtype) {
+  const int out = outputs_of(e), in = inputs_of(e);
+  const WeightType t = type_for(e, dtype);
+  const bool in_by_out = t == WeightType::kF32 && !e.embedding;  // the tuned float GEMM's layout
+  Weight& w = *e.weight;
+  // (Sized as before when the bytes were written in place: the block, and so `data`, stays.)
+  if (!w.allocate(t, in_by_out, out, in)) return out_of_memory(e.name.c_str(), row_bytes(t, in) * out / 4);
+  const std::size_t n = std::size_t(out) * in;
+  long bad = -1;  // the first value that is not finite, as an index into the stored tensor
+  std::string err;
+  if (holds_as_stored(e, dtype, t, in_by_out)) {
+    if (data != w.bytes()) std::memcpy(w.bytes(), data, w.byte_size());
+    bad = first_non_finite_stored(w.bytes(), n, t);
+  } else if (stored_by_output(e)) {
+    // One stored row (an output's inputs) at a time: widened, checked, then stored.
+    std::vector<float> row(in);
+    float* columns = in_by_out ? w.storage.data() : nullptr;
+    for (int r = 0; r < out && bad < 0 && err.empty(); ++r) {
+      widen(data, dtype, std::size_t(r) * in, in, row.data());
+      const long i = first_non_finite(row.data(), in);
+      if (i >= 0) bad = static_cast<long>(r) * in + i;
+      else if (columns)
+        for (int c = 0; c < in; ++c) columns[static_cast<long>(c) * out + r] = row[c];
+      else if (!(err = encode_row(t, row.data(), in, w.bytes() + row_bytes(t, in) * r)).empty())
+        err = e.name + ": output " + std::to_string(r) + ": " + err;
+    }
+  } else {
+    // Conv1D (in x out) into out x in rows: turned through a float32 copy of this one tensor.
+    if (!staging_.resize(n)) err = out_of_memory(e.name.c_str(), n);
+    std::vector<float> row(out);
+    for (int r = 0; r < in && bad < 0 && err.empty(); ++r) {
+      widen(data, dtype, std::size_t(r) * out, out, row.data());
+      const long i = first_non_finite(row.data(), out);
+      if (i >= 0) bad = static_cast<long>(r) * out + i;
+      for (int c = 0; c < out; ++c) staging_.data()[static_cast<long>(c) * in + r] = row[c];
+    }
+    for (int c = 0; c < out && bad < 0 && err.empty(); ++c)
+      if (!(err = encode_row(t, staging_.data() + static_cast<long>(c) * in, in, w.bytes() + row_bytes(t, in) * c)).empty())
+        err = e.name + ": output " + std::to_string(c) + ": " + err;
+    staging_ = Buffer();
+  }
+  if (bad < 0 && err.empty()) return "";
+  const float bad_value = bad >= 0 ? stored_value(data, bad, dtype) : 0.0f;
+  w = Weight();  // not set
+  if (bad >= 0) return non_finite_message(e.name, bad_value, bad);
+  return err + "; load this model with dtype 'f32'";
+}
+
 void* TensorTable::stored_destination(const std::string& name, std::size_t n, Dtype dtype) {
-  if (sealed_ || dtype != Dtype::kF16) return nullptr;
-  for (Entry& e : entries_)
-    if (e.name == name) return e.half && e.half->resize(n) ? e.half->data() : nullptr;
+  if (sealed_) return nullptr;
+  for (Entry& e : entries_) {
+    if (e.name != name) continue;
+    if (!e.weight || std::size_t(outputs_of(e)) * inputs_of(e) != n) return nullptr;
+    const WeightType t = type_for(e, dtype);
+    const bool in_by_out = t == WeightType::kF32 && !e.embedding;
+    if (!holds_as_stored(e, dtype, t, in_by_out) || !e.weight->allocate(t, in_by_out, outputs_of(e), inputs_of(e)))
+      return nullptr;
+    return e.weight->bytes();
+  }
   return nullptr;
 }
 
-std::string TensorTable::set_half(Entry& e, const void* data, std::size_t n) {
-  *e.dst = Buffer();
-  if (!e.half->resize(n)) return out_of_memory(e.name.c_str(), n);
-  std::uint16_t* h = e.half->data();
-  if (data != h) std::memcpy(h, data, n * sizeof *h);  // (else written in place: stored_destination)
-  for (std::size_t i = 0; i < n; ++i) {
-    if ((h[i] & 0x7c00u) != 0x7c00u) continue;  // the all-ones exponent: infinity or NaN
-    const float value = half_to_float(h[i]);
-    *e.half = HalfBuffer();  // not set
-    return non_finite_message(e.name, value, static_cast<long>(i));
-  }
-  return "";
+std::size_t TensorTable::held_bytes() const {
+  std::size_t sum = 0;
+  for (const Entry& e : entries_) sum += e.held;
+  return sum;
 }
 
 std::string TensorTable::check_complete() const {
   for (const Entry& e : entries_)
-    if (!e.optional && e.dst->empty() && !(e.half && !e.half->empty())) return "missing tensor " + e.name;
+    if (!e.optional && (e.weight ? e.weight->empty() : e.dst->empty())) return "missing tensor " + e.name;
   return "";
 }
 

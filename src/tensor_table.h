@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "buffer.h"
+#include "weight.h"
 
 namespace attn {
 
@@ -22,6 +23,13 @@ enum class Layout {
 
 // How a checkpoint stores a tensor's values (little-endian), as safetensors names them.
 enum class Dtype { kF32 = 0, kF16 = 1, kBF16 = 2 };  // (the codes the bindings pass)
+
+// How a model holds its weight matrices (loadModel's dtype; the codes the bindings pass). Auto:
+// as the checkpoint stores them (F32, F16, BF16). F32 / F16: converted to that. Q8 / Q4: quantized
+// (weight.h), each tensor as it is set; matrices declared not quantizable (position and token-type
+// tables) then stay as stored.
+enum class WeightStorage { kAuto = 0, kF32 = 1, kF16 = 2, kQ8 = 3, kQ4 = 4 };
+const char* weight_storage_name(WeightStorage s);  // "auto", "f32", "f16", "q8", "q4"
 
 // Checks a config's sizes: each in [1, max]. "" = ok, else "<name> must be between 1 and <max>, got <v>".
 struct Dim {
@@ -37,10 +45,16 @@ class TensorTable {
   struct Entry {
     std::string name;
     std::vector<int> shape;  // as stored in the checkpoint
-    Buffer* dst;
+    Buffer* dst;             // a vector or a float matrix, else null
     Layout layout;
     bool optional;
-    HalfBuffer* half;  // non-null: F16 values are kept as stored here (dst stays empty), not widened
+    // A weight matrix (dst null): kept in the table's storage type. Its outputs are the stored
+    // rows when `embedding` (a table of rows x dim) or with Layout::kTransposed (nn.Linear), the
+    // stored columns otherwise (GPT-2's Conv1D).
+    Weight* weight;
+    bool embedding;
+    bool quantizable;  // false: Q8/Q4 storage leaves it as stored
+    std::size_t held = 0;  // bytes it takes as set (0: not set)
   };
 
   void clear() {
@@ -49,29 +63,41 @@ class TensorTable {
   }
   // After a model's finalize(): set() refuses, since the model has taken its weights over.
   void seal() { sealed_ = true; }
-  void add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout = Layout::kAsIs, bool optional = false,
-           HalfBuffer* half = nullptr);
+  void add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout = Layout::kAsIs, bool optional = false);
+  // A weight matrix (see Entry): a linear layer's (embedding false) or a lookup table's.
+  void add_weight(std::string name, std::vector<int> shape, Weight* w, Layout layout, bool embedding,
+                  bool quantizable = true);
+  // The storage of the weights set from now on (kept by clear()). "" = ok; Q8/Q4 need every
+  // quantizable matrix's inputs to be a multiple of 32 (else the first that is not is named).
+  std::string set_storage(WeightStorage s);
+  WeightStorage storage() const { return storage_; }
 
   int size() const { return static_cast<int>(entries_.size()); }
   const Entry& entry(int i) const { return entries_[i]; }
 
-  // Copies a tensor in, widening 16-bit floats to float32 (except F16 into an entry that keeps
-  // halves) and transposing nn.Linear weights on the way, and checks its size and that it is
-  // finite. "" = ok.
+  // Copies a tensor in: vectors widened to float32; weight matrices converted to their storage
+  // type (F16 and BF16 kept as stored under auto, quantized under Q8/Q4) and laid out for their
+  // kernels, one row at a time (a Conv1D matrix going to 16 or fewer bits is turned through one
+  // float32 staging copy of itself). Checks the size and that every value is finite. "" = ok.
   std::string set(const std::string& name, const void* data, std::size_t n, Dtype dtype);
   std::string set(const std::string& name, const float* data, std::size_t n) { return set(name, data, n, Dtype::kF32); }
-  // Where a tensor's stored bytes may be written directly when it is kept as stored (F16 into an
-  // entry that keeps halves, n its element count): its own buffer, sized; set() with that pointer
-  // then only checks it. Null otherwise (or out of memory): stage the bytes and set() copies.
+  // Where a tensor's stored bytes may be written directly, when its storage is its stored bytes
+  // as they are (same type, same orientation; n its element count): its own buffer, sized; set()
+  // with that pointer then only checks it. Null otherwise (or out of memory): stage the bytes.
   void* stored_destination(const std::string& name, std::size_t n, Dtype dtype);
+  // Bytes the set tensors take in their storage (what a model's parameters cost in memory; the
+  // same after finalize(), which only hands matrices over or puts them side by side).
+  std::size_t held_bytes() const;
   // "" when every required tensor has been set, else "missing tensor <name>".
   std::string check_complete() const;
 
  private:
-  // set() of F16 values into an entry that keeps halves: copied as they are, checked finite.
-  static std::string set_half(Entry& e, const void* data, std::size_t n);
+  WeightType type_for(const Entry& e, Dtype stored) const;
+  std::string set_weight(Entry& e, const void* data, Dtype dtype);
   std::vector<Entry> entries_;
+  WeightStorage storage_ = WeightStorage::kAuto;
   bool sealed_ = false;
+  Buffer staging_;  // a Conv1D matrix as float32, turned (only while it is set)
 };
 
 }  // namespace attn

@@ -1,6 +1,7 @@
 #include "weight.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "half.h"
@@ -87,6 +88,12 @@ bool block_scale(float d, std::uint16_t* bits, float* rounded) {
   return std::isfinite(*rounded);
 }
 
+std::string show(float v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
 float max_abs(const float* x, int n) {
   float m = 0.0f;
   for (int i = 0; i < n; ++i) m = std::fabs(x[i]) > m ? std::fabs(x[i]) : m;
@@ -132,6 +139,56 @@ bool quantize_q4(const float* x, int n, unsigned char* out) {
     for (int j = 0; j < kQuantBlock / 2; ++j) out[2 + j] = static_cast<unsigned char>(nibble(j) | nibble(j + 16) << 4);
   }
   return true;
+}
+
+std::string encode_row(WeightType t, const float* x, int n, unsigned char* out) {
+  switch (t) {
+    case WeightType::kF32: std::memcpy(out, x, std::size_t(n) * sizeof(float)); return "";
+    case WeightType::kBF16:
+    case WeightType::kF16:
+      for (int i = 0; i < n; ++i) {
+        const std::uint16_t h = t == WeightType::kF16 ? float_to_half(x[i]) : float_to_bf16(x[i]);
+        if ((t == WeightType::kF16 ? h & 0x7c00u : h & 0x7f80u) == (t == WeightType::kF16 ? 0x7c00u : 0x7f80u))
+          return "value " + show(x[i]) + " at column " + std::to_string(i) + " is too large for " +
+                 weight_type_name(t);
+        std::memcpy(out + 2 * i, &h, 2);
+      }
+      return "";
+    case WeightType::kQ8:
+    case WeightType::kQ4:
+      if (t == WeightType::kQ8 ? quantize_q8(x, n, out) : quantize_q4(x, n, out)) return "";
+      return "values up to " + show(max_abs(x, n)) + " are too large for " +
+             weight_type_name(t) + "'s f16 block scales";
+  }
+  return "";
+}
+
+std::string concat_outputs(Weight* const* parts, int count, Weight* out) {
+  const Weight& first = *parts[0];
+  int total = 0;
+  for (int p = 0; p < count; ++p) {
+    if (parts[p]->type != first.type || parts[p]->in_by_out != first.in_by_out || parts[p]->in != first.in)
+      return "the parts of a fused projection differ in storage or inputs";
+    total += parts[p]->out;
+  }
+  Weight w;
+  if (!w.allocate(first.type, first.in_by_out, total, first.in))
+    return "out of memory: a fused projection needs " + std::to_string(row_bytes(first.type, first.in) * total >> 20) + " MiB";
+  int at = 0;
+  for (int p = 0; p < count; ++p) {
+    const Weight& part = *parts[p];
+    if (first.in_by_out) {  // in x out floats: the part's columns side by side
+      for (int k = 0; k < first.in; ++k)
+        std::memcpy(w.storage.data() + static_cast<long>(k) * total + at, part.storage.data() + static_cast<long>(k) * part.out,
+                    part.out * sizeof(float));
+    } else {  // out x in rows: one after the other
+      std::memcpy(w.bytes() + row_bytes(first.type, first.in) * at, part.storage.data(), part.byte_size());
+    }
+    at += part.out;
+  }
+  for (int p = 0; p < count; ++p) *parts[p] = Weight();
+  *out = std::move(w);
+  return "";
 }
 
 void dequantize_q8(const unsigned char* blocks, int n, float* out) {

@@ -61,6 +61,15 @@ struct Weight {
   WeightView view() const;
 };
 
+// Row r's values (n floats, finite) in type t's encoding, into `out` (row_bytes(t, n) bytes).
+// "" = ok; else why not, naming the value: a value beyond the f16 range, or a block whose scale
+// does not fit an f16.
+std::string encode_row(WeightType t, const float* x, int n, unsigned char* out);
+
+// One matrix whose outputs are the parts' outputs in order (e.g. [Q | K | V] for a fused
+// projection). The parts share type, layout and inputs; they are emptied. "" = ok.
+std::string concat_outputs(Weight* const* parts, int count, Weight* out);
+
 // Quantizes n values (n a multiple of 32) into Q8_0 / Q4_0 blocks. Returns false if a block's
 // scale does not fit an f16 (values beyond ~8e6, or Q4 beyond ~5e5).
 bool quantize_q8(const float* x, int n, unsigned char* out);

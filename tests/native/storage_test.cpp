@@ -1,0 +1,218 @@
+// Models held at 32, 16, 8 and 4 bits a weight (TensorTable's WeightStorage, issue 22): each
+// checkpoint layout lands in its storage type as encode_row makes it, named errors for what a
+// type cannot hold, and whole models (GPT-2, BERT, BART) close to their float32 selves, with
+// cached decoding still equal to the full forward at every type.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "bart.h"
+#include "bert.h"
+#include "gpt2.h"
+#include "half.h"
+#include "layers.h"
+#include "model_test_util.h"
+#include "weight.h"
+
+namespace {
+
+using attn::Dtype;
+using attn::WeightStorage;
+using attn::WeightType;
+
+constexpr WeightStorage kStorages[] = {WeightStorage::kF32, WeightStorage::kF16, WeightStorage::kQ8, WeightStorage::kQ4};
+
+std::vector<float> randoms(unsigned seed, std::size_t n) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g(0.0f, 0.5f);
+  std::vector<float> v(n);
+  for (float& x : v) x = g(rng);
+  return v;
+}
+
+// What output r of a matrix should hold: its float values through encode_row, decoded.
+std::vector<float> expected_row(WeightType t, const std::vector<float>& values) {
+  std::vector<unsigned char> bytes(attn::row_bytes(t, int(values.size())));
+  EXPECT_EQ(attn::encode_row(t, values.data(), int(values.size()), bytes.data()), "");
+  std::vector<float> out(values.size());
+  attn::WeightView{t, false, bytes.data(), 1, int(values.size()), 0}.dequantize_output(0, out.data());
+  return out;
+}
+
+TEST(Storage, EachLayoutLandsInItsTypeOutputByOutput) {
+  const int in = 64, out = 12;
+  const std::vector<float> w = randoms(1, std::size_t(in) * out);
+  for (WeightStorage s : kStorages)
+    for (int kind = 0; kind < 3; ++kind) {  // Conv1D (in x out), nn.Linear (out x in), an embedding table
+      attn::TensorTable t;
+      ASSERT_EQ(t.set_storage(s), "");
+      attn::Linear lin;
+      attn::Embedding emb;
+      attn::Weight* weight = kind == 2 ? &emb.table : &lin.weight;
+      if (kind == 2) emb.add_to(t, "m.weight", out, in, true);
+      else lin.add_to(t, "m.", in, out, kind == 0 ? attn::Layout::kAsIs : attn::Layout::kTransposed);
+      ASSERT_EQ(t.set("m.weight", w.data(), w.size()), "");
+      const WeightType want_type = s == WeightStorage::kF16 ? WeightType::kF16
+                                 : s == WeightStorage::kQ8  ? WeightType::kQ8
+                                 : s == WeightStorage::kQ4  ? WeightType::kQ4
+                                                            : WeightType::kF32;
+      ASSERT_EQ(weight->type, want_type);
+      EXPECT_EQ(weight->in_by_out, want_type == WeightType::kF32 && kind != 2);
+      for (int r = 0; r < out; ++r) {
+        std::vector<float> values(in);
+        for (int k = 0; k < in; ++k) values[k] = kind == 0 ? w[std::size_t(k) * out + r] : w[std::size_t(r) * in + k];
+        const std::vector<float> want = expected_row(want_type, values);
+        std::vector<float> got(in);
+        weight->view().dequantize_output(r, got.data());
+        for (int k = 0; k < in; ++k)
+          ASSERT_EQ(got[k], want[k]) << attn::weight_storage_name(s) << " kind " << kind << " " << r << "," << k;
+      }
+    }
+}
+
+TEST(Storage, AutoKeepsSixteenBitsAsStoredAndWritesThemInPlace) {
+  const int in = 32, out = 3;
+  const std::vector<float> w = randoms(2, std::size_t(in) * out);
+  for (Dtype d : {Dtype::kF16, Dtype::kBF16}) {
+    std::vector<std::uint16_t> bits(w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) bits[i] = d == Dtype::kF16 ? attn::float_to_half(w[i]) : attn::float_to_bf16(w[i]);
+    attn::TensorTable t;
+    attn::Linear lin;
+    lin.add_to(t, "m.", in, out, attn::Layout::kTransposed);
+    void* at = t.stored_destination("m.weight", w.size(), d);
+    ASSERT_EQ(at, static_cast<void*>(lin.weight.bytes()));
+    std::memcpy(at, bits.data(), bits.size() * 2);
+    ASSERT_EQ(t.set("m.weight", at, w.size(), d), "");
+    EXPECT_EQ(int(lin.weight.type), int(d));
+    EXPECT_EQ(std::memcmp(lin.weight.bytes(), bits.data(), bits.size() * 2), 0);
+    // Conv1D's stored columns are not its rows: staged and turned, not written in place.
+    attn::Linear conv;
+    conv.add_to(t, "c.", in, out, attn::Layout::kAsIs);
+    EXPECT_EQ(t.stored_destination("c.weight", w.size(), d), nullptr);
+    ASSERT_EQ(t.set("c.weight", bits.data(), w.size(), d), "");
+    EXPECT_EQ(int(conv.weight.type), int(d));
+  }
+}
+
+TEST(Storage, NamedErrorsForWhatATypeCannotHold) {
+  attn::TensorTable t;
+  attn::Linear lin;
+  attn::Embedding positions;
+  lin.add_to(t, "h.0.mlp.c_fc.", 40, 8, attn::Layout::kAsIs);
+  positions.add_to(t, "wpe.weight", 4, 40);  // not quantizable: stays as stored under q8
+  EXPECT_EQ(t.set_storage(WeightStorage::kQ8),
+            "dtype 'q8' stores weights in blocks of 32 inputs, but h.0.mlp.c_fc.weight has 40 inputs; load this model "
+            "with dtype 'f16' or 'f32'");
+  EXPECT_EQ(t.storage(), WeightStorage::kAuto);  // unchanged
+  attn::TensorTable t2;
+  attn::Linear dense;
+  dense.add_to(t2, "dense.", 32, 2, attn::Layout::kTransposed);
+  ASSERT_EQ(t2.set_storage(WeightStorage::kF16), "");
+  std::vector<float> w(64, 0.5f);
+  w[33] = 1e5f;
+  EXPECT_EQ(t2.set("dense.weight", w.data(), w.size()),
+            "dense.weight: output 1: value 100000 at column 1 is too large for f16; load this model with dtype 'f32'");
+  EXPECT_TRUE(dense.weight.empty());
+  w[33] = std::nanf("");
+  ASSERT_EQ(t2.set_storage(WeightStorage::kQ4), "");
+  EXPECT_EQ(t2.set("dense.weight", w.data(), w.size()), "dense.weight contains NaN at index 33");
+  w[33] = 1e9f;
+  EXPECT_EQ(t2.set("dense.weight", w.data(), w.size()),
+            "dense.weight: output 1: values up to 1e+09 are too large for q4's f16 block scales; load this model with "
+            "dtype 'f32'");
+  w[33] = 0.25f;
+  EXPECT_EQ(t2.set("dense.weight", w.data(), w.size()), "");
+  EXPECT_EQ(dense.weight.byte_size(), 2u * attn::kQ4BlockBytes);
+}
+
+// Largest |a - b| over the largest |b|: the error relative to the outputs' scale.
+double relative_gap(const std::vector<float>& a, const std::vector<float>& b) {
+  double gap = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    gap = std::max(gap, double(std::fabs(a[i] - b[i])));
+    scale = std::max(scale, double(std::fabs(b[i])));
+  }
+  return gap / scale;
+}
+
+// The float32 model's logits against each storage's: relative gaps bounded per type. Per weight,
+// f16 rounds to 2^-11 relative, q8 to 1/254 of its block's largest, q4 to 1/16; random layers
+// compound that (measured on these models: f16 ~5e-4, q8 0.021-0.031, q4 0.27-0.32), and the gaps
+// grow from type to type.
+constexpr double kGapBound[] = {0.0, 2e-3, 5e-2, 0.5};
+
+TEST(Storage, Gpt2AtEachTypeStaysCloseToFloat32AndDecodesAsItRuns) {
+  const attn::GptConfig c{50, 16, 64, 2, 2, 1e-5f};
+  const std::vector<int32_t> tokens = {3, 1, 4, 1, 5, 9, 2, 6};
+  const int n = 8, V = c.vocab_size;
+  std::vector<float> base;
+  double previous_gap = 0;
+  for (int si = 0; si < 4; ++si) {
+    attn::Gpt2 m;
+    ASSERT_EQ(m.configure(c), "");
+    ASSERT_EQ(m.tensors().set_storage(kStorages[si]), "");
+    load_random_tensors(m.tensors(), 5, 0.3);
+    ASSERT_EQ(m.finalize(), "");
+    std::vector<float> logits(n * V);
+    ASSERT_EQ(m.forward(tokens.data(), n, logits.data(), nullptr, 0, nullptr), "");
+    if (si == 0) base = logits;
+    const double gap = relative_gap(logits, base);
+    EXPECT_LE(gap, kGapBound[si]) << attn::weight_storage_name(kStorages[si]);
+    EXPECT_GT(gap, si == 0 ? -1.0 : previous_gap) << attn::weight_storage_name(kStorages[si]);
+    previous_gap = gap;
+    // Cached decoding at this type: the prompt, then one token a step, each the full run's row.
+    ASSERT_EQ(m.start_decoding(1, 16), "");
+    std::vector<float> step(V);
+    ASSERT_EQ(m.step(tokens.data(), 4, step.data(), nullptr), "");
+    for (int i = 4; i <= n; ++i) {
+      for (int v = 0; v < V; ++v) ASSERT_NEAR(step[v], logits[(i - 1) * V + v], 1e-4) << i;
+      if (i < n) ASSERT_EQ(m.step(&tokens[i], 1, step.data(), nullptr), "");
+    }
+  }
+}
+
+TEST(Storage, BertAndBartAtEachTypeStayCloseToFloat32) {
+  attn::BertConfig bc;
+  bc.vocab_size = 40, bc.max_position_embeddings = 16, bc.type_vocab_size = 2, bc.hidden_size = 64;
+  bc.num_hidden_layers = 2, bc.num_attention_heads = 4, bc.intermediate_size = 96, bc.mlm_head = true;
+  attn::BartConfig ac;
+  ac.vocab_size = 40, ac.max_position_embeddings = 16, ac.d_model = 64, ac.encoder_layers = 1, ac.decoder_layers = 2;
+  ac.encoder_attention_heads = ac.decoder_attention_heads = 2, ac.encoder_ffn_dim = ac.decoder_ffn_dim = 96;
+  const std::vector<int32_t> ids = {2, 5, 7, 9, 11, 3};
+  const int n = 6;
+  std::vector<float> bert_base, bart_base;
+  for (int si = 0; si < 4; ++si) {
+    attn::Bert bert;
+    ASSERT_EQ(bert.configure(bc), "");
+    ASSERT_EQ(bert.tensors().set_storage(kStorages[si]), "");
+    load_random_tensors(bert.tensors(), 6, 0.1);
+    ASSERT_EQ(bert.finalize(), "");
+    std::vector<float> hidden(n * 64), logits(n * 40);
+    ASSERT_EQ(bert.forward({ids.data(), nullptr, nullptr, 1, n}, hidden.data(), nullptr, -1, nullptr), "");
+    ASSERT_EQ(bert.mlm_logits(hidden.data(), n, logits.data()), "");
+    if (si == 0) bert_base = logits;
+    EXPECT_LE(relative_gap(logits, bert_base), kGapBound[si]) << "bert " << attn::weight_storage_name(kStorages[si]);
+
+    attn::Bart bart;
+    ASSERT_EQ(bart.configure(ac), "");
+    ASSERT_EQ(bart.tensors().set_storage(kStorages[si]), "");
+    load_random_tensors(bart.tensors(), 7, 0.1);
+    ASSERT_EQ(bart.finalize(), "");
+    std::vector<float> memory(n * 64), full(4 * 40), step(40);
+    ASSERT_EQ(bart.encode({ids.data(), nullptr, nullptr, 1, n}, memory.data(), nullptr, -1, nullptr), "");
+    const attn::Memory mem{memory.data(), nullptr, n};
+    ASSERT_EQ(bart.decode(ids.data(), 1, 4, mem, full.data(), nullptr, nullptr, -1, nullptr, nullptr), "");
+    if (si == 0) bart_base = full;
+    EXPECT_LE(relative_gap(full, bart_base), kGapBound[si]) << "bart " << attn::weight_storage_name(kStorages[si]);
+    ASSERT_EQ(bart.start_decoding(mem, 1, 8), "");
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_EQ(bart.step(&ids[i], 1, step.data(), nullptr, nullptr), "");
+      for (int v = 0; v < 40; ++v) ASSERT_NEAR(step[v], full[i * 40 + v], 1e-4) << i;
+    }
+  }
+}
+
+}  // namespace
