@@ -6,6 +6,7 @@ import { AttentionError } from './errors.js';
 import { checkRepoPath, HubError } from './hub.js';
 import { checkModelFile, InvalidModelFile } from './model_file_check.js';
 import type { Platform } from './platform.js';
+import { show } from './validate.js';
 import type { SafetensorsWeights } from './safetensors.js';
 import type { SymbolTokenizer } from './symbol_tokenizer.js';
 import { WordPieceTokenizer } from './wordpiece_tokenizer.js';
@@ -61,12 +62,17 @@ export function modelType(config: unknown): ModelType {
 
 /** A folder URL or path -> URL of a file in it. Node: plain strings are file paths. */
 function resolveIn(platform: Platform, base: string | URL, file: string): URL {
-  let baseUrl: URL;
-  if (base instanceof URL) baseUrl = base;
-  else if (/^[a-z][a-z0-9+.-]*:/i.test(base)) baseUrl = new URL(base);
-  else baseUrl = platform.folderUrl(base);
-  if (!baseUrl.pathname.endsWith('/')) baseUrl = new URL(baseUrl.href + '/');
-  return new URL(file, baseUrl);
+  try {
+    let baseUrl: URL;
+    if (base instanceof URL) baseUrl = base;
+    else if (/^[a-z][a-z0-9+.-]*:/i.test(base)) baseUrl = new URL(base);
+    else baseUrl = platform.folderUrl(base);
+    if (!baseUrl.pathname.endsWith('/')) baseUrl = new URL(baseUrl.href + '/');
+    return new URL(file, baseUrl);
+  } catch (e) {
+    // A URL no file can be resolved against (data:, a malformed one): URL's TypeError, named.
+    throw new AttentionError(`loadModel: ${show(String(base))} is not a folder's URL or path (${(e as Error).message})`);
+  }
 }
 
 /** A file's URL as messages show it: a path for a file on disk. */

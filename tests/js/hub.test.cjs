@@ -326,6 +326,16 @@ describe('options (loadModel, hubFile): every key checked, misspelt ones refused
     expect(viaHub).toEqual([]);
   });
 
+  test('hostile Hub ids, revisions, file names and folder URLs: named errors', async () => {
+    const base = { hubUrl: server.url, cacheDir: freshCache() };
+    const ids = ['hf:', 'hf:/', 'hf:a//b', 'hf:a/b/c', 'hf:../x', 'hf:a/..', 'hf:a/b@', 'hf:a/b@x y', 'hf:a/b@../../x', `hf:${'x'.repeat(100000)}`,
+      `hf:a/b@${'x'.repeat(10000)}`, 'hf:a/b?x=1', 'hf:a/b#x', 'hf:%2e%2e/x', 'hf:a/\u0000'];
+    const folders = ['data:,hello', 'blob:nothing', 'http://', 'http://[::1', 'javascript:1', '', ' '];
+    expect(await fuzz([...ids, ...folders], (source) => attn.loadModel(source, base).then((m) => m.dispose()))).toEqual([]);
+    const files = [...require('./fuzz.cjs').HOSTILE, '', '../secret', 'a/../../b', '/etc/passwd', 'x'.repeat(100000), 'a\\b', 'heads.json?x'];
+    expect(await fuzz(files, (file) => attn.hubFile('hf:attention-wasm/brown-gpt2', file, base))).toEqual([]);
+  });
+
   test('no false positive: every documented key accepted together', async () => {
     const events = [];
     const m = await attn.loadModel('hf:attention-wasm/g2p-bart', {
