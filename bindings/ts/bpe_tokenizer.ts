@@ -2,7 +2,7 @@
 // pre-tokenized words -> merges applied by rank -> ids from vocab.json. Reads GPT-2's own files
 // (vocab.json + merges.txt) or a Hugging Face tokenizer.json of the same kind.
 import { AttentionError } from './errors.js';
-import { checkId, checkIds, checkLimit, checkTokenizerFileSize, contextError, readField, utf8Length } from './tokenizer_checks.js';
+import { checkId, checkIds, checkLimit, checkTokenizerFileSize, checkVocabSize, contextError, MAX_VOCAB_TOKENS, readField, utf8Length } from './tokenizer_checks.js';
 import type { EncodeLimit } from './tokenizer_checks.js';
 import { checkObject, checkOptions, checkString, is, show } from './validate.js';
 import type { Rules } from './validate.js';
@@ -55,7 +55,7 @@ export class BpeTokenizer {
     this.decoder = [];
     let maxId = -1, longest = 1;
     const tokens = Object.keys(vocab);  // (faster than for-in over a large object)
-    if (tokens.length > MAX_VOCAB_TOKENS) throw new AttentionError(`${names.vocab}: ${tokens.length} tokens are more than a vocabulary may have (${MAX_VOCAB_TOKENS})`);
+    checkVocabSize(names.vocab, tokens.length);
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i], id = vocab[token];
       if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_VOCAB_TOKENS)
@@ -217,8 +217,6 @@ const FILE_RULES: Rules<TokenizerFiles> = { vocab: is.any, merges: is.any };
 
 // Longest pre-token merged as one piece (UTF-8 bytes); longest word kept in the cache (characters).
 const MAX_WORD_BYTES = 1 << 16;
-// Most tokens (and highest id) of a vocabulary: GPT-2 has 50,257, the largest vocabularies 256k.
-const MAX_VOCAB_TOKENS = 1 << 20;
 const MAX_CACHED_WORD = 256;
 // Words up to this many bytes share one set of working arrays (kept for the next word).
 const SHARED_SCRATCH = 1024;

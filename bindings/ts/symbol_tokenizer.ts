@@ -2,9 +2,9 @@
 // model): vocab.json maps symbols to ids; a source is split into characters, an output is its
 // symbols (phonemes) joined by spaces. BART checkpoints with merges.txt use BpeTokenizer instead.
 import { AttentionError } from './errors.js';
-import { checkId, checkIds, checkLimit, codePointCount, contextError } from './tokenizer_checks.js';
+import { checkId, checkIds, checkLimit, checkVocabSize, codePointCount, contextError, MAX_VOCAB_TOKENS } from './tokenizer_checks.js';
 import type { EncodeLimit } from './tokenizer_checks.js';
-import { checkString } from './validate.js';
+import { checkObject, checkString, is, show } from './validate.js';
 
 export class SymbolTokenizer {
   private readonly ids: Map<string, number>;
@@ -13,10 +13,17 @@ export class SymbolTokenizer {
 
   /** vocab: symbol -> id (vocab.json). lowerCase: fold sources to lower case first. */
   constructor(vocab: Record<string, number>, readonly lowerCase = false, unkToken = '<unk>') {
-    if (typeof vocab !== 'object' || vocab === null) throw new AttentionError('vocab.json: not an object');
-    this.ids = new Map(Object.entries(vocab));
-    for (const [s, id] of this.ids) {
-      if (!Number.isInteger(id) || id < 0) throw new AttentionError(`vocab.json: id of ${JSON.stringify(s)} must be an integer >= 0`);
+    checkObject('vocab.json', 'the vocabulary', vocab, 'of symbol -> id');
+    is.boolean(lowerCase, 'SymbolTokenizer: lowerCase');
+    is.string(unkToken, 'SymbolTokenizer: unkToken');
+    const symbols = Object.keys(vocab);
+    checkVocabSize('vocab.json', symbols.length);
+    this.ids = new Map();
+    for (const s of symbols) {
+      const id = (vocab as Record<string, unknown>)[s];
+      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_VOCAB_TOKENS)
+        throw new AttentionError(`vocab.json: id of ${show(s)} must be an integer from 0 to ${MAX_VOCAB_TOKENS}, got ${show(id)}`);
+      this.ids.set(s, id);
       this.symbols[id] = s;
     }
     this.unkTokenId = this.ids.get(unkToken);

@@ -71,6 +71,15 @@ export function checkId(where: string, id: unknown): number {
  * these model types a few MB. A larger file is refused before it is decoded or parsed. */
 export const MAX_TOKENIZER_FILE_BYTES = 32 * 1024 * 1024;
 
+/** The most tokens of a vocabulary, and its highest id: GPT-2 has 50,257 tokens, the largest
+ * vocabularies in use 256k. (An id of 1e9 would make a sparse table that long.) */
+export const MAX_VOCAB_TOKENS = 1 << 20;
+
+/** Refuses a vocabulary of more than MAX_VOCAB_TOKENS tokens before it is indexed. */
+export function checkVocabSize(file: string, tokens: number): void {
+  if (tokens > MAX_VOCAB_TOKENS) throw new AttentionError(`${file}: ${tokens} tokens are more than a vocabulary may have (${MAX_VOCAB_TOKENS})`);
+}
+
 /** Throws "<file>: N bytes are more than a tokenizer file may have (32 MiB)" for a file too large
  * to be a tokenizer's: call it with the file's byte length before decoding it (or with its text's
  * length, unit 'characters', each at least a byte). */

@@ -6,7 +6,7 @@
 // Linear in the text: a piece is looked for among candidates no longer than the vocabulary's
 // longest token, so a word costs (its length) x (that length), not its length squared.
 import { AttentionError } from './errors.js';
-import { checkId, checkIds, checkTokenizerFileSize, codePointCount, readField } from './tokenizer_checks.js';
+import { checkId, checkIds, checkTokenizerFileSize, checkVocabSize, codePointCount, MAX_VOCAB_TOKENS, readField } from './tokenizer_checks.js';
 import { checkObject, checkOptions, is, show } from './validate.js';
 import type { Rule, Rules } from './validate.js';
 
@@ -37,8 +37,6 @@ export interface Encoding {
   tokens: string[];
 }
 
-// Ids a tokenizer.json may give (a larger one would make a sparse array of that length).
-const MAX_VOCAB_ID = 10_000_000;
 const nullOrBoolean: Rule = is.either(is.boolean, is.oneOf(null), 'true, false or null');
 const FILE_RULES: Rules<WordPieceFiles> = {
   vocab: is.either(is.string, is.array(is.string), "the text of vocab.txt or its lines (strings)"),
@@ -104,9 +102,11 @@ export class WordPieceTokenizer {
     if (typeof files.vocab === 'string') checkTokenizerFileSize('vocab.txt', files.vocab.length, 'characters');
     const lines = typeof files.vocab === 'string' ? files.vocab.split(/\r?\n/) : files.vocab;
     // vocab.txt ends with a newline: a trailing empty line is not a token.
-    while (lines.length && lines[lines.length - 1] === '') lines.pop();
-    if (lines.length === 0) throw new AttentionError('tokenizer: vocab.txt is empty');
-    this.tokens = lines.slice();
+    let count = lines.length;
+    while (count > 0 && lines[count - 1] === '') count--;
+    if (count === 0) throw new AttentionError('tokenizer: vocab.txt is empty');
+    checkVocabSize('vocab.txt', count);
+    this.tokens = lines.slice(0, count);  // (a copy: the caller's lines stay as they were)
     let longest = 1;
     this.tokens.forEach((t, id) => {
       if (!this.ids.has(t)) this.ids.set(t, id);
@@ -140,10 +140,11 @@ export class WordPieceTokenizer {
       if (model[key] !== undefined && model[key] !== only)
         throw new AttentionError(`tokenizer.json: model.${key} must be ${show(only)} (the only one supported), got ${show(model[key])}`);
     }
-    const lines: string[] = [];
-    for (const [token, id] of Object.entries(model.vocab)) {
-      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_VOCAB_ID)
-        throw new AttentionError(`tokenizer.json: model.vocab[${show(token)}] must be an integer id from 0 to ${MAX_VOCAB_ID}, got ${show(id)}`);
+    const lines: string[] = [], entries = Object.entries(model.vocab);
+    checkVocabSize('tokenizer.json: model.vocab', entries.length);
+    for (const [token, id] of entries) {
+      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_VOCAB_TOKENS)
+        throw new AttentionError(`tokenizer.json: model.vocab[${show(token)}] must be an integer id from 0 to ${MAX_VOCAB_TOKENS}, got ${show(id)}`);
       lines[id] = token;
     }
     for (let i = 0; i < lines.length; i++) if (lines[i] === undefined) throw new AttentionError(`tokenizer.json: model.vocab has no token with id ${i}`);

@@ -155,6 +155,11 @@ describe('over-long text', () => {
       expect(await fuzz(HOSTILE, (v) => t.decode([v]), same)).toEqual([]);
       expect(await fuzz(HOSTILE, (v) => t.tokenText(v), same)).toEqual([]);
     }
+    for (const make of [(v) => new api.SymbolTokenizer(v), (v) => new api.SymbolTokenizer({ a: v }), (v) => new api.SymbolTokenizer({ a: 0 }, v),
+      (v) => new api.SymbolTokenizer({ a: 0 }, false, v), (v) => new api.BpeTokenizer({ vocab: { a: v }, merges: '' })]) {
+      expect(await fuzz(HOSTILE, make, same)).toEqual([]);
+    }
+    await expectNamed(() => new api.SymbolTokenizer({ a: 2 ** 30 }), /^vocab.json: id of "a" must be an integer from 0 to 1048576, got 1073741824/);
     await expectNamed(() => tok.encode('x', {}), /^encode: the limit needs maxTokens/);
     await expectNamed(() => tok.encode('x', { maxTokens: -1 }), /^encode: maxTokens must be an integer >= 0, got -1/);
     await expectNamed(() => tok.encode(null), /^encode: text must be a string, got null/);
@@ -290,6 +295,9 @@ describe('WordPiece', () => {
     expect(await fuzz(hostileOptions(['maxLength']), (o) => tok.encode(['abc de', 'fg'], o), same)).toEqual([]);
     expect(await fuzz(HOSTILE, (v) => tok.decode(v), same)).toEqual([]);
     expect(await fuzz(HOSTILE, (v) => tok.tokenText(v), same)).toEqual([]);
+    const given = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'a', '', ''];
+    new api.WordPieceTokenizer({ vocab: given });
+    expect(given.length).toBe(8);  // the caller's lines are not trimmed in place
     const bpeFiles = brownFiles();
     expect(await fuzz([...HOSTILE, ...hostileOptions(['vocab', 'merges'])], (v) => new api.BpeTokenizer(v))).toEqual([]);
     expect(await fuzz(HOSTILE, (v) => new api.BpeTokenizer({ vocab: bpeFiles.vocab, merges: v }))).toEqual([]);
