@@ -65,8 +65,8 @@ export interface HubOptions {
   /** Node: the cache folder (default $XDG_CACHE_HOME/attention-wasm or ~/.cache/attention-wasm). */
   cacheDir?: string;
   /** The most bytes one model may download, all files together, counted as they arrive (after
-   * decompression). Default and upper bound 2 GiB (MAX_DOWNLOAD_BYTES): the weights must fit the
-   * 2 GiB WebAssembly memory anyway. */
+   * decompression). Default 2 GiB, the WebAssembly memory's size (a larger checkpoint fits only
+   * quantized); at most 4 GiB (MAX_DOWNLOAD_BYTES, the largest typed array). */
   maxBytes?: number;
   /** Aborts the downloads (HubError code 'aborted'; 'timeout' for AbortSignal.timeout()). */
   signal?: AbortSignal;
@@ -102,10 +102,12 @@ export interface HubEnvironment {
 }
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
-/** The WebAssembly memory's size (MAXIMUM_MEMORY=2GB in CMakeLists.txt): a model's files are
- * copied into it, so downloading more than this could never load. */
-export const MAX_DOWNLOAD_BYTES = 2 ** 31;
-export const DEFAULT_MAX_BYTES = MAX_DOWNLOAD_BYTES;
+/** The most maxBytes may say: Node's largest typed array (buffer.constants.MAX_LENGTH), and all a
+ * 32-bit WebAssembly program could address. */
+export const MAX_DOWNLOAD_BYTES = 2 ** 32;
+/** The WebAssembly memory's size (MAXIMUM_MEMORY=2GB in CMakeLists.txt): weights kept as stored
+ * are copied into it, so a larger download loads only when quantized (dtype 'q8', 'q4'). */
+export const DEFAULT_MAX_BYTES = 2 ** 31;
 /** The most bytes a JSON or text file (config, tokenizer, vocabulary) may have, unpacked. */
 export const TEXT_FILE_MAX_BYTES = 64 * 1024 ** 2;
 export const DEFAULT_IDLE_TIMEOUT = 30_000;
@@ -122,7 +124,7 @@ export const HUB_OPTION_RULES: Rules<HubOptions> = {
   cacheDir: is.string,
   maxBytes(v, name) {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_DOWNLOAD_BYTES)
-      throw new AttentionError(`${name} must be an integer from 1 to ${MAX_DOWNLOAD_BYTES} (2 GiB, what the WebAssembly memory holds), got ${show(v)}`);
+      throw new AttentionError(`${name} must be an integer from 1 to ${MAX_DOWNLOAD_BYTES} (4 GiB, the largest typed array), got ${show(v)}`);
   },
   signal: is.signal,
   // setTimeout's longest delay.
@@ -394,7 +396,12 @@ export class HubRepo {
             this.charge(url, file, value.length, sink.length);
             charged += value.length;
           }
-          sink.append(value);
+          try {
+            sink.append(value);
+          } catch (e) {
+            // The engine could not grow the buffer (a device short of memory, a browser's limit).
+            throw new HubError(`${file} of ${this.name} (${url}): no memory for ${sink.length + value.length} bytes (${(e as Error).message})`, 'too-large', url);
+          }
           report(sink.length, total, false);
         }
       } catch (e) {

@@ -307,10 +307,10 @@ describe('options (loadModel, hubFile): every key checked, misspelt ones refused
     await expectNamed(() => attn.hubFile('hf:attention-wasm/brown-gpt2', 42), /^hubFile: file must be a string, got 42$/);
   });
 
-  test('maxBytes: an integer from 1 to 2 GiB (the WebAssembly memory), else named before any request', async () => {
+  test('maxBytes: an integer from 1 to 4 GiB (the largest typed array), else named before any request', async () => {
     const before = server.requests.length;
-    for (const bad of [20e9, 2 ** 31 + 1, 0, -1, 1.5, NaN, Infinity, '1000', 10n]) {
-      await expectNamed(() => attn.loadModel('hf:attention-wasm/brown-gpt2', hub({ maxBytes: bad })), /^loadModel: maxBytes must be an integer from 1 to 2147483648 \(2 GiB/);
+    for (const bad of [20e9, 2 ** 32 + 1, 0, -1, 1.5, NaN, Infinity, '1000', 10n]) {
+      await expectNamed(() => attn.loadModel('hf:attention-wasm/brown-gpt2', hub({ maxBytes: bad })), /^loadModel: maxBytes must be an integer from 1 to 4294967296 \(4 GiB, the largest typed array\), got /);
     }
     expect(server.requests.length).toBe(before);
     await expectNamed(() => attn.loadModel('hf:attention-wasm/brown-gpt2', hub({ maxBytes: 20e9 })), /got 20000000000$/);
@@ -340,7 +340,7 @@ describe('options (loadModel, hubFile): every key checked, misspelt ones refused
     const events = [];
     const m = await attn.loadModel('hf:attention-wasm/g2p-bart', {
       revision: 'main', hubUrl: server.url, accessToken: 'hf_any', onProgress: (e) => events.push(e), cache: true,
-      cacheDir: freshCache(), maxBytes: 2 ** 31, signal: new AbortController().signal, idleTimeout: 60_000,
+      cacheDir: freshCache(), maxBytes: 2 ** 32, signal: new AbortController().signal, idleTimeout: 60_000,
     });
     expect(m.type).toBe('bart');
     m.dispose();
