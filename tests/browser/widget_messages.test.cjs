@@ -86,7 +86,11 @@ test('the demo link shows once a view is drawn: not while the model loads, not a
   await page.$eval('#w', (v) => v.removeAttribute('model'));
   await ready(page, 'w');
   expect((await shown(page, 'w')).link.hidden).toBe(false);
-  expect(errors.filter((e) => !/404|Failed to load resource/.test(e))).toEqual([]);
+  // Each failure also in the console, as the widget shows it (beside the browser's own 404 lines).
+  expect(errors.filter((e) => !/^Failed to load resource: .* 404/.test(e))).toEqual([
+    `<attention-view>: ${failed.status}`,
+    expect.stringMatching(/^<attention-view>: Could not compute: .*\/brt\/config\.json: HTTP 404; model="brt" names no model/),
+  ]);
   await page.close();
 });
 

@@ -179,6 +179,7 @@ class AttentionViewElement extends HTMLElement {
       const hint = modelNameHint(this);
       this.statusEl.textContent = `Could not compute: ${e.message}${hint ? `; ${hint}` : ''}`;
       this.statusEl.classList.add('error');
+      console.error(`<attention-view>: ${this.statusEl.textContent}`); // where an author looks first
     }
   }
 
