@@ -17,7 +17,7 @@ function describe(value: unknown): string {
 
 export function positiveInt(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
-    throw new AttentionError(`${name} must be a positive integer, got ${String(value)}`);
+    throw new AttentionError(`${name} must be a positive integer, got ${show(value)}`);
   if (value > 0x7fffffff) throw new AttentionError(`${name} is too large: ${value}`);
   return value;
 }
