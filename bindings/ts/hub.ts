@@ -174,6 +174,23 @@ interface Download {
   status: number;
 }
 
+/** What one file's download knows so far, across the requests that resume it. */
+interface Transfer {
+  url: string;
+  file: string;
+  /** The most bytes this file may have. */
+  limit: number;
+  /** The bytes received (null: none yet, or starting over). */
+  sink: ByteSink | null;
+  /** The size the server announced (undefined: none, or a compressed answer). */
+  total?: number;
+  etag?: string;
+  contentType: string | null;
+  status: number;
+  /** Bytes of this file counted against maxBytes. */
+  charged: number;
+}
+
 const isValid = (file: string, bytes: Uint8Array, url: string): boolean => {
   try {
     checkModelFile(file, bytes, url);
@@ -324,106 +341,118 @@ export class HubRepo {
   }
 
   private async transfer(url: string, file: string, watch: Watch): Promise<Download> {
-    const base: Record<string, string> = { 'Accept-Encoding': 'identity' };
-    if (this.token) base.Authorization = `Bearer ${this.token}`;
-    const report = (loaded: number, total: number | undefined, done: boolean) => this.options.onProgress?.({ file, loaded, total, done });
     // JSON and text files are small: a larger one (e.g. a gzip bomb) stops early.
     const limit = /\.(json|txt)$/.test(file) ? Math.min(this.maxBytes, TEXT_FILE_MAX_BYTES) : this.maxBytes;
-    let sink: ByteSink | null = null;
-    let total: number | undefined;
-    let etag: string | undefined;
-    let contentType: string | null = null;
-    let status = 0;
-    let charged = 0; // bytes of this file counted against maxBytes
+    const t: Transfer = { url, file, limit, sink: null, contentType: null, status: 0, charged: 0 };
     for (let attempt = 0; ; attempt++) {
-      const headers = { ...base };
-      // Resume only a file whose version the server named (If-Range: its ETag), so a file changed
-      // meanwhile is sent whole instead of being spliced from two versions; else start over.
-      if (sink && (sink.length === 0 || !etag)) sink = null;
-      if (sink) {
-        headers.Range = `bytes=${sink.length}-`;
-        headers['If-Range'] = etag!;
-      }
-      const response = await this.request(url, file, headers, watch);
+      const response = await this.request(url, file, this.headersFor(t), watch);
       // The server sent the whole file again (or another version): start over.
-      if (sink && (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${sink.length}-`))) sink = null;
-      if (!sink) {
-        this.budgetUsed -= charged;
-        charged = 0;
-        etag = response.headers.get('etag') ?? undefined;
-        contentType = response.headers.get('content-type');
-        status = response.status;
-        const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
-        const length = Number(response.headers.get('content-length'));
-        total = !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
-        if (total !== undefined) {
-          try {
-            this.limitFile(url, file, total, limit);
-            this.charge(url, file, total);
-          } catch (e) {
-            await response.body?.cancel().catch(() => {}); // close the connection, read nothing
-            throw e;
-          }
-          charged = total;
-        }
-        // Grows with the bytes received, at most to the announced size: no allocation from a
-        // Content-Length before the bytes are here.
-        sink = new ByteSink(total);
-        report(0, total, false);
-      }
-      if (!response.body) throw new HubError(`${url} answered with no body`, 'http', url, response.status);
-      const reader = response.body.getReader();
-      let cut: unknown = null; // the connection broke: resumed below
-      try {
-        for (;;) {
-          let chunk: ReadableStreamReadResult<Uint8Array>;
-          try {
-            chunk = await reader.read();
-          } catch (e) {
-            const stopped = watch.stopped();
-            if (stopped) throw this.stoppedError(url, stopped, sink.length, total);
-            cut = e;
-            break;
-          }
-          if (chunk.done) break;
-          const value = chunk.value;
-          watch.touch();
-          if (total !== undefined && sink.length + value.length > total)
-            throw new HubError(`${url} sent more than the ${total} bytes its Content-Length announced`, 'truncated', url);
-          if (total === undefined) {
-            // No announced size (a compressed answer): counted as it unpacks.
-            this.limitFile(url, file, sink.length + value.length, limit, true);
-            this.charge(url, file, value.length, sink.length);
-            charged += value.length;
-          }
-          try {
-            sink.append(value);
-          } catch (e) {
-            // The engine could not grow the buffer (a device short of memory, a browser's limit).
-            throw new HubError(`${file} of ${this.name} (${url}): no memory for ${sink.length + value.length} bytes (${(e as Error).message})`, 'too-large', url);
-          }
-          report(sink.length, total, false);
-        }
-      } catch (e) {
-        await reader.cancel().catch(() => {}); // stop the transfer (a bomb, a stall, a callback's error) now
-        throw e;
-      }
-      if (cut === null && (total === undefined || sink.length === total)) {
-        report(sink.length, sink.length, true);
-        return { bytes: sink.bytes(), etag, contentType, status };
+      if (t.sink && (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${t.sink.length}-`))) t.sink = null;
+      const sink = t.sink ?? await this.begin(t, response);
+      const cut = await this.readBody(t, sink, response, watch);
+      if (cut === null && (t.total === undefined || sink.length === t.total)) {
+        this.options.onProgress?.({ file, loaded: sink.length, total: sink.length, done: true });
+        return { bytes: sink.bytes(), etag: t.etag, contentType: t.contentType, status: t.status };
       }
       // Cut short: try again (from where it stopped when the size and version are known), at most
       // MAX_RESUMES times, else fail; nothing partial is cached.
       const why = cut ? ` (${fetchFailure(cut)})` : '';
-      if (total === undefined || attempt >= MAX_RESUMES)
-        throw new HubError(`download of ${url} was cut off: ${sink.length} of ${total ?? 'an unknown number of'} bytes arrived${why}${total !== undefined ? `, ${MAX_RESUMES} resumes tried` : ''}`, 'truncated', url);
+      if (t.total === undefined || attempt >= MAX_RESUMES)
+        throw new HubError(`download of ${url} was cut off: ${sink.length} of ${t.total ?? 'an unknown number of'} bytes arrived${why}${t.total !== undefined ? `, ${MAX_RESUMES} resumes tried` : ''}`, 'truncated', url);
+    }
+  }
+
+  /** The request's headers: a Range from where a cut transfer stopped, if it can resume. */
+  private headersFor(t: Transfer): Record<string, string> {
+    const headers: Record<string, string> = { 'Accept-Encoding': 'identity' };
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    // Resume only a file whose version the server named (If-Range: its ETag), so a file changed
+    // meanwhile is sent whole instead of being spliced from two versions; else start over.
+    if (t.sink && (t.sink.length === 0 || !t.etag)) t.sink = null;
+    if (t.sink) {
+      headers.Range = `bytes=${t.sink.length}-`;
+      headers['If-Range'] = t.etag!;
+    }
+    return headers;
+  }
+
+  /** A fresh start (first answer, or one that sent the whole file again): its size checked against
+   * the limits before any byte is read, and an empty buffer. */
+  private async begin(t: Transfer, response: Response): Promise<ByteSink> {
+    this.budgetUsed -= t.charged;
+    t.charged = 0;
+    t.etag = response.headers.get('etag') ?? undefined;
+    t.contentType = response.headers.get('content-type');
+    t.status = response.status;
+    const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+    const length = Number(response.headers.get('content-length'));
+    t.total = !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+    if (t.total !== undefined) {
+      try {
+        this.limitFile(t, t.total);
+        this.charge(t.url, t.file, t.total);
+      } catch (e) {
+        await response.body?.cancel().catch(() => {}); // close the connection, read nothing
+        throw e;
+      }
+      t.charged = t.total;
+    }
+    // Grows with the bytes received, at most to the announced size: no allocation from a
+    // Content-Length before the bytes are here.
+    t.sink = new ByteSink(t.total);
+    this.options.onProgress?.({ file: t.file, loaded: 0, total: t.total, done: false });
+    return t.sink;
+  }
+
+  /** Reads the answer's body into `sink`. Returns the error that cut the connection (to resume),
+   * or null at the body's end; throws (after stopping the transfer) for anything else. */
+  private async readBody(t: Transfer, sink: ByteSink, response: Response, watch: Watch): Promise<unknown> {
+    if (!response.body) throw new HubError(`${t.url} answered with no body`, 'http', t.url, response.status);
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (e) {
+          const stopped = watch.stopped();
+          if (stopped) throw this.stoppedError(t.url, stopped, sink.length, t.total);
+          return e;
+        }
+        if (chunk.done) return null;
+        watch.touch();
+        this.take(t, sink, chunk.value);
+        this.options.onProgress?.({ file: t.file, loaded: sink.length, total: t.total, done: false });
+      }
+    } catch (e) {
+      await reader.cancel().catch(() => {}); // stop the transfer (a bomb, a stall, a callback's error) now
+      throw e;
+    }
+  }
+
+  /** Counts one chunk against the limits and keeps it. */
+  private take(t: Transfer, sink: ByteSink, value: Uint8Array): void {
+    const after = sink.length + value.length;
+    if (t.total !== undefined && after > t.total)
+      throw new HubError(`${t.url} sent more than the ${t.total} bytes its Content-Length announced`, 'truncated', t.url);
+    if (t.total === undefined) {
+      // No announced size (a compressed answer): counted as it unpacks.
+      this.limitFile(t, after, true);
+      this.charge(t.url, t.file, value.length, sink.length);
+      t.charged += value.length;
+    }
+    try {
+      sink.append(value);
+    } catch (e) {
+      // The engine could not grow the buffer (a device short of memory, a browser's limit).
+      throw new HubError(`${t.file} of ${this.name} (${t.url}): no memory for ${after} bytes (${(e as Error).message})`, 'too-large', t.url);
     }
   }
 
   /** A JSON or text file larger than TEXT_FILE_MAX_BYTES is refused (before or while reading it). */
-  private limitFile(url: string, file: string, bytes: number, limit: number, unpacked = false): void {
-    if (bytes <= limit || limit === this.maxBytes) return;
-    throw new HubError(`${file} of ${this.name} (${url}) ${unpacked ? 'unpacks to over' : 'is'} ${unpacked ? limit : bytes} bytes: more than a model's ${file.slice(file.lastIndexOf('.'))} file may have (${limit} bytes)`, 'too-large', url);
+  private limitFile(t: Transfer, bytes: number, unpacked = false): void {
+    if (bytes <= t.limit || t.limit === this.maxBytes) return;
+    throw new HubError(`${t.file} of ${this.name} (${t.url}) ${unpacked ? 'unpacks to over' : 'is'} ${unpacked ? t.limit : bytes} bytes: more than a model's ${t.file.slice(t.file.lastIndexOf('.'))} file may have (${t.limit} bytes)`, 'too-large', t.url);
   }
 
   /** Counts `bytes` against maxBytes (all files of the model together). */
