@@ -181,7 +181,7 @@ export class BpeTokenizer {
 
   private token(id: number): string {
     const t = this.decoder[checkId('decode', id)];
-    if (t === undefined) throw new AttentionError(`tokenizer: id ${id} is not in the vocabulary`);
+    if (t === undefined) throw new AttentionError(`decode: id ${id} is not in the vocabulary of ${this.vocabSize}`);
     return t;
   }
 
@@ -191,7 +191,9 @@ export class BpeTokenizer {
     const bytes = new TextEncoder().encode(word);
     const ids: number[] = [];
     // A pre-token longer than MAX_WORD_BYTES is merged in pieces cut at character boundaries: the
-    // merge itself is O(n log n), the cut bounds its memory (no model's context holds such a word).
+    // merge itself is O(n log n), the cut bounds its working memory (to 4 MB). Only there can the
+    // ids differ from the reference loop's (at the cuts); such a word needs over 1,000 tokens
+    // when no token is longer than 64 bytes, more than GPT-2's context.
     for (let start = 0; start < bytes.length;) {
       let end = Math.min(bytes.length, start + MAX_WORD_BYTES);
       while (end < bytes.length && end > start + 1 && (bytes[end] & 0xc0) === 0x80) end--;  // not inside a character

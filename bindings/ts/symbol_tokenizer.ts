@@ -50,7 +50,7 @@ export class SymbolTokenizer {
     }
     return Array.from(src, (ch) => {
       const id = this.ids.get(ch) ?? this.unkTokenId;
-      if (id === undefined) throw new AttentionError(`tokenize: ${JSON.stringify(ch)} is not in the vocabulary and it has no <unk>`);
+      if (id === undefined) throw new AttentionError(`encode: ${show(ch)} is not in the vocabulary and it has no <unk>`);
       return id;
     });
   }

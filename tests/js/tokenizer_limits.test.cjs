@@ -116,6 +116,17 @@ describe('over-long text', () => {
     expect(smiles.length).toBeGreaterThanOrEqual(100000);
   });
 
+  test('a word over 64 KiB is merged in pieces cut between characters, never inside one', () => {
+    // Byte-level stand-ins of 😀's UTF-8 bytes F0 9F 98 80 and merges that join them.
+    const [b0, b1, b2, b3] = [0xf0, 0x9f, 0x98, 0x80].map((b) => byteTable()[b]);
+    const vocab = { '!': 0, [b0]: 1, [b1]: 2, [b2]: 3, [b3]: 4, [b0 + b1]: 5, [b2 + b3]: 6, [b0 + b1 + b2 + b3]: 7 };
+    const emoji = new api.BpeTokenizer({ vocab, merges: `${b0} ${b1}\n${b2} ${b3}\n${b0 + b1} ${b2 + b3}\n` });
+    // '!' first puts a cut at 65,536 bytes inside a character, were it not moved back.
+    const ids = emoji.encode('!' + '😀'.repeat(40000));
+    expect(ids.length).toBe(40001);
+    expect(ids.slice(1).every((id) => id === 7)).toBe(true);
+  });
+
   test('a limit refuses, by its length alone, text no context could hold', async () => {
     const limit = { maxTokens: 1024, caller: 'run' };
     for (const text of ['!'.repeat(300000), '😀'.repeat(100000), 'a'.repeat(1e6)]) {
