@@ -539,6 +539,7 @@ describe('the Hub client under a hostile or failing server', () => {
       name: 'HubError', code: 'network', message: expect.stringMatching(/config\.json \(UND_ERR_SOCKET, also when tried again\)/),
     });
     expect(server.count(`${twice.id}/resolve/main/config.json`)).toBe(2);
+    await loadsOnceFixed(twice, freshCache());
   });
 
   test('abort() gives HubError aborted; AbortSignal.timeout() gives timeout (not a DOMException, not CORS)', async () => {
