@@ -7,7 +7,7 @@
 // longest token, so a word costs (its length) x (that length), not its length squared.
 import { AttentionError } from './errors.js';
 import { checkId, checkIds, checkTokenizerFileSize, checkVocabSize, codePointCount, MAX_VOCAB_TOKENS, readField } from './tokenizer_checks.js';
-import { checkObject, checkOptions, is, show } from './validate.js';
+import { checkObject, checkOptions, checkString, is, show } from './validate.js';
 import type { Rule, Rules } from './validate.js';
 
 export interface WordPieceFiles {
@@ -166,6 +166,7 @@ export class WordPieceTokenizer {
 
   /** Text -> WordPiece tokens (no [CLS]/[SEP]). */
   tokenize(text: string): string[] {
+    checkString('tokenize', 'text', text);
     const out: string[] = [];
     text.split(this.special).forEach((part, i) => {
       if (i % 2 === 1) out.push(part);  // split() puts the special tokens at odd indices

@@ -379,3 +379,14 @@ expect.extend({
     return { pass, message: () => `expected ${received} to be within [${lo}, ${hi}]` };
   },
 });
+
+test('arpabetToIpa and WordPiece tokenize name bad arguments; a key of Object is not a phoneme', async () => {
+  const { HOSTILE, fuzz, expectNamed } = require('./fuzz.cjs');
+  expect(api.arpabetToIpa(['F', 'OW1', 'N'])).toBe('foʊn');
+  expect(api.arpabetToIpa(['constructor', 'toString', '__proto__'])).toBe('⟨constructor⟩⟨toString⟩⟨__proto__⟩');
+  expect(await fuzz([...HOSTILE, [null], ['F', 7]], (v) => api.arpabetToIpa(v))).toEqual([]);
+  await expectNamed(() => api.arpabetToIpa(['F', 7]), /^arpabetToIpa: phonemes\[1\] must be a string, got 7/);
+  const tok = new api.WordPieceTokenizer({ vocab: '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\n' });
+  expect(await fuzz(HOSTILE, (v) => tok.tokenize(v))).toEqual([]);
+  await expectNamed(() => tok.tokenize(null), /^tokenize: text must be a string, got null/);
+});
