@@ -10,7 +10,7 @@
 // Node only. What this library needs is a few GETs with redirects, a streamed body, a Range resume
 // and a cache: this file, a few kB, in both Node and browsers with no configuration.
 import { AttentionError } from './errors.js';
-import { ByteSink, closedBeforeAnswer, fetchFailure, Watch } from './hub_fetch.js';
+import { ByteSink, closedBeforeAnswer, fetchFailure, stopReason, Watch } from './hub_fetch.js';
 import type { StopReason } from './hub_fetch.js';
 import { checkModelFile } from './model_file_check.js';
 import { is, show } from './validate.js';
@@ -237,6 +237,8 @@ export class HubRepo {
   async file(file: string): Promise<Uint8Array> {
     const key: HubCacheKey = { hubUrl: this.hubUrl, id: this.id, revision: this.revision, file };
     const url = this.url(file);
+    // An aborted signal stops the load also where the cache would answer without a request.
+    if (this.options.signal?.aborted) throw this.stoppedError(url, stopReason(this.options.signal), 0, undefined);
     const hit = await this.cache?.get(key).catch(() => undefined);
     // A cached file is checked again: one a version without these checks kept is downloaded anew.
     if (hit && ('missing' in hit || isValid(file, hit.bytes, url))) {

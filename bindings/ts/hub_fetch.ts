@@ -15,7 +15,7 @@ export class Watch {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private why: StopReason | null = null;
-  private readonly onAbort = () => this.fire(timeoutReason(this.user?.reason) ? 'timeout' : 'aborted');
+  private readonly onAbort = () => this.fire(stopReason(this.user!));
 
   constructor(private readonly user: AbortSignal | undefined, private readonly idleMs: number) {
     if (user?.aborted) this.onAbort();
@@ -51,7 +51,12 @@ export class Watch {
   }
 }
 
-/** AbortSignal.timeout() aborts with a DOMException named TimeoutError. */
+/** Why an aborted signal stopped the work: AbortSignal.timeout() aborts with a DOMException
+ * named TimeoutError, anything else is the caller's abort(). */
+export function stopReason(signal: AbortSignal): StopReason {
+  return timeoutReason(signal.reason) ? 'timeout' : 'aborted';
+}
+
 function timeoutReason(reason: unknown): boolean {
   return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
 }

@@ -556,5 +556,11 @@ describe('the Hub client under a hostile or failing server', () => {
     const before = new AbortController();
     before.abort();
     await expect(attn.loadModel(repo.source, { hubUrl: server.url, cacheDir: freshCache(), signal: before.signal })).rejects.toMatchObject({ name: 'HubError', code: 'aborted' });
+    // Also when every file is in the cache (no request would be made).
+    const cacheDir = freshCache();
+    (await attn.loadModel('hf:attention-wasm/g2p-bart', { hubUrl: server.url, cacheDir })).dispose();
+    const requests = server.requests.length;
+    await expect(attn.loadModel('hf:attention-wasm/g2p-bart', { hubUrl: server.url, cacheDir, signal: before.signal })).rejects.toMatchObject({ name: 'HubError', code: 'aborted' });
+    expect(server.requests.length).toBe(requests);
   });
 });
