@@ -36,5 +36,6 @@ export function fetchShippedModelFiles(model: ShippedModel, platform: Platform):
       return platform.readBytes(url);
     },
     isMissing: (e) => e instanceof NotShipped,
+    where: (file) => String(model.files[file] ?? `${model.name}/${file}`),
   });
 }
