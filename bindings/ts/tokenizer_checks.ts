@@ -80,6 +80,9 @@ export function checkVocabSize(file: string, tokens: number): void {
   if (tokens > MAX_VOCAB_TOKENS) throw new AttentionError(`${file}: ${tokens} tokens are more than a vocabulary may have (${MAX_VOCAB_TOKENS})`);
 }
 
+/** The files checkTokenizerFileSize is for (tokenizer_config.json is a small settings file). */
+export const TOKENIZER_FILES: readonly string[] = ['vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer.json'];
+
 /** Throws "<file>: N bytes are more than a tokenizer file may have (32 MiB)" for a file too large
  * to be a tokenizer's: call it with the file's byte length before decoding it (or with its text's
  * length, unit 'characters', each at least a byte). */
