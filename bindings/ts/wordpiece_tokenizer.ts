@@ -24,7 +24,7 @@ export interface WordPieceFiles {
 }
 
 /** encode()'s options. */
-export interface EncodeOptions {
+export interface WordPieceEncodeOptions {
   /** Cut the input to this many tokens, [CLS] and [SEP] included: the longer text loses a token
    * at a time, the second one when both are as long (BERT's _truncate_seq_pair). */
   maxLength?: number;
@@ -45,7 +45,7 @@ const FILE_RULES: Rules<WordPieceFiles> = {
   tokenizeChineseChars: is.boolean,
   maxInputCharsPerWord: is.int(1, 100_000),
 };
-const ENCODE_RULES: Rules<EncodeOptions> = { maxLength: is.int(0) };
+const ENCODE_RULES: Rules<WordPieceEncodeOptions> = { maxLength: is.int(0) };
 const SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
 
 // The CJK Unified Ideographs blocks Hugging Face's BertTokenizer treats as words of their own.
@@ -180,7 +180,7 @@ export class WordPieceTokenizer {
    * maxLength truncates the longer text first, one token at a time, the second text when both are
    * as long, as BERT's _truncate_seq_pair and Hugging Face's longest_first do.
    */
-  encode(input: string | readonly [string, string], options?: EncodeOptions): Encoding {
+  encode(input: string | readonly [string, string], options?: WordPieceEncodeOptions): Encoding {
     const { maxLength } = checkOptions('encode', options, ENCODE_RULES);
     const pair = typeof input !== 'string';
     if (pair && (!Array.isArray(input) || input.length !== 2 || typeof input[0] !== 'string' || typeof input[1] !== 'string'))
