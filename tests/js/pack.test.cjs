@@ -87,13 +87,7 @@ test('import "attention-wasm" runs the issue\'s example', () => {
   expect(out).toEqual(expected);
 });
 
-test("README's Quick start runs as written, in an app that installed the tarball", () => {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const block = readme.slice(readme.indexOf('## Quick start')).match(/```ts\n([\s\S]*?)```/)[1];
-  fs.writeFileSync(path.join(dir, 'quick_start.mjs'), block);
-  const out = execFileSync(process.execPath, ['quick_start.mjs'], { cwd: dir, encoding: 'utf8' });
-  expect(out.trim()).toBe('10240 1600'); // what the block's comment promises
-});
+// README's code blocks, the Quick start among them, run against the tarball in readme.test.cjs.
 
 test('the shipped types check a TypeScript program, and catch a misuse', () => {
   const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
