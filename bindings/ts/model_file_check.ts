@@ -5,6 +5,7 @@
 // full URL or path, so a wrong folder URL says so instead of "Unexpected token '<'".
 import { AttentionError } from './errors.js';
 import { parseSafetensors } from './safetensors.js';
+import { checkTokenizerFileSize, TOKENIZER_FILES } from './tokenizer_checks.js';
 
 // The parsed JSON of bytes already checked: readModelFiles reads what the Hub client checked
 // before caching, without parsing a large tokenizer.json twice.
@@ -98,6 +99,15 @@ export function checkModelFile(file: string, bytes: Uint8Array, where: string, c
   if (parsedJson.has(bytes)) return parsedJson.get(bytes);
   if (/^\s*text\/html\b/i.test(contentType ?? '') || looksLikeHtml(bytes))
     throw new InvalidModelFile(`${where} ${verb(where)} an HTML page (text/html), not ${expected(file)}: is the folder URL right? A bundler may serve index.html for missing files`, true);
+  // A tokenizer file's size is bounded before it is decoded or parsed (a 50 MB vocab.json took 10 s).
+  // An InvalidModelFile: the file is there but unusable, which no fallback to another file hides.
+  if (TOKENIZER_FILES.includes(file)) {
+    try {
+      checkTokenizerFileSize(where, bytes.length);
+    } catch (e) {
+      throw new InvalidModelFile((e as Error).message);
+    }
+  }
   if (file.endsWith('.json')) {
     const value = checkJson(file, bytes, where);
     parsedJson.set(bytes, value);

@@ -71,6 +71,20 @@ test('loadModel on a folder or file that is not there names what is missing', as
   await expect(attn.loadModel('http://127.0.0.1:9/model')).rejects.toThrow(/could not fetch http:\/\/127\.0\.0\.1:9\/model\/config\.json: .*network error/);
 });
 
+test('a tokenizer file over 32 MiB is refused by its size, naming its path, before it is parsed', async () => {
+  const attn = await api.loadAttention({ simd: true, threads: 1 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attention-wasm-bigvocab-'));
+  try {
+    for (const f of ['config.json', 'model.safetensors', 'merges.txt']) fs.copyFileSync(path.join(root, 'web/models/brown-gpt2', f), path.join(dir, f));
+    // 40 MB of a valid-looking JSON object: parsing it is what the size check saves.
+    fs.writeFileSync(path.join(dir, 'vocab.json'), `{${Array.from({ length: 2e6 }, (_, i) => `"t${i}x":${i}`).join(',')}}`);
+    expect(fs.statSync(path.join(dir, 'vocab.json')).size).toBeGreaterThan(api.MAX_TOKENIZER_FILE_BYTES);
+    await expect(attn.loadModel(dir)).rejects.toThrow(new RegExp(`^${dir}/vocab\\.json: \\d+ bytes are more than a tokenizer file may have \\(32 MiB\\)`));
+  } finally {
+    fs.rmSync(dir, { recursive: true });
+  }
+});
+
 describe("the threaded build leaves the user's process alone", () => {
   // Each script loads the default (threaded) build in Node, then misbehaves as an app might.
   const run = (body) => spawnSync(process.execPath, ['-e', `
