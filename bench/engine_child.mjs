@@ -24,7 +24,9 @@ async function handle(msg) {
       const out = inst.isAsync ? await inst.run() : inst.run();
       const firstCallMs = performance.now() - t1;
       current = { wl: msg.wl, inst };
-      return { prepareMs: t1 - t0, sessionMs: inst.sessionMs, firstCallMs, output: Float32Array.from(out) };
+      // Generate: the prefill's last-position logits too, compared with PyTorch's by the parent.
+      const prefillLogits = inst.prefill ? Float32Array.from(await inst.prefill()) : undefined;
+      return { prepareMs: t1 - t0, sessionMs: inst.sessionMs, firstCallMs, output: Float32Array.from(out), prefillLogits };
     }
     case 'time': {
       const r = await timeCalls(current.inst.run, current.inst.isAsync, msg.policy);
@@ -34,6 +36,19 @@ async function handle(msg) {
         r.ttftMs = median(split.map((s) => s.ttftMs));
         r.decodeMs = median(split.map((s) => s.runMs - s.ttftMs));
       }
+      // Generate: the prefill alone, as many times as the runs, after them (already warm).
+      if (current.inst.prefill) {
+        const ms = [];
+        for (let i = 0; i < r.reps; i++) {
+          const t = performance.now();
+          await current.inst.prefill();
+          ms.push(performance.now() - t);
+        }
+        r.prefillMs = median(ms);
+      }
+      if (current.inst.stats) Object.assign(r, current.inst.stats());
+      // Each engine has its own process: its resident set after the runs compares engines' memory.
+      r.rssBytes = process.memoryUsage().rss;
       return r;
     }
     case 'exit':

@@ -3,19 +3,24 @@
 // build/bench-peak/peak.wasm when missing or older than its source.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SRC = `${ROOT}bench/peak/peak.cpp`;
 const OUT = `${ROOT}build/bench-peak/peak.wasm`;
 
-function build() {
-  if (existsSync(OUT) && statSync(OUT).mtimeMs >= statSync(SRC).mtimeMs) return null;
+/**
+ * Builds a standalone .wasm from one of bench/peak/'s sources with Debian's em++ when it is missing
+ * or older than its source. null when built (or current), else why not.
+ */
+export function buildProbe(src, out, flags = []) {
+  if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return null;
   if (spawnSync('sh', ['-c', 'command -v em++'], { encoding: 'utf8' }).status !== 0) return 'em++ not found';
-  mkdirSync(`${ROOT}build/bench-peak`, { recursive: true });
+  mkdirSync(path.dirname(out), { recursive: true });
   try {
     // Debian's em++ needs its JS deps (acorn) on NODE_PATH at -O2 and above.
-    execFileSync('em++', ['-O3', '-msimd128', '--no-entry', '-sSTANDALONE_WASM', '-o', OUT, SRC], {
+    execFileSync('em++', ['-O3', '-msimd128', ...flags, '--no-entry', '-sSTANDALONE_WASM', '-o', out, src], {
       env: { ...process.env, NODE_PATH: ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(':') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -27,7 +32,7 @@ function build() {
 
 /** { gflops (best f32x4 variant), scalarGflops, variants: {name: GFLOP/s} } or { skip }. */
 export async function measurePeak({ quick = false } = {}) {
-  const skip = build();
+  const skip = buildProbe(SRC, OUT);
   if (skip) return { skip };
   const { instance } = await WebAssembly.instantiate(readFileSync(OUT), {});
   const kernels = [

@@ -1,15 +1,8 @@
 // Turns the raw measurements into ratios, target checks and the printed tables.
+import { generateSection, generateTargets } from './generate_report.mjs';
+import { fmt, table } from './table.mjs';
 
-const fmt = (x, digits = 2) => (x == null || !Number.isFinite(x) ? '-' : x >= 1000 ? x.toFixed(0) : x >= 100 ? x.toFixed(1) : x.toFixed(digits));
 const fmtBytes = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(2)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
-const pad = (s, n) => String(s).padEnd(n);
-const padl = (s, n) => String(s).padStart(n);
-
-function table(header, rows, rightAlign = []) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (r) => r.map((c, i) => (rightAlign.includes(i) ? padl(c, widths[i]) : pad(c, widths[i]))).join('  ').trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
 
 const usable = (r) => r.medianMs != null && !r.error && r.agrees !== false;
 
@@ -44,8 +37,6 @@ export function checkTargets(rows, ratios, peak) {
   for (const r of ratios.filter((x) => x.engine !== 'ours-scalar' && x.workload !== 'generate')) {
     t.push({ target: `${r.workload}: ${r.engine} faster than the fastest ${r.engine.endsWith('2t') ? '' : '1-thread '}peer`, met: r.ratio < 1, detail: `${fmt(r.oursMs)} ms vs ${r.peer} ${fmt(r.peerMs)} ms (ratio ${r.ratio.toFixed(2)})` });
   }
-  const gen = generateTarget(rows, ratios);
-  if (gen) t.push(gen);
   if (peak?.gflops) {
     for (const wl of ['bert', 'gpt2']) {
       const r = rows.find((x) => x.workload === wl && x.engine === 'ours-simd' && usable(x));
@@ -115,25 +106,6 @@ function speedupTable(speedups, wlOrder) {
   })]), families.map((_, i) => i + 1));
 }
 
-/**
- * Issue 9: whole 64-token generations faster than onnxruntime-web with both 1 and 2 threads
- * (ratios as above: ours-simd vs 1-thread peers, ours-simd-2t vs all). met is null (n/a) when
- * one of the two was not measured. Time to first token is reported alongside, not a target.
- */
-function generateTarget(rows, ratios) {
-  const row = (id) => rows.find((x) => x.workload === 'generate' && x.engine === id);
-  const ids = ['ours-simd', 'ours-simd-2t'];
-  const pair = ids.map((id) => ratios.find((x) => x.workload === 'generate' && x.engine === id));
-  if (!ids.some(row)) return null;
-  // An engine of ours that ran but failed (outputs differ) misses; one not run, or without a peer, is n/a.
-  const failed = ids.some((id) => row(id)?.error);
-  const detail = pair.map((r, i) => (r
-    ? `${r.engine} ${fmt(r.oursMs)} ms vs ${r.peer} ${fmt(r.peerMs)} ms (ratio ${r.ratio.toFixed(2)}; first token ${fmt(row(r.engine).ttftMs)} vs ${fmt(row(r.peer).ttftMs)} ms)`
-    : `${ids[i]}: ${!row(ids[i]) ? 'not run' : row(ids[i]).error ? 'not timed (outputs differ)' : 'no usable peer'}`)).join('; ');
-  const met = failed || pair.some((r) => r && r.ratio >= 1) ? false : pair.every(Boolean) ? true : null;
-  return { target: 'generate: faster than onnxruntime-web at 1 and at 2 threads (issue 9)', met, detail };
-}
-
 const agreeText = (a) => (a.kind === 'tokens' ? `${a.value} tokens = torch` : a.kind === 'abs' ? `abs ${a.value.toExponential(1)}${a.against === 'pytorch' ? ' vs torch' : ''}` : a.rel.toExponential(1));
 
 /** The encoder workload in its own units: sentences per second and ms per batch. */
@@ -150,25 +122,6 @@ function encoderSection(res, wl, byId) {
     table(['engine', 'threads', 'sentences/s', 'ms/batch', 'min ms', 'reps', 'GFLOP/s', 'cpu/wall', 'max|diff|', 'ratio'], rows, [1, 2, 3, 4, 5, 6, 7]),
     `ms/batch: median of one call embedding all ${wl.batch} sentences; sentences/s = ${wl.batch} / ms/batch. max|diff|: of the ${wl.batch} x ${wl.dModel} embeddings, tolerance ${wl.absTolerance}, checked before timing.`,
     'Peer: onnxruntime-web running torch.onnx.export of the same PyTorch module and weights (bench/encoder/export.py). Ours: loadModel + embed.',
-  ];
-}
-
-/** The generate workload in its own units: tokens per second and time to first token. */
-function generateSection(res, wl, byId) {
-  const rows = res.rows.filter((r) => r.workload === wl.name).map((r) => {
-    const ratio = res.ratios.find((x) => x.workload === wl.name && x.engine === r.engine);
-    const peer = ratio && res.rows.find((x) => x.workload === wl.name && x.engine === ratio.peer);
-    const agree = r.agreement ? `${r.agreement.value} of ${wl.newTokens}` : '-';
-    const status = r.error ? `ERROR: ${r.error.split('\n')[0].slice(0, 60)}` : ratio ? `${ratio.ratio.toFixed(2)} vs ${ratio.peer}` : '';
-    return [r.engine, byId[r.engine].threads, fmt(r.tokensPerSec, 1), fmt(r.decodeTokensPerSec, 1), fmt(r.ttftMs, 0), fmt(r.medianMs, 0), fmt(r.minMs, 0), r.reps ?? '-',
-      r.cpuPerWall != null ? r.cpuPerWall.toFixed(2) : '-', agree, status, peer ? (r.ttftMs / peer.ttftMs).toFixed(2) : ''];
-  });
-  return [
-    `== Generate: GPT-2 small shape (${wl.layers} layers, ${wl.dModel} dims, ${wl.numHeads} heads, vocabulary ${wl.vocab}, random weights); ${wl.promptLen}-token prompt, ${wl.newTokens} new tokens, greedy ==`,
-    table(['engine', 'threads', 'tokens/s', 'decode tok/s', 'first token ms', 'ms/run', 'min ms', 'reps', 'cpu/wall', 'tokens = PyTorch', 'ratio', 'first-token ratio'], rows, [1, 2, 3, 4, 5, 6, 7, 8, 11]),
-    `ms/run: median of whole generations (prefill + ${wl.newTokens - 1} one-token steps); tokens/s = ${wl.newTokens} / ms/run; decode tok/s = ${wl.newTokens - 1} / median(run - first token).`,
-    `first token: from the call to the first new token (prefill of the prompt + argmax). tokens = PyTorch: how many of the first new ids equal PyTorch's greedy ones (${wl.agreeTokens} must), checked before timing.`,
-    'Peer: onnxruntime-web running torch.onnx.export of the same model with past key/values (bench/generate/export.py), fed back each step. Ours: loadModel + generate.',
   ];
 }
 
@@ -206,7 +159,7 @@ export function formatReport(res) {
   }
 
   for (const wl of res.meta.workloads.filter((w) => w.kind === 'encoder')) out.push('', ...encoderSection(res, wl, byId));
-  for (const wl of res.meta.workloads.filter((w) => w.kind === 'generate')) out.push('', ...generateSection(res, wl, byId));
+  for (const wl of res.meta.workloads.filter((w) => w.kind === 'generate')) out.push('', ...generateSection(res, wl));
 
   if (res.skippedWorkloads?.length) {
     out.push('', '== Workloads not run ==');
@@ -223,7 +176,7 @@ export function formatReport(res) {
     for (const e of skipped) out.push(`${e.id}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`);
   }
 
-  out.push('', `== Targets (issue 5${res.targets.some((t) => t.target.startsWith('generate')) ? '; generate: issue 9' : ''}; marked: issue 10) ==`);
+  out.push('', `== Targets (issue 5${res.targets.some((t) => t.target.startsWith('generate')) ? '; generate: issues 9 and 22' : ''}; marked: issue 10) ==`);
   for (const t of res.targets) out.push(`${t.met == null ? 'n/a   ' : t.met ? 'met   ' : 'MISSED'}  ${t.target}: ${t.detail}`);
 
   if (res.peak) {
@@ -231,6 +184,7 @@ export function formatReport(res) {
     if (res.peak.skip) out.push(`skipped: ${res.peak.skip}`);
     else out.push(`f32x4 mul+add: ${fmt(res.peak.gflops)} GFLOP/s (best of ${Object.entries(res.peak.variants).filter(([n]) => n.startsWith('simd')).map(([n, g]) => `${n.replace('simd_chains_', '')} chains ${fmt(g)}`).join(', ')}); scalar f32: ${fmt(res.peak.scalarGflops)} GFLOP/s${res.peak.runs ? `; best of two runs (before/after the engines: ${res.peak.runs.map((g) => fmt(g)).join(' / ')})` : ''}`);
   }
+  if (res.bandwidth) out.push(bandwidthLine(res.bandwidth));
 
   out.push('', '== .wasm sizes ==');
   out.push(table(['package', 'file', 'raw', 'gzip'], res.sizes.map((s) => [s.owner, s.file.split('/').pop(), fmtBytes(s.rawBytes), fmtBytes(s.gzipBytes)]), [2, 3]));
@@ -248,6 +202,13 @@ export function formatReport(res) {
   if (res.browser) out.push('', ...browserSection(res.browser));
 
   return out.join('\n');
+}
+
+/** The bandwidth probe's line (bench/bandwidth.mjs): memory.copy and the v128.load read stream. */
+function bandwidthLine(b) {
+  if (b.skip) return `memory bandwidth: skipped (${b.skip})`;
+  const runs = b.runs ? `; best of two runs (before/after the engines: copy ${b.runs.map((r) => fmt(r.copyGBs, 1)).join(' / ')}, read ${b.runs.map((r) => fmt(r.readGBs, 1)).join(' / ')})` : '';
+  return `memory bandwidth over ${b.bufferBytes >> 20} MiB buffers: memory.copy ${fmt(b.copyGBs, 1)} GB/s (bytes copied), v128.load read stream ${fmt(b.readGBs, 1)} GB/s${runs}`;
 }
 
 const shape = (w) => `B${w.batch} S${w.seqLen} D${w.dModel} H${w.numHeads}${w.causal ? ' causal' : ''}`;

@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 
 import { ChildEngine } from './engine_proxy.mjs';
 import { prepareEncoder } from './encoder.mjs';
-import { prepareGenerate, tokenAgreement } from './generate.mjs';
+import { logitsDiffText, prepareGenerate, tokenAgreement, tokenAgreementText } from './generate.mjs';
+import { generateTargets } from './generate_report.mjs';
+import { measureBandwidth, mergeBandwidths } from './bandwidth.mjs';
 import { ENGINES, REFERENCE_ID, runsWorkload, selectEngines } from './engines/index.mjs';
 import { NativeEngine } from './engines/native.mjs';
 import { measurePeak, mergePeaks } from './peak.mjs';
@@ -78,7 +80,7 @@ function agreement(wl, ref, out, against) {
 }
 
 async function measureEngine(e, runner, { workloads, data, expected, refs, policy, timed, res }) {
-  const entry = { id: e.id, label: e.label, role: e.role, threads: e.threads, native: !!e.native, status: 'ok' };
+  const entry = { id: e.id, label: e.label, role: e.role, threads: e.threads, native: !!e.native, dtype: e.dtype, lossy: !!e.lossy, status: 'ok' };
   if (timed) res.engines.push(entry);
   try {
     const load = await runner.load();
@@ -101,7 +103,7 @@ async function measureEngine(e, runner, { workloads, data, expected, refs, polic
       const p = await runner.prepare(wl, data.get(wl.name));
       Object.assign(row, { firstCallMs: p.firstCallMs, prepareMs: p.prepareMs, sessionMs: p.sessionMs });
       // Generated token ids: every engine against PyTorch's own continuation.
-      if (kindOf(wl) === 'generate') row.agreement = tokenAgreement(wl, expected.get(wl.name), p.output);
+      if (kindOf(wl) === 'generate') row.agreement = tokenAgreement(wl, expected.get(wl.name), p.output, { lossy: !!e.lossy, logits: p.prefillLogits });
       // The reference is checked against PyTorch's own output where the workload has one.
       else if (e.id === REFERENCE_ID) {
         refs.set(wl.name, p.output);
@@ -112,14 +114,14 @@ async function measureEngine(e, runner, { workloads, data, expected, refs, polic
       if (ref && e.id !== REFERENCE_ID && kindOf(wl) !== 'generate') row.agreement = agreement(wl, ref, p.output, REFERENCE_ID);
       if (row.agreement) row.agrees = row.agreement.ok;
       const agree = row.agreement?.kind === 'tokens'
-        ? `first ${row.agreement.value} of ${wl.newTokens} tokens equal PyTorch's${row.agrees ? '' : ` DISAGREES (${row.agreement.tolerance} must)`}`
+        ? `tokens ${tokenAgreementText(row.agreement, wl.newTokens)}${row.agrees ? '' : ` DISAGREES (${row.agreement.tolerance} must)`}; prefill logits vs PyTorch ${logitsDiffText(row.agreement)}`
         : row.agreement
         ? `${row.agreement.kind === 'abs' ? 'max|diff|' : 'agree'} ${row.agreement.value.toExponential(1)}${row.agreement.against === 'pytorch' ? ' vs PyTorch' : ''}${row.agrees ? '' : ` DISAGREES (tolerance ${row.agreement.tolerance})`}`
         : ref ? 'reference' : 'no reference';
       if (row.agrees === false && wl.strict) {
         // Timing a different function would be meaningless: stop here and fail the run.
         row.error = row.agreement.kind === 'tokens'
-          ? `only the first ${row.agreement.value} of ${wl.newTokens} tokens equal PyTorch's (${row.agreement.tolerance} must)`
+          ? (row.agreement.complete ? `only the first ${row.agreement.value} of ${wl.newTokens} tokens equal PyTorch's (${row.agreement.tolerance} must)` : `generated ${p.output.length} of ${wl.newTokens} tokens (stopped at end-of-text)`)
           : `outputs differ from ${row.agreement.against}: max |diff| ${row.agreement.maxAbsDiff.toExponential(2)} > ${row.agreement.tolerance}`;
         res.failures.push(`${wl.name} on ${e.id}: ${row.error}`);
         console.log(`  ${wl.name.padEnd(5)} ${agree}: NOT TIMED, the bench will fail`);
@@ -136,7 +138,7 @@ async function measureEngine(e, runner, { workloads, data, expected, refs, polic
         }
       }
       const units = row.sentencesPerSec ? `, ${row.sentencesPerSec.toFixed(1)} sentences/s`
-        : row.tokensPerSec ? `, ${row.tokensPerSec.toFixed(1)} tokens/s, first token ${row.ttftMs.toFixed(0)} ms` : '';
+        : row.tokensPerSec ? `, decode ${row.decodeTokensPerSec.toFixed(1)} tokens/s, first token ${row.ttftMs.toFixed(0)} ms, prefill ${row.prefillMs?.toFixed(0)} ms` : '';
       const speed = timed ? `; median ${row.medianMs.toFixed(3)} ms (${row.reps} reps), ${row.gflops.toFixed(2)} GFLOP/s${units}` : '';
       console.log(`  ${wl.name.padEnd(5)} ${row.agrees === false ? `${agree} (excluded from ratios)` : agree}; first call ${row.firstCallMs.toFixed(2)} ms${speed}`);
     } catch (err) {
@@ -199,6 +201,12 @@ async function main() {
 
   res.peak = await measurePeak({ quick: opt.quick });
   console.log(res.peak.skip ? `peak: skipped (${res.peak.skip})` : `peak: WASM f32x4 mul+add ${res.peak.gflops.toFixed(1)} GFLOP/s (one thread)`);
+  // Decoding is bound by memory: its GB/s of weights are quoted against this (generate only).
+  const generating = workloads.some((w) => kindOf(w) === 'generate');
+  if (generating) {
+    res.bandwidth = await measureBandwidth({ quick: opt.quick });
+    console.log(res.bandwidth.skip ? `bandwidth: skipped (${res.bandwidth.skip})` : `bandwidth: memory.copy ${res.bandwidth.copyGBs.toFixed(1)} GB/s, v128.load stream ${res.bandwidth.readGBs.toFixed(1)} GB/s (one thread)`);
+  }
   res.sizes = wasmSizes();
 
   const refs = new Map();
@@ -212,9 +220,11 @@ async function main() {
   }
 
   if (!res.peak.skip) res.peak = mergePeaks(res.peak, await measurePeak({ quick: opt.quick }));
+  if (res.bandwidth && !res.bandwidth.skip) res.bandwidth = mergeBandwidths(res.bandwidth, await measureBandwidth({ quick: opt.quick }));
   if (opt.browser) res.browser = runBrowser(opt.quick, workloads);
   res.ratios = computeRatios(res.rows, res.engines);
   res.targets = checkTargets(res.rows, res.ratios, res.peak);
+  for (const wl of workloads.filter((w) => kindOf(w) === 'generate')) res.targets.push(...generateTargets(res, wl));
   res.speedups = threadSpeedups(res.rows, res.engines);
 
   console.log(formatReport(res));

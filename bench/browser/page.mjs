@@ -46,7 +46,9 @@ async function ours(threads, wl, d) {
   const { attn, loadMs } = await attention(threads);
   const t = performance.now();
   const mha = attn.createMultiHeadAttention({ dModel: wl.dModel, numHeads: wl.numHeads, bias: true });
-  mha.setWeights(d);
+  // The weights only: setWeights refuses unknown keys, and d also holds the input x.
+  const { x: _input, ...weights } = d;
+  mha.setWeights(weights);
   const opts = { batch: wl.batch, seqLen: wl.seqLen, causal: wl.causal };
   return {
     info: { role: 'ours', label: `attention-wasm SIMD${threads > 1 ? ` ${threads} threads` : ''}`, variant: attn.variant, libThreads: attn.threads, loadMs },

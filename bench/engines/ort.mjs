@@ -4,7 +4,8 @@
 // (bench/encoder.mjs) as a user would: read the .onnx, default (full) graph optimization.
 // Graph 'kv' runs the generate workload's export with past key/values (bench/generate.mjs) in a
 // greedy loop the way transformers.js generates: prefill with empty past, then one token per
-// session.run, each step's presents fed back as the next step's past.
+// session.run, each step's presents fed back as the next step's past. Graph 'kv8' runs the same
+// loop on that export with int8 MatMul weights (bench/generate/quantize8.py).
 import { readFileSync } from 'node:fs';
 
 import { fusedAttentionModel, plainGraphModel, startOrtWasm } from '../onnx_models.mjs';
@@ -28,9 +29,9 @@ async function prepareEncoder(ort, wl, d) {
   };
 }
 
-async function prepareGenerate(ort, wl, d) {
+async function prepareGenerate(ort, wl, d, file) {
   const t = performance.now();
-  const session = await ort.InferenceSession.create(readFileSync(`${d.dir}/model.onnx`), SESSION_OPTIONS);
+  const session = await ort.InferenceSession.create(readFileSync(file), SESSION_OPTIONS);
   const sessionMs = performance.now() - t;
   const dk = wl.dModel / wl.numHeads;
   const names = [];
@@ -41,11 +42,15 @@ async function prepareGenerate(ort, wl, d) {
     for (let v = 1; v < x.length; v++) if (x[v] > x[best]) best = v;  // first of equals, as torch
     return best;
   };
+  const prefillFeeds = (prompt) => {
+    const feeds = { input_ids: ids(prompt) };
+    for (const n of names) feeds[`past_${n}`] = new ort.Tensor('float32', new Float32Array(0), [1, wl.numHeads, 0, dk]);
+    return feeds;
+  };
   const firstToken = [];  // per call: time to the first token (prefill + argmax), and the whole call
   async function run() {
     const t0 = performance.now();
-    const feeds = { input_ids: ids(d.prompt) };
-    for (const n of names) feeds[`past_${n}`] = new ort.Tensor('float32', new Float32Array(0), [1, wl.numHeads, 0, dk]);
+    const feeds = prefillFeeds(d.prompt);
     const tokens = [];
     let ttftMs = 0;
     for (;;) {
@@ -59,7 +64,7 @@ async function prepareGenerate(ort, wl, d) {
     firstToken.push({ ttftMs, runMs: performance.now() - t0 });
     return tokens;
   }
-  return { isAsync: true, sessionMs, firstToken, run, dispose: () => session.release() };
+  return { isAsync: true, sessionMs, firstToken, run, prefill: async () => (await session.run(prefillFeeds(d.prompt))).logits.data, dispose: () => session.release() };
 }
 
 export async function load({ graph, threads }) {
@@ -79,9 +84,10 @@ export async function load({ graph, threads }) {
     loadMs: t2 - t0,
     info: { importMs: t1 - t0, instantiateMs: t2 - t1, version: ort.env.versions?.web, numThreads: ort.env.wasm.numThreads },
     async prepare(wl, d) {
-      if (graph === 'kv') {
-        if (wl.kind !== 'generate') throw new Error(`graph 'kv' runs only the generate workload, not ${wl.name}`);
-        return prepareGenerate(ort, wl, d);
+      if (graph === 'kv' || graph === 'kv8') {
+        if (wl.kind !== 'generate') throw new Error(`graph '${graph}' runs only the generate workload, not ${wl.name}`);
+        if (graph === 'kv8' && !d.int8Onnx) throw new Error(`not built: no 8-bit graph (${d.int8Skip})`);
+        return prepareGenerate(ort, wl, d, graph === 'kv8' ? d.int8Onnx : `${d.dir}/model.onnx`);
       }
       if (graph === 'export') {
         if (wl.kind !== 'encoder') throw new Error(`graph 'export' runs only encoder workloads, not ${wl.name}`);

@@ -2,7 +2,8 @@
 // dist/ has one. Each engine runs in its own fresh process, so loadMs is a cold instantiate.
 // Layer workloads: createMultiHeadAttention + forward. Encoder: loadModel (config.json,
 // model.safetensors, vocab.txt from bench/encoder.mjs's folder) + embed(token ids). Generate:
-// loadModel (GPT-2 files from bench/generate.mjs's folder) + generate(token ids), greedy.
+// loadModel (GPT-2 files from bench/generate.mjs's folder, weights held as the engine's dtype) +
+// generate(token ids), greedy.
 import { readFileSync } from 'node:fs';
 
 const DIST = new URL('../../dist/index.node.js', import.meta.url);
@@ -31,13 +32,21 @@ async function prepareEncoder(attn, wl, d) {
   };
 }
 
-async function prepareGenerate(attn, wl, d) {
-  const t = performance.now();
-  const model = await attn.loadModel({
+async function prepareGenerate(attn, wl, d, dtype) {
+  const files = {
     config: JSON.parse(readFileSync(`${d.dir}/config.json`, 'utf8')),
     weights: readFileSync(`${d.dir}/model.safetensors`),
     tokenizer: { vocab: JSON.parse(readFileSync(`${d.dir}/vocab.json`, 'utf8')), merges: readFileSync(`${d.dir}/merges.txt`, 'utf8') },
-  });
+  };
+  const t = performance.now();
+  let model;
+  try {
+    // f32 engines pass no dtype: the checkpoint is F32, and a dist/ from before issue 22 runs them too.
+    model = await attn.loadModel(files, dtype ? { dtype } : {});
+  } catch (e) {
+    if (dtype && /unknown option 'dtype'/.test(e.message)) throw new Error(`not built: this dist/ has no loadModel dtype option yet (${e.message})`);
+    throw e;
+  }
   const sessionMs = performance.now() - t;
   const prompt = Array.from(d.prompt);
   const firstToken = [];  // per call: the library's own time to first token, and the whole call
@@ -51,11 +60,16 @@ async function prepareGenerate(attn, wl, d) {
       firstToken.push({ ttftMs: r.timeToFirstTokenMs, runMs: performance.now() - t0 });
       return r.tokens;
     },
+    // Prefill alone: the prompt through every layer and the LM head on its last position.
+    prefill: () => model.run(prompt, { logitsToKeep: 1 }).logits,
+    // heapBytes: the WebAssembly memory (it grows with the largest call and never shrinks);
+    // weightBytes: the parameters as held, when the core reports it (issue 22).
+    stats: () => ({ heapBytes: attn.memoryBytes, weightBytes: typeof model.weightBytes === 'number' ? model.weightBytes : undefined }),
     dispose: () => model.dispose(),
   };
 }
 
-export async function load({ simd, threads = 1 }) {
+export async function load({ simd, threads = 1, dtype }) {
   const t0 = performance.now();
   const lib = await import(DIST.href);
   const t1 = performance.now();
@@ -79,7 +93,7 @@ export async function load({ simd, threads = 1 }) {
     info: { importMs: t1 - t0, instantiateMs: t2 - t1, variant: attn.variant, threads: attn.threads ?? 1 },
     prepare(wl, d) {
       if (wl.kind === 'encoder') return prepareEncoder(attn, wl, d);
-      if (wl.kind === 'generate') return prepareGenerate(attn, wl, d);
+      if (wl.kind === 'generate') return prepareGenerate(attn, wl, d, dtype);
       const mha = attn.createMultiHeadAttention({ dModel: wl.dModel, numHeads: wl.numHeads, bias: true });
       mha.setWeights({ wQ: d.wQ, wK: d.wK, wV: d.wV, wO: d.wO, bQ: d.bQ, bK: d.bK, bV: d.bV, bO: d.bO });
       const opts = { batch: wl.batch, seqLen: wl.seqLen, causal: wl.causal };

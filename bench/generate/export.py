@@ -14,6 +14,10 @@ Run by bench/generate.mjs when OUT_DIR (build/bench-generate/) is missing or sta
                                       (empty past: onnxruntime-web accepts it, so one graph serves
                                       prefill and decoding)
   prompt.i32, expected.i32            the prompt's ids and PyTorch's greedy continuation (int32 LE)
+  second.i32, margin.f32              per new token: PyTorch's runner-up id and its top-1 minus top-2
+                                      logit (float32 LE), to explain where a low-bit engine parts
+  logits0.f32                         the prompt's last-position logits (float32 LE, vocab of them):
+                                      each engine's prefill is compared with them
   manifest.json                       the arguments, versions and file list; written last
 
 The module is GPT-2's math written out with Hugging Face's tensor names (Conv1D weights stored
@@ -129,14 +133,21 @@ def empty_past(a):
 
 @torch.no_grad()
 def greedy(model, a, prompt):
-    """The continuation an engine must reproduce: prefill, then one token per step through the cache."""
-    out, past, ids = [], empty_past(a), torch.tensor([prompt])
+    """The continuation an engine must reproduce: prefill, then one token per step through the cache.
+    Also each step's runner-up id and top-1 minus top-2 logit: where a low-bit engine's tokens part
+    from these, the margin there says how near a tie PyTorch itself was."""
+    out, second, margin, past, ids = [], [], [], empty_past(a), torch.tensor([prompt])
+    first = None
     for _ in range(a.new):
         logits, *past = model(ids, *past)
+        first = logits[0].clone() if first is None else first
+        top = logits[0].topk(2)
         nxt = int(logits[0].argmax())
         out.append(nxt)
+        second.append(int(top.indices[1]))
+        margin.append(float(top.values[0] - top.values[1]))
         ids = torch.tensor([[nxt]])
-    return out
+    return out, second, margin, first
 
 
 def write_safetensors(path, state):
@@ -197,7 +208,7 @@ def main():
 
     g = torch.Generator().manual_seed(a.seed + 1)
     prompt = torch.randint(256, a.vocab - 1, (a.prompt,), generator=g).tolist()
-    expected = greedy(model, a, prompt)
+    expected, second, margin, first_logits = greedy(model, a, prompt)
     # config.json's eos is the last id; this library's generate stops there, ORT's loop would not.
     assert a.vocab - 1 not in expected, "PyTorch's continuation contains the end-of-text token: change --seed"
 
@@ -212,9 +223,13 @@ def main():
         json.dump({t: i for i, t in enumerate(tokens)}, f)
     with open(at("merges.txt"), "w") as f:
         f.write("#version: 0.2\n")
-    for name, ids in [("prompt.i32", prompt), ("expected.i32", expected)]:
+    for name, ids in [("prompt.i32", prompt), ("expected.i32", expected), ("second.i32", second)]:
         with open(at(name), "wb") as f:
             f.write(struct.pack(f"<{len(ids)}i", *ids))
+    with open(at("margin.f32"), "wb") as f:
+        f.write(struct.pack(f"<{len(margin)}f", *margin))
+    with open(at("logits0.f32"), "wb") as f:
+        f.write(first_logits.numpy().astype("<f4").tobytes())
 
     names = [f"past_{kv}.{i}" for i in range(a.layers) for kv in ("key", "value")]
     example_past = [torch.zeros(1, a.heads, 2, a.hidden // a.heads) for _ in names]
@@ -226,7 +241,8 @@ def main():
     import onnx  # only after the export: torch's exporter does not need the package
     onnx.checker.check_model(at("model.onnx"))
 
-    files = ["config.json", "model.safetensors", "vocab.json", "merges.txt", "model.onnx", "prompt.i32", "expected.i32"]
+    files = ["config.json", "model.safetensors", "vocab.json", "merges.txt", "model.onnx", "prompt.i32", "expected.i32",
+             "second.i32", "margin.f32", "logits0.f32"]
     with open(at("manifest.json"), "w") as f:
         json.dump({"key": a.key, "args": vars(a), "torch": torch.__version__, "onnx": onnx.__version__, "files": files}, f, indent=1)
     sizes = ", ".join(f"{n} {os.path.getsize(at(n)) / 2**20:.0f} MiB" for n in ("model.safetensors", "model.onnx"))
