@@ -217,9 +217,10 @@ export class BartModel extends WasmObject<BartHandle> {
     const tooLong = (n: number) => new AttentionError(`${where}: the source's ${n} tokens exceed the model's ${P} positions`);
     let ids: number[];
     if (typeof source === 'string') {
-      // One token per code point: an over-long text is refused in one pass, before tokenizing.
+      // One token per code point: an over-long text is refused in one pass, before tokenizing
+      // (a BPE tokenizer refuses it by its bytes, or stops as soon as it passes the limit).
       if (this.tokenizer instanceof SymbolTokenizer && codePoints(source, P) + 2 > P) throw tooLong(codePoints(source, Infinity) + 2);
-      ids = [bos, ...this.tokenizer.encode(source), eos];
+      ids = [bos, ...this.tokenizer.encode(source, { maxTokens: P - 2, caller: where }), eos];
       if (ids.length === 2) throw new AttentionError(`${where}: the source is empty`);
     } else if (Array.isArray(source)) {
       if (source.length > P) throw tooLong(source.length);
