@@ -156,7 +156,7 @@ WeightType TensorTable::type_for(const Entry& e, Dtype stored) const {
     case WeightStorage::kF32: return WeightType::kF32;
     case WeightStorage::kF16: return WeightType::kF16;
     case WeightStorage::kQ8: return e.quantizable ? WeightType::kQ8 : stored_type(stored);
-    case WeightStorage::kQ4: return e.quantizable ? WeightType::kQ4 : stored_type(stored);
+    case WeightStorage::kQ4: return !e.quantizable ? stored_type(stored) : e.embedding ? WeightType::kQ8 : WeightType::kQ4;
     default: return stored_type(stored);
   }
 }
@@ -174,6 +174,10 @@ std::string TensorTable::set_weight(Entry& e, const void* data, Dtype dtype) {
   if (holds_as_stored(e, dtype, t, in_by_out)) {
     if (data != w.bytes()) std::memcpy(w.bytes(), data, w.byte_size());
     bad = first_non_finite_stored(w.bytes(), n, t);
+  } else if (in_by_out && !stored_by_output(e)) {
+    // Conv1D (in x out) into float32 in x out: each stored row widened in place, then checked.
+    widen(data, dtype, 0, n, w.storage.data());
+    bad = first_non_finite(w.storage.data(), n);
   } else if (stored_by_output(e)) {
     // One stored row (an output's inputs) at a time: widened, checked, then stored.
     std::vector<float> row(in);

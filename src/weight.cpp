@@ -119,24 +119,49 @@ bool quantize_q8(const float* x, int n, unsigned char* out) {
   return true;
 }
 
-// ggml's Q4_0: d = (the value of largest magnitude) / -8, so that value is q = 0 (-8 d; exactly,
-// unless the scale's rounding to f16 moved it) and the opposite extreme clips at q = 15 (7 d,
-// within |d| of it); every other value is within |d| / 2.
+// Q4_0's codes for one block at scale d (nibble = round(x / d) + 8, clipped to [0, 15]).
+void q4_codes(const float* x, float d, unsigned char* nibbles) {
+  const float inv = d != 0.0f ? 1.0f / d : 0.0f;
+  const auto code = [&](int i) {
+    const float q = std::nearbyint(x[i] * inv) + 8.0f;
+    return static_cast<unsigned char>(q < 0.0f ? 0.0f : q > 15.0f ? 15.0f : q);
+  };
+  for (int j = 0; j < kQuantBlock / 2; ++j) nibbles[j] = static_cast<unsigned char>(code(j) | code(j + 16) << 4);
+}
+
+// Q4_0's scale for one block: ggml's d = extreme / -8 (the value of largest magnitude exactly at
+// code 0) leaves the other 15 codes a step of |extreme| / 8, so most values sit far from one. As
+// llama.cpp's make_qx_quants, try codes from scales around it, give each set of codes its
+// least-squares scale (sum x q / sum q^2), and keep the pair with the smallest squared error: a
+// few values then clip, for a finer step everywhere else (brown-gpt2 held-out perplexity at q4,
+// its head at q8: +2.6% over f32 with this scale, +4.4% with ggml's).
+float q4_scale(const float* x) {
+  float extreme = 0.0f;
+  for (int i = 0; i < kQuantBlock; ++i)
+    if (std::fabs(x[i]) > std::fabs(extreme)) extreme = x[i];
+  if (extreme == 0.0f) return 0.0f;
+  float best_d = extreme / -8.0f, best_fit = -1.0f;
+  for (int t = -9; t <= 9; ++t) {
+    const float inv = -(8.0f + 0.1f * t) / extreme;
+    double xq = 0, qq = 0;
+    for (int i = 0; i < kQuantBlock; ++i) {
+      float q = std::nearbyint(x[i] * inv);
+      q = q < -8.0f ? -8.0f : q > 7.0f ? 7.0f : q;
+      xq += double(x[i]) * q, qq += double(q) * q;
+    }
+    // The squared error with the least-squares scale is sum x^2 - (sum x q)^2 / sum q^2.
+    if (qq > 0 && xq * xq / qq > best_fit) best_fit = float(xq * xq / qq), best_d = float(xq / qq);
+  }
+  return best_d;
+}
+
 bool quantize_q4(const float* x, int n, unsigned char* out) {
   for (int b = 0; b < n; b += kQuantBlock, out += kQ4BlockBytes) {
-    float extreme = 0.0f;
-    for (int i = 0; i < kQuantBlock; ++i)
-      if (std::fabs(x[b + i]) > std::fabs(extreme)) extreme = x[b + i];
     std::uint16_t bits;
     float d;
-    if (!block_scale(extreme / -8.0f, &bits, &d)) return false;
+    if (!block_scale(q4_scale(x + b), &bits, &d)) return false;
     std::memcpy(out, &bits, 2);
-    const float inv = d != 0.0f ? 1.0f / d : 0.0f;
-    const auto nibble = [&](int i) {
-      const float q = std::nearbyint(x[b + i] * inv) + 8.0f;
-      return static_cast<unsigned char>(q < 0.0f ? 0.0f : q > 15.0f ? 15.0f : q);
-    };
-    for (int j = 0; j < kQuantBlock / 2; ++j) out[2 + j] = static_cast<unsigned char>(nibble(j) | nibble(j + 16) << 4);
+    q4_codes(x + b, d, out + 2);  // (with the scale as stored)
   }
   return true;
 }

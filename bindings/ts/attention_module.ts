@@ -21,6 +21,8 @@ import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultF
 import { checkOptions, checkString, show } from './validate.js';
 import type { FloatInput } from './validate.js';
 import type { WasmModule } from './wasm_module.js';
+import { MODEL_LOAD_OPTION_RULES } from './weight_dtype.js';
+import type { ModelLoadOptions } from './weight_dtype.js';
 
 /** Any model loadModel() returns; `type` tells which. */
 export type Model = Gpt2Model | BertModel | BartModel;
@@ -62,25 +64,27 @@ export class AttentionModule {
    * - "bert" -> BertModel: model.safetensors + vocab.txt (+ tokenizer_config.json) or tokenizer.json,
    *   and sentence-transformers' modules.json / 1_Pooling/config.json when present;
    * - "bart" -> BartModel (encoder-decoder): model.safetensors + vocab.json (+ merges.txt).
-   * Sharded checkpoints (model.safetensors.index.json) load too. Weights may be F32, F16 or BF16.
+   * Sharded checkpoints (model.safetensors.index.json) load too. Weights may be F32, F16 or BF16;
+   * `dtype` says how the model holds them: 'auto' (as stored), 'f32', 'f16', 'q8' or 'q4'.
    * Narrow the result with `model.type` (a shipped model's import already says which class it loads).
    * Hub failures are HubErrors (an AttentionError with a `code`).
    */
-  loadModel(source: ShippedModel<'gpt2'>, options?: HubOptions): Promise<Gpt2Model>;
-  loadModel(source: ShippedModel<'bert'>, options?: HubOptions): Promise<BertModel>;
-  loadModel(source: ShippedModel<'bart'>, options?: HubOptions): Promise<BartModel>;
-  loadModel(source: string | URL | ShippedModel | ModelFiles, options?: HubOptions): Promise<Model>;
-  async loadModel(source: string | URL | ShippedModel | ModelFiles, options: HubOptions = {}): Promise<Model> {
-    options = checkOptions('loadModel', options, HUB_OPTION_RULES);
+  loadModel(source: ShippedModel<'gpt2'>, options?: HubOptions & ModelLoadOptions): Promise<Gpt2Model>;
+  loadModel(source: ShippedModel<'bert'>, options?: HubOptions & ModelLoadOptions): Promise<BertModel>;
+  loadModel(source: ShippedModel<'bart'>, options?: HubOptions & ModelLoadOptions): Promise<BartModel>;
+  loadModel(source: string | URL | ShippedModel | ModelFiles, options?: HubOptions & ModelLoadOptions): Promise<Model>;
+  async loadModel(source: string | URL | ShippedModel | ModelFiles, options: HubOptions & ModelLoadOptions = {}): Promise<Model> {
+    options = checkOptions('loadModel', options, { ...HUB_OPTION_RULES, ...MODEL_LOAD_OPTION_RULES });
     if (typeof source !== 'string' && !(source instanceof URL) && (typeof source !== 'object' || source === null || Array.isArray(source)))
       throw new AttentionError(`loadModel: source must be a folder's path or URL, 'hf:owner/name', a shipped model or the model's files { config, weights, tokenizer }, got ${show(source)}`);
     const files = typeof source === 'string' && source.startsWith('hf:') ? await fetchHubModelFiles(source.slice(3), options, this.platform.hub)
       : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform)
         : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform) : source;
     const type = modelType(files.config);
-    if (type === 'bert') return new BertModel(this.mod, files as BertFiles);
-    if (type === 'bart') return new BartModel(this.mod, files as BartFiles);
-    return new Gpt2Model(this.mod, files as Gpt2Files);
+    const load = { dtype: options.dtype };
+    if (type === 'bert') return new BertModel(this.mod, files as BertFiles, load);
+    if (type === 'bart') return new BartModel(this.mod, files as BartFiles, load);
+    return new Gpt2Model(this.mod, files as Gpt2Files, load);
   }
 
   /**

@@ -6,6 +6,7 @@
 import { arpabetToIpa } from './arpabet.js';
 import { BpeTokenizer } from './bpe_tokenizer.js';
 import { configInt, loadCheckpoint } from './checkpoint.js';
+import type { ModelLoadOptions } from './weight_dtype.js';
 import { MAX_BEAMS, beamSearch } from './decoding.js';
 import type { Stepper } from './decoding.js';
 import { AttentionError, throwIfError } from './errors.js';
@@ -179,7 +180,7 @@ export class BartModel extends WasmObject<BartHandle> {
   private readonly traceRules: Rules<TraceOptions>;
 
   /** @internal use AttentionModule.loadModel */
-  constructor(mod: WasmModule, files: BartFiles) {
+  constructor(mod: WasmModule, files: BartFiles, options: ModelLoadOptions = {}) {
     const config = checkConfig(files.config);
     const tokenizer = files.tokenizer instanceof SymbolTokenizer || files.tokenizer instanceof BpeTokenizer ? files.tokenizer
       : files.tokenizer.merges !== undefined ? new BpeTokenizer({ vocab: files.tokenizer.vocab, merges: files.tokenizer.merges })
@@ -198,7 +199,7 @@ export class BartModel extends WasmObject<BartHandle> {
       throwIfError(handle.configure(c.vocab_size, c.max_position_embeddings, c.d_model, c.encoder_layers, c.decoder_layers,
         c.encoder_attention_heads, c.decoder_attention_heads, c.encoder_ffn_dim, c.decoder_ffn_dim,
         files.config.activation_function === 'gelu_new' ? 1 : 0, c.scale_embedding), 'loadModel');
-      loadCheckpoint(mod, handle, this.staging, file, bartNames);
+      loadCheckpoint(mod, handle, this.staging, file, bartNames, options.dtype);
     } catch (e) {
       this.dispose();
       throw e;

@@ -3,6 +3,7 @@
 // head's guesses; embed() one vector per sentence (sentence-transformers' pooling), many sentences
 // padded into one batched call.
 import { configEps, configInt, findTensor, loadCheckpoint } from './checkpoint.js';
+import type { ModelLoadOptions } from './weight_dtype.js';
 import { AttentionError, throwIfError } from './errors.js';
 import type { BertFiles, SentenceEmbeddingConfig } from './model_files.js';
 import { readMhaTrace } from './multi_head_attention.js';
@@ -142,7 +143,7 @@ export class BertModel extends WasmObject<BertHandle> {
   private readonly embedRules: Rules<EmbedOptions>;
 
   /** @internal use AttentionModule.loadModel */
-  constructor(mod: WasmModule, files: BertFiles) {
+  constructor(mod: WasmModule, files: BertFiles, options: ModelLoadOptions = {}) {
     const config = checkConfig(files.config);
     const tokenizer = tokenizerFrom(files.tokenizer);
     if (tokenizer.vocabSize > config.vocab_size)
@@ -165,7 +166,7 @@ export class BertModel extends WasmObject<BertHandle> {
       const c = config;
       throwIfError(handle.configure(c.vocab_size, c.max_position_embeddings, c.type_vocab_size, c.hidden_size, c.num_hidden_layers,
         c.num_attention_heads, c.intermediate_size, c.layer_norm_eps, ACTIVATIONS[c.hidden_act], this.hasPooler, this.hasMaskedLmHead), 'loadModel');
-      loadCheckpoint(mod, handle, this.staging, file, bertNames);
+      loadCheckpoint(mod, handle, this.staging, file, bertNames, options.dtype);
     } catch (e) {
       this.dispose();
       throw e;

@@ -8,6 +8,8 @@ import type { Staging } from './heap.js';
 import type { SafetensorsDtype, SafetensorsEntry, SafetensorsFile } from './safetensors.js';
 import { show } from './validate.js';
 import type { WasmModule } from './wasm_module.js';
+import { weightStorageCode } from './weight_dtype.js';
+import type { WeightDtype } from './weight_dtype.js';
 
 /** What every model handle of bindings/embind.cpp offers for loading. */
 export interface CheckpointHandle {
@@ -20,6 +22,8 @@ export interface CheckpointHandle {
   /** Where the core keeps this tensor's bytes as stored (a tied embedding in F16), to write them
    * there directly before setTensor; 0: stage them. */
   storedDestination(name: string, count: number, dtype: number): number;
+  /** How the weights are held (weight_dtype.ts's codes); before any tensor is set. */
+  setWeightStorage(code: number): string;
   finalize(): string;
 }
 
@@ -38,7 +42,8 @@ export function findTensor(file: SafetensorsFile, candidates: string[]): { name:
   return undefined;
 }
 
-export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: SafetensorsFile, candidates: NameCandidates): void {
+export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: SafetensorsFile, candidates: NameCandidates, dtype?: WeightDtype): void {
+  throwIfError(handle.setWeightStorage(weightStorageCode(dtype)), 'loadModel');
   // Every tensor is found and checked (in the model's order, so errors name the first problem)
   // before any is copied.
   const tensors: { declared: string; entry: SafetensorsEntry; count: number; code: number }[] = [];

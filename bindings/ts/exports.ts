@@ -22,6 +22,8 @@ export { SHIPPED_MODELS } from './shipped_models.js';
 export type { ShippedModel } from './shipped_models.js';
 export { HubError, DEFAULT_HUB_URL, DEFAULT_MAX_BYTES, hubFileUrl } from './hub.js';
 export type { HubErrorCode, HubOptions, HubProgress } from './hub.js';
+export { WEIGHT_DTYPES } from './weight_dtype.js';
+export type { ModelLoadOptions, WeightDtype } from './weight_dtype.js';
 export { BROWSER_CACHE_NAME } from './hub_cache_browser.js';
 export type { BartFiles, BertFiles, Gpt2Files, ModelFiles, ModelType, SentenceEmbeddingConfig } from './model_files.js';
 export type { Prediction } from './predictions.js';

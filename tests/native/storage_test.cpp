@@ -44,7 +44,11 @@ std::vector<float> expected_row(WeightType t, const std::vector<float>& values) 
 
 TEST(Storage, EachLayoutLandsInItsTypeOutputByOutput) {
   const int in = 64, out = 12;
-  const std::vector<float> w = randoms(1, std::size_t(in) * out);
+  std::vector<float> w = randoms(1, std::size_t(in) * out);
+  for (float& v : w) v = attn::half_to_float(attn::float_to_half(v));  // the same values as F16 and F32
+  std::vector<std::uint16_t> w16(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) w16[i] = attn::float_to_half(w[i]);
+  for (Dtype stored : {Dtype::kF32, Dtype::kF16})
   for (WeightStorage s : kStorages)
     for (int kind = 0; kind < 3; ++kind) {  // Conv1D (in x out), nn.Linear (out x in), an embedding table
       attn::TensorTable t;
@@ -54,12 +58,13 @@ TEST(Storage, EachLayoutLandsInItsTypeOutputByOutput) {
       attn::Weight* weight = kind == 2 ? &emb.table : &lin.weight;
       if (kind == 2) emb.add_to(t, "m.weight", out, in, true);
       else lin.add_to(t, "m.", in, out, kind == 0 ? attn::Layout::kAsIs : attn::Layout::kTransposed);
-      ASSERT_EQ(t.set("m.weight", w.data(), w.size()), "");
+      const void* data = stored == Dtype::kF32 ? static_cast<const void*>(w.data()) : w16.data();
+      ASSERT_EQ(t.set("m.weight", data, w.size(), stored), "");
       const WeightType want_type = s == WeightStorage::kF16 ? WeightType::kF16
                                  : s == WeightStorage::kQ8  ? WeightType::kQ8
-                                 : s == WeightStorage::kQ4  ? WeightType::kQ4
+                                 : s == WeightStorage::kQ4  ? (kind == 2 ? WeightType::kQ8 : WeightType::kQ4)
                                                             : WeightType::kF32;
-      ASSERT_EQ(weight->type, want_type);
+      ASSERT_EQ(weight->type, want_type);  // (q4: a word embedding, also the tied head, at q8)
       EXPECT_EQ(weight->in_by_out, want_type == WeightType::kF32 && kind != 2);
       for (int r = 0; r < out; ++r) {
         std::vector<float> values(in);
@@ -68,7 +73,8 @@ TEST(Storage, EachLayoutLandsInItsTypeOutputByOutput) {
         std::vector<float> got(in);
         weight->view().dequantize_output(r, got.data());
         for (int k = 0; k < in; ++k)
-          ASSERT_EQ(got[k], want[k]) << attn::weight_storage_name(s) << " kind " << kind << " " << r << "," << k;
+          ASSERT_EQ(got[k], want[k]) << attn::weight_storage_name(s) << " from " << int(stored) << " kind " << kind << " "
+                                     << r << "," << k;
       }
     }
 }

@@ -56,7 +56,22 @@ TEST(Weight, Q8RoundTripIsWithinHalfAScale) {
   }
 }
 
-TEST(Weight, Q4RoundTripIsWithinHalfAScaleExceptTheClippedExtreme) {
+// ggml's Q4_0 of one block (d = extreme / -8, codes round(x / d) + 8 clipped): the reference the
+// scale search must not do worse than.
+double ggml_q4_squared_error(const float* x) {
+  float extreme = 0.0f;
+  for (int i = 0; i < 32; ++i)
+    if (std::fabs(x[i]) > std::fabs(extreme)) extreme = x[i];
+  const float d = attn::half_to_float(attn::float_to_half(extreme / -8.0f));
+  double err = 0;
+  for (int i = 0; i < 32; ++i) {
+    const float q = d != 0.0f ? std::fmin(std::fmax(std::nearbyint(x[i] / d), -8.0f), 7.0f) : 0.0f;
+    err += (x[i] - q * d) * (x[i] - q * d);
+  }
+  return err;
+}
+
+TEST(Weight, Q4RoundTripIsWithinHalfAScaleInsideItsRangeAndBeatsGgmlsScale) {
   std::mt19937 rng(8);
   const int n = 32 * 64;
   const std::vector<float> x = block_values(rng, n);
@@ -64,13 +79,18 @@ TEST(Weight, Q4RoundTripIsWithinHalfAScaleExceptTheClippedExtreme) {
   ASSERT_TRUE(attn::quantize_q4(x.data(), n, q.data()));
   std::vector<float> y(n);
   attn::dequantize_q4(q.data(), n, y.data());
-  for (int i = 0; i < n; ++i) {
-    const float d = std::fabs(block_scale(q.data() + i / 32 * attn::kQ4BlockBytes));
-    // Q4_0: the block's extreme is q = 0 exactly (-8 d); values of the other sign beyond 7.5 |d|
-    // clip at q = 15 (7 d), within |d|; every other value is within |d| / 2.
-    const float ratio = std::fabs(x[i]) / d;
-    const float bound = ratio > 7.5f ? d : d * 0.5f;
-    ASSERT_LE(std::fabs(x[i] - y[i]), bound * (1 + 1e-5f)) << i << " x " << x[i] << " d " << d;
+  for (int b = 0; b < n; b += 32) {
+    const float d = block_scale(q.data() + b / 32 * attn::kQ4BlockBytes);
+    // Codes -8..7 cover [lo, hi]; inside, every value is within |d| / 2; outside it clips to the end.
+    const float lo = std::fmin(-8 * d, 7 * d), hi = std::fmax(-8 * d, 7 * d);
+    double err = 0;
+    for (int i = b; i < b + 32; ++i) {
+      const float outside = x[i] < lo ? lo - x[i] : x[i] > hi ? x[i] - hi : 0.0f;
+      ASSERT_LE(std::fabs(x[i] - y[i]), std::fmax(std::fabs(d) * 0.5f, outside) * (1 + 1e-5f)) << i;
+      err += double(x[i] - y[i]) * (x[i] - y[i]);
+    }
+    // The scale search keeps ggml's scale among its candidates (up to the f16 rounding of both).
+    EXPECT_LE(err, ggml_q4_squared_error(x.data() + b) * 1.01 + 1e-30) << "block " << b / 32;
   }
 }
 
