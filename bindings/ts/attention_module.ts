@@ -11,7 +11,7 @@ import { AttentionError } from './errors.js';
 import { HUB_OPTION_RULES, HubError } from './hub.js';
 import type { HubOptions } from './hub.js';
 import { fetchHubFile, fetchHubModelFiles } from './hub_model.js';
-import { fetchModelFiles, modelType } from './model_files.js';
+import { fetchModelFiles, filesInMemory, modelType } from './model_files.js';
 import type { BartFiles, BertFiles, Gpt2Files, ModelFiles } from './model_files.js';
 import type { Platform } from './platform.js';
 import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
@@ -79,7 +79,7 @@ export class AttentionModule {
       throw new AttentionError(`loadModel: source must be a folder's path or URL, 'hf:owner/name', a shipped model or the model's files { config, weights, tokenizer }, got ${show(source)}`);
     const files = typeof source === 'string' && source.startsWith('hf:') ? await fetchHubModelFiles(source.slice(3), options, this.platform.hub)
       : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform)
-        : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform) : source;
+        : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform) : filesInMemory(source);
     const type = modelType(files.config);
     const load = { dtype: options.dtype };
     if (type === 'bert') return new BertModel(this.mod, files as BertFiles, load);

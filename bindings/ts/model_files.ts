@@ -50,13 +50,29 @@ export interface BartFiles {
 
 export type ModelFiles = Gpt2Files | BertFiles | BartFiles;
 
+/** A model's files given in memory, read once into a plain object: a getter or Proxy that throws
+ * is a named error, and nothing is read from the caller's object again. */
+export function filesInMemory(source: object): ModelFiles {
+  try {
+    const { config, weights, tokenizer, sentenceEmbedding } = source as BertFiles;
+    return { config, weights, tokenizer, sentenceEmbedding } as ModelFiles;
+  } catch (e) {
+    throw new AttentionError(`loadModel: the model's files could not be read: ${show((e as Error)?.message ?? e)}`);
+  }
+}
+
 /** config.json's model_type (GPT-2 configs without one are recognized by n_embd). */
 export function modelType(config: unknown): ModelType {
   if (typeof config !== 'object' || config === null) throw new AttentionError('config.json: not an object');
   const c = config as Record<string, unknown>;
-  const type = c.model_type ?? ('n_embd' in c ? 'gpt2' : undefined);
+  let type: unknown;
+  try {
+    type = c.model_type ?? ('n_embd' in c ? 'gpt2' : undefined);
+  } catch (e) {
+    throw new AttentionError(`config.json: model_type could not be read: ${show((e as Error)?.message ?? e)}`);
+  }
   if (typeof type !== 'string' || !(MODEL_TYPES as readonly string[]).includes(type))
-    throw new AttentionError(`config.json: model_type ${JSON.stringify(type)} is not supported (this library runs: ${MODEL_TYPES.join(', ')})`);
+    throw new AttentionError(`config.json: model_type ${show(type)} is not supported (this library runs: ${MODEL_TYPES.join(', ')})`);
   return type as ModelType;
 }
 

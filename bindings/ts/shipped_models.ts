@@ -4,6 +4,7 @@
 // literal `new URL('./file', import.meta.url)`, so Vite, webpack and esbuild emit the files and
 // rewrite the URLs, and Node reads them from the package folder: nothing to copy by hand.
 import { AttentionError } from './errors.js';
+import { show } from './validate.js';
 import { readModelFiles, type ModelFiles, type ModelType } from './model_files.js';
 import type { Platform } from './platform.js';
 
@@ -20,8 +21,12 @@ export interface ShippedModel<T extends ModelType = ModelType> {
 export const SHIPPED_MODELS = ['brown-gpt2', 'brown-bert', 'g2p-bart'] as const;
 
 export function isShippedModel(value: unknown): value is ShippedModel {
-  return typeof value === 'object' && value !== null && !(value instanceof URL) && 'files' in value && 'name' in value
-    && typeof (value as ShippedModel).name === 'string' && typeof (value as ShippedModel).files === 'object';
+  try {
+    return typeof value === 'object' && value !== null && !(value instanceof URL) && 'files' in value && 'name' in value
+      && typeof (value as ShippedModel).name === 'string' && typeof (value as ShippedModel).files === 'object';
+  } catch {
+    return false;  // a Proxy or getter that throws: not a shipped model (filesInMemory names it)
+  }
 }
 
 // The files a model's folder does not have: readModelFiles skips them when optional.
@@ -31,7 +36,12 @@ class NotShipped extends AttentionError {}
 export function fetchShippedModelFiles(model: ShippedModel, platform: Platform): Promise<ModelFiles> {
   return readModelFiles({
     read: (file) => {
-      const url = Object.prototype.hasOwnProperty.call(model.files, file) ? model.files[file] : undefined;
+      let url: URL | string | undefined;
+      try {
+        url = Object.prototype.hasOwnProperty.call(model.files, file) ? model.files[file] : undefined;
+      } catch (e) {
+        return Promise.reject(new AttentionError(`loadModel: the shipped model's files could not be read: ${show((e as Error)?.message ?? e)}`));
+      }
       if (url === undefined) return Promise.reject(new NotShipped(`loadModel: the shipped model ${model.name} has no ${file}`));
       return platform.readBytes(url);
     },
