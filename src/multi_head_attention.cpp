@@ -67,8 +67,7 @@ std::string MultiHeadAttention::set_weights(const MhaWeightsView& w) {
   if (!configured_) return "not configured";
   const MhaConfig& c = cfg_;
   const int hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
-  has_weights_ = false;
-  // Validate everything before touching the stored weights.
+  // Validate everything before touching the stored weights: a refused set leaves the last good ones.
   const struct { const char* name; const float* p; std::size_t n; bool needed; } inputs[] = {
       {"wQ", w.w_q, std::size_t(c.d_model) * hk, true}, {"wK", w.w_k, std::size_t(c.kdim) * hk, true},
       {"wV", w.w_v, std::size_t(c.vdim) * hv, true},    {"wO", w.w_o, std::size_t(hv) * c.d_model, true},
@@ -80,6 +79,7 @@ std::string MultiHeadAttention::set_weights(const MhaWeightsView& w) {
     std::string err = check_finite(in.name, in.p, in.n);
     if (!err.empty()) return err;
   }
+  has_weights_ = false;  // from here on the stored weights change
   fused_ = c.kdim == c.d_model && c.vdim == c.d_model;
   const int width = fused_ ? 2 * hk + hv : hk;
   if (!w_in_.allocate(WeightType::kF32, true, width, c.d_model) || !w_o_.allocate(WeightType::kF32, true, c.d_model, hv))

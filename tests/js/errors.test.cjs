@@ -53,7 +53,12 @@ describe.each(variants)('%s build', (variant) => {
       throws(() => other.setWeights(nan), /wV contains NaN at index 10/);
       const inf = weights(); inf.bQ[2] = Infinity;
       throws(() => other.setWeights(inf), /bQ contains Infinity at index 2/);
-      throws(() => other.forward(x, { batch: 2 }), /weights have not been set/); // a failed setWeights leaves none
+      throws(() => other.forward(x, { batch: 2 }), /weights have not been set/); // none were ever set
+      // A refused setWeights leaves the last good weights in place: the layer computes as before.
+      other.setWeights(weights());
+      const before = other.forward(x, { batch: 2 }).output;
+      throws(() => other.setWeights(nan), /wV contains NaN at index 10/);
+      expect(other.forward(x, { batch: 2 }).output).toEqual(before);
     } finally {
       other.dispose();
     }
