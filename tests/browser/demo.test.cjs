@@ -53,7 +53,8 @@ test('typing a sentence shows its tokens, and every drawn attention row sums to 
   expect(new Set(next.map(([t]) => t.replace(/^.*”/, ''))).size).toBeGreaterThan(1); // printed probabilities differ
 
   // The head labels are explained in plain words where they are shown.
-  expect(await page.$eval('#view-help', (e) => e.textContent)).toMatch(/Head labels come from measurements on held-out text.*“previous”: the token just before/);
+  expect(await page.$eval('#view-help', (e) => e.textContent)).toMatch(/Head labels are measured on held-out text/);
+  expect(await page.$eval('#label-glossary', (e) => !e.hidden && e.textContent)).toMatch(/“previous-token” head looks at the token just before/);
   // The space mark is explained where the tokens are.
   expect(await page.$eval('#marks-legend', (e) => !e.hidden && e.textContent.includes('“␣” is a space'))).toBe(true);
   const nTokens = await page.$$eval('#tokens .token', (b) => b.length);
@@ -250,7 +251,7 @@ test('the page opens on the model card\'s previous-token head, unless the addres
   const shown = () => page.evaluate(() => [document.getElementById('layer').value, document.getElementById('head').value,
     document.querySelector('#head option:checked').textContent, document.querySelector('.head-view').dataset.layer, document.querySelector('.head-view').dataset.head]);
   // brown-gpt2's heads.json labels layer 3 head 2 the previous-token head (model card).
-  expect(await shown()).toEqual(['2', '1', '2 · previous-token head', '2', '1']);
+  expect(await shown()).toEqual(['2', '1', '2 · previous-token · 0.53', '2', '1']);
   // Choosing layer 1 head 1 is kept in the address, and a reload stays there.
   await page.selectOption('#layer', { value: '0' });
   await page.selectOption('#head', { value: '0' });

@@ -1,49 +1,40 @@
-// Head labels from a model's heads.json (tools/train/analyze_heads.py and its BERT twin): each
-// head's pattern ("previous-token head", ...), and for a "broad" head its largest average share of
-// attention, which says more. The shares a file may measure are named here; any model uses this.
-const SHARES = { prev: 'previous', next: 'next', first: 'first', cls: '[CLS]', sep: '[SEP]', self: 'self', punct: 'punctuation' };
-
-// What each GPT-2 label means, in plain words, with how it was measured (the rules are in
-// tools/train/analyze_heads.py and the model card). Shown beside the views that print labels.
-export const GPT2_LABEL_MEANINGS = {
-  'previous-token head': 'a “previous-token” head looks at the token just before (measured: it gives the previous token at least 40% of its attention on held-out text)',
-  'induction/copy head': 'an “induction/copy” head finds an earlier place where the current token appeared and looks at the token that came right after it, so the model can repeat what came next last time (measured: on a sentence typed twice, tokens of the second copy give that token at least 25% of their attention)',
-  'first-token/sink head': 'a “first-token/sink” head puts most of its attention on the first token, a resting place when nothing else matters',
-  'current-token head': 'a “self” head looks at the token itself',
-  'punctuation head': 'a “punctuation” head looks at commas, periods and quotes',
-  'local head': 'a “local” head looks at the token and the two before it',
-  broad: '“broad” spreads its attention over many tokens; its label names where the largest average share goes and how much (“previous”: the token just before, “first”: the first token, “self”: the token itself, “punctuation”: commas, periods and quotes)',
-};
+// Head labels for the views, from a model's heads.json (tools/heads/label_heads.mjs, with the rules
+// of head_rules.js): each head's label with the score that earned it ("previous-token · 0.53",
+// "sink · 0.98"), a sentence saying what the labels used mean, and the head a model opens on.
+import { LABELS, BROAD, labelText } from './head_rules.js';
 
 /** heads.json -> labels[layer][head] (a string or null), or null without a usable file. */
 export function headLabels(heads, nLayer, nHead) {
   if (!Array.isArray(heads?.heads)) return null;
   const labels = Array.from({ length: nLayer }, () => new Array(nHead).fill(null));
-  for (const h of heads.heads) {
-    if (!(h.layer < nLayer && h.head < nHead && typeof h.label === 'string')) continue;
-    const [key, share] = Object.keys(SHARES).map((k) => [k, Number(h[k])]).filter(([, v]) => Number.isFinite(v)).sort((a, b) => b[1] - a[1])[0] ?? [];
-    labels[h.layer][h.head] = h.label === 'broad' && key ? `broad · ${SHARES[key]} ${Math.round(share * 100)}%` : h.label;
-  }
+  for (const h of heads.heads)
+    if (h.layer < nLayer && h.head < nHead && typeof h.label === 'string') labels[h.layer][h.head] = labelText(h.label, h.score);
   return labels;
 }
 
-/** A sentence explaining the labels a heads.json actually uses (GPT-2 labels), or a general one. */
-export function gpt2LabelNote(heads) {
+/** A sentence explaining the labels a heads.json uses, each with how it is measured. */
+export function labelNote(heads) {
   const used = new Set(Array.isArray(heads?.heads) ? heads.heads.map((h) => h.label) : []);
-  const parts = Object.entries(GPT2_LABEL_MEANINGS).filter(([label]) => used.has(label)).map(([, text]) => text);
-  if (!parts.length) parts.push(GPT2_LABEL_MEANINGS['first-token/sink head'], GPT2_LABEL_MEANINGS['previous-token head'], GPT2_LABEL_MEANINGS.broad);
-  return ` Head labels come from measurements on held-out text (see the model card): ${parts.join('; ')}.`;
+  const parts = [...LABELS, BROAD].filter((r) => used.has(r.name))
+    .map((r) => `${/^[aeiou]/.test(r.name) ? 'an' : 'a'} “${r.name}” head ${r.means}${r.measured ? ` (score: ${r.measured}; the label needs at least ${r.min})` : ''}`);
+  if (!parts.length) return '';
+  const text = parts.join('; ');
+  return `${text[0].toUpperCase()}${text.slice(1)}. Each score is measured on held-out text through this library (tools/heads/label_heads.mjs); a head gets the first label whose score clears its threshold, the sink label first.`;
 }
 
-// The heads a learner sees most clearly at a glance, best first: their lines form a pattern.
-const OPENING_LABELS = ['previous-token head', 'induction/copy head'];
+// The patterns a learner sees most clearly at a glance, best first: their lines form a shape.
+const OPENING_LABELS = ['previous-token', 'next-token', 'induction', 'alignment', 'local', 'current-token'];
 
-/** Where the demo opens for a model: its first head with the clearest label, else layer 1 head 1. */
+/** Where the demo opens for a model: its clearest labelled head (highest score of the first label
+ * in OPENING_LABELS that any head has), else layer 1 head 1. */
 export function openingHead(labels) {
-  for (const want of OPENING_LABELS)
-    for (let layer = 0; layer < (labels?.length ?? 0); layer++) {
-      const head = labels[layer].indexOf(want);
-      if (head >= 0) return { layer, head };
-    }
+  for (const want of OPENING_LABELS) {
+    let best = null;
+    (labels ?? []).forEach((heads, layer) => heads.forEach((text, head) => {
+      const [name, score] = String(text).split(' · ');
+      if (name === want && (!best || Number(score) > best.score)) best = { layer, head, score: Number(score) };
+    }));
+    if (best) return { layer: best.layer, head: best.head };
+  }
   return { layer: 0, head: 0 };
 }

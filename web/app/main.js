@@ -58,7 +58,7 @@ function openOnClearestHead(model) {
   if (opened.has(model) || model !== state.model || isSeed() || !infos.get(model)) return;
   opened.add(model);
   if (urlChoseHead || state.layer !== 0 || state.head !== 0) return;
-  const { layer, head } = openingHead(infos.get(model).headLabels);
+  const { layer, head } = openingHead(infos.get(model).openingLabels ?? infos.get(model).headLabels);
   if (layer !== 0 || head !== 0) update({ layer, head });
 }
 
@@ -82,7 +82,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   app: $('app'), sentence: $('sentence'), tokens: $('tokens'), layer: $('layer'), head: $('head'), query: $('query'),
   causal: $('causal'), decimals: $('decimals'), tabs: [...document.querySelectorAll('[role=tab]')], view: $('view'),
-  graphic: $('view-graphic'), stepsPane: $('view-steps'), stepsBody: $('steps-body'), help: $('view-help'),
+  graphic: $('view-graphic'), stepsPane: $('view-steps'), stepsBody: $('steps-body'), help: $('view-help'), glossary: $('label-glossary'), glossaryText: $('label-glossary-text'),
   cross: $('cross'), crossCheck: $('cross-check'), second: $('second'), secondLabel: $('second-label'), crossNote: $('cross-note'),
   batch: $('batch'), batchCheck: $('batch-check'), batchWith: $('batch-with'), batchLabel: $('batch-label'), batchNote: $('batch-note'),
   pair: $('pair'), pairRow: $('pair-row'), typesLegend: $('types-legend'),
@@ -217,7 +217,7 @@ function writeUrlSoon() {
   urlTimer = setTimeout(() => {
     urlTimer = null;
     // A model the page opens on another head needs layer 1 / head 1 written out to come back to them.
-    const opening = isSeed() ? null : openingHead(info()?.headLabels);
+    const opening = isSeed() ? null : openingHead(info()?.openingLabels ?? info()?.headLabels);
     const layerHead = !!opening && (opening.layer !== 0 || opening.head !== 0);
     history.replaceState(null, '', serializeState(state, { layerHead }) || location.pathname);
     busy(-1);
@@ -339,6 +339,9 @@ function syncPickers(data, sel) {
   ui.head.disabled = H === 1;
 }
 
+// One line under the view; the labels' definitions fold out below it (#label-glossary).
+const LABELS_HELP = ' Head labels are measured on held-out text; the number after a label is its score.';
+
 const SEED_HELP = 'The tutorial’s three words, each given as two numbers; edit the numbers (and the weights) in the step view.';
 
 const HELP = {
@@ -365,8 +368,11 @@ function render() {
   ui.typesLegend.hidden = !showTypes;
   syncPickers(data, sel);
   renderInfoPanel(ui.modelInfo, { seed: seedMode, info: seedMode ? [...infos.values()].find(Boolean) ?? null : m, run, modelUrl: modelUrl() });
-  ui.help.textContent = HELP[view] + (!seedMode && ['model', 'heads', 'heatmap'].includes(view) && (run.headLabels ?? m.headLabels) ? m.text.headLabelNote : '')
+  const labelled = !seedMode && ['model', 'heads', 'heatmap'].includes(view) && !!(run.headLabels ?? m.headLabels) && !!m.text.headLabelNote;
+  ui.help.textContent = HELP[view] + (labelled ? LABELS_HELP : '')
     + (seedMode && state.cross ? ' Cross-attention is on (switch it in the step view): the keys and values come from “escribe un poema”.' : '');
+  ui.glossary.hidden = !labelled;
+  if (labelled) ui.glossaryText.textContent = m.text.headLabelNote;
 
   const handlers = { select: (change) => update(change) };
   ui.graphic.hidden = view === 'steps';

@@ -8,16 +8,16 @@
 // keys are another sequence, so the views stay generic.
 
 import { arpabetToIpa } from '../../../dist/index.js';
+import { headLabels, labelNote } from '../head_labels.js';
 
 const KINDS = ['cross', 'decoder', 'encoder'];
 
 export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, name }) {
   const [weights, vocab, heads] = await Promise.all([
     fetchFile('model.safetensors', 'arrayBuffer'), fetchFile('vocab.json', 'json'),
-    // Optional: the cross-attention analysis (tools/train/g2p/analyze.py): each head's labels.
+    // Optional: the cross-attention heads' labels (tools/heads/label_heads.mjs).
     fetchFile('heads.json', 'json').catch(() => null),
   ]);
-  const crossLabels = Array.isArray(heads?.cross) ? heads.cross : null;
   const attn = await attnReady; // (the library, loaded while the files downloaded)
   const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: { vocab } });
   const c = lm.config;
@@ -28,13 +28,15 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
     type: 'bart', name, config: c, modelBytes: weights.byteLength,
     nLayer: c.decoder_layers, nHead: c.decoder_attention_heads, dModel: D, maxTokens: c.max_position_embeddings - 2, causal: true,
     headLabels: null,
+    // The labels are the cross-attention's (the view the model opens on); the other views have none.
+    openingLabels: headLabels(heads, c.decoder_layers, c.decoder_attention_heads),
     features: { pronounce: g2p, attend: true, crossTrained: true },
     facts: [['Shape', `${c.encoder_layers} encoder + ${c.decoder_layers} decoder layers × ${c.decoder_attention_heads} heads, d_model ${D}`],
       ['Vocabulary', `${Object.keys(vocab).length} symbols: letters in, phonemes (ARPAbet) out`]],
     text: {
       sentenceHelp: 'Type a word, or several: each is spelled out letter by letter to the encoder, and the decoder writes its sounds one phoneme at a time. Click a word on the right to see its attention.',
       causalNote: 'The decoder’s self-attention is causal; the encoder’s and the cross-attention are not',
-      headLabelNote: ' Cross-attention head labels come from 1998 held-out words (see the model card): an “alignment” head’s most-attended letter moves left to right as the phonemes are written (the % is how often it does); a “mixed” head moves less regularly; a “boundary” head looks mostly at <s> or </s>.',
+      headLabelNote: labelNote(heads),
       xName: 'X = decoder state', wOName: 'encoder_attn.out_proj',
     },
   };
@@ -69,7 +71,7 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
         causal: true, trace: r.trace, x: r.trace?.x ?? null, cross: null,
         xNote: `X: the decoder’s states entering layer ${traceLayer + 1}: row t is the step that writes phoneme t, reading ▶ (the start token) and the phonemes written before it.` };
     }
-    return { ...base, tokenTexts: r.outputTexts, keyTokens: letters, keyLabel: 'keys: letters', headLabels: crossLabels,
+    return { ...base, tokenTexts: r.outputTexts, keyTokens: letters, keyLabel: 'keys: letters', headLabels: info.openingLabels,
       attention: r.crossAttention, nLayer: c.decoder_layers,
       nHead: c.decoder_attention_heads, causal: false, trace: r.trace, x: r.trace?.x ?? null, cross: stepsCross(r, letters),
       xNote: `Rows: the phoneme each decoder step wrote (${T} steps); columns: the ${S} letters the encoder read (with <s> and </s>).` };

@@ -5,7 +5,7 @@
 // has (see models/gpt2.js), so the views stay generic.
 import { parseSafetensors, similarityMatrix } from '../../../dist/index.js';
 import { CheckpointTensors, checkAgainstQ } from '../layer_weights.js';
-import { headLabels } from '../head_labels.js';
+import { headLabels, labelNote } from '../head_labels.js';
 
 /** nn.Linear's out x in weight -> the library's in x out. */
 function transpose(w, outDim, inDim) {
@@ -49,7 +49,7 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
     text: {
       sentenceHelp: 'Results follow your typing. The model sees [CLS] sentence [SEP], and reads it in both directions at once. Click a word under “Fill in the blank” to mask it, or type [MASK].',
       causalNote: 'BERT is an encoder: every token attends to every other, before and after it (no causal mask)',
-      headLabelNote: ' Head labels come from measurements on held-out text (see the model card): a “[CLS]/[SEP] sink” head rests most of its attention on those marker tokens; a “previous” or “next” head looks at the neighbouring token; a “local” head at the token and both neighbours; “broad” spreads its attention over the sentence.',
+      headLabelNote: labelNote(heads),
       xName: 'X = h', wOName: 'attention.output.dense',
     },
   };

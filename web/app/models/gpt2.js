@@ -4,7 +4,7 @@
 // The run it returns has the shape every model's has (see models/bert.js), so the views stay generic.
 import { BpeTokenizer, parseSafetensors } from '../../../dist/index.js';
 import { CheckpointTensors, checkAgainstQ } from '../layer_weights.js';
-import { headLabels, gpt2LabelNote } from '../head_labels.js';
+import { headLabels, labelNote } from '../head_labels.js';
 
 /**
  * A layer's attention weights in the library's row-vector layout (y = x W + b). GPT-2's c_attn is
@@ -52,7 +52,7 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
     text: {
       sentenceHelp: 'Results follow your typing. The model sees <|endoftext|> first, as in training.',
       causalNote: 'GPT-2 is a decoder: its attention is always causal',
-      headLabelNote: gpt2LabelNote(heads),
+      headLabelNote: labelNote(heads),
       xName: 'X = LN₁(h)', wOName: 'c_proj',
     },
   };
