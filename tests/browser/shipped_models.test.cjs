@@ -138,3 +138,18 @@ test('webpack 5, no config: the model files are emitted as assets and load', asy
   servers.push(site.server);
   expect(await runPage(`${site.url}/index.html`)).toMatch(new RegExp(`${site.url}/node_modules/attention-wasm/dist/models/brown-gpt2/config\\.json.*404`));
 }, 120000);
+
+test('esbuild resolves the model import; it copies no assets, so the model files go beside the bundle (as README says)', async () => {
+  const esbuild = require('esbuild');
+  const outDir = path.join(app.dir, 'esbuild-dist');
+  const result = await esbuild.build({ entryPoints: [path.join(app.dir, 'src/main.js')], bundle: true, format: 'esm', platform: 'browser', outdir: outDir, absWorkingDir: app.dir, logLevel: 'silent' });
+  expect(result.warnings).toEqual([]);
+  const dist = path.join(app.pkg, 'dist');
+  for (const f of fs.readdirSync(dist).filter((f) => /^attention_.*\.(wasm|cjs)$/.test(f))) fs.copyFileSync(path.join(dist, f), path.join(outDir, f));
+  for (const f of fs.readdirSync(path.join(dist, 'models/brown-gpt2')).filter((f) => !/^index\.|\.md$/.test(f)))
+    fs.copyFileSync(path.join(dist, 'models/brown-gpt2', f), path.join(outDir, f));
+  fs.writeFileSync(path.join(outDir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="main.js"></script>\n');
+  const site = await serve(outDir);
+  servers.push(site.server);
+  await runPage(`${site.url}/index.html`);
+}, 60000);
