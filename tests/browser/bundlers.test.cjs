@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { serve } = require('../../scripts/static_server.cjs');
 const { launch, open } = require('./chromium.cjs');
-const { installPackedApp, root, run, startServer } = require('./packed_app.cjs');
+const { installModuleApp, root, run, startServer } = require('./packed_app.cjs');
 
 const VITE = path.join(root, 'node_modules/vite/bin/vite.js');
 const D_K = 4, HEADS = 2, S_Q = 3, S_K = 5, D_V = 3;
@@ -48,10 +48,7 @@ function reference() {
 let app, browser;
 const servers = [];
 beforeAll(async () => {
-  app = installPackedApp('bundlers');
-  fs.mkdirSync(path.join(app.dir, 'src'));
-  fs.writeFileSync(path.join(app.dir, 'src/main.js'), MAIN);
-  fs.writeFileSync(path.join(app.dir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="/src/main.js"></script>\n');
+  app = installModuleApp('bundlers', MAIN);
   browser = await launch();
 }, 180000);
 afterAll(async () => {

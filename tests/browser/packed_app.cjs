@@ -21,6 +21,15 @@ function installPackedApp(prefix) {
   return { dir, pkg: path.join(dir, 'node_modules/attention-wasm'), tarball, packed: packed[0], remove: () => fs.rmSync(tmp, { recursive: true, force: true }) };
 }
 
+/** Packs and installs, then writes the user's app: src/main.js (`main`) and an index.html that loads it. */
+function installModuleApp(prefix, main) {
+  const app = installPackedApp(prefix);
+  fs.mkdirSync(path.join(app.dir, 'src'));
+  fs.writeFileSync(path.join(app.dir, 'src/main.js'), main);
+  fs.writeFileSync(path.join(app.dir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="/src/main.js"></script>\n');
+  return app;
+}
+
 /** A plain HTTP server for one author's page: no special headers, as most hosts send. */
 function servePage(html) {
   const server = http.createServer((req, res) => {
@@ -80,4 +89,4 @@ function serveSelfHosted(dir) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` })));
 }
 
-module.exports = { installPackedApp, servePage, serveSelfHosted, root, run, startServer };
+module.exports = { installPackedApp, installModuleApp, servePage, serveSelfHosted, root, run, startServer };

@@ -8,7 +8,7 @@ const path = require('node:path');
 const { serve } = require('../../scripts/static_server.cjs');
 const { api } = require('../js/helpers.cjs');
 const { launch, open } = require('./chromium.cjs');
-const { installPackedApp, root, run, startServer } = require('./packed_app.cjs');
+const { installModuleApp, root, run, startServer } = require('./packed_app.cjs');
 
 const VITE = path.join(root, 'node_modules/vite/bin/vite.js');
 const TEXT = 'The jury said it';
@@ -51,11 +51,8 @@ beforeAll(async () => {
   const [p] = model.predictNext(model.run(TEXT, { prependBos: true }), 1);
   expected = { name: 'brown-gpt2', id: p.id, probability: p.probability };
   model.dispose();
-  app = installPackedApp('shipped');
-  fs.mkdirSync(path.join(app.dir, 'src'));
-  fs.writeFileSync(path.join(app.dir, 'src/main.js'), MAIN);
+  app = installModuleApp('shipped', MAIN);
   fs.writeFileSync(path.join(app.dir, 'main.cjs'), MAIN_CJS);
-  fs.writeFileSync(path.join(app.dir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="/src/main.js"></script>\n');
   browser = await launch();
 }, 180000);
 afterAll(async () => {
