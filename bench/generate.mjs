@@ -2,7 +2,7 @@
 // (this library) and as torch.onnx.export's one-step graph with past key/values (onnxruntime-web,
 // as transformers.js generates), the prompt, and PyTorch's own greedy continuation. Made by
 // bench/generate/export.py into build/bench-generate/ (about 1.1 GB, ~30 s) when missing or stale;
-// bench/generate/quantize8.py writes the 8-bit graph from it into build/bench-generate-int8/.
+// bench/generate/quantize8.py writes the two 8-bit graphs from it into build/bench-generate-int8/.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -13,7 +13,7 @@ export const GENERATE_DIR = `${ROOT}build/bench-generate`;
 export const INT8_DIR = `${ROOT}build/bench-generate-int8`;
 
 /**
- * { data: { dir, prompt, newTokens, int8Onnx | int8Skip }, expected: { ids, second, margin, logits } }
+ * { data: { dir, prompt, newTokens, int8Onnx + nbits8Onnx | int8Skip }, expected: { ids, second, margin, logits } }
  * or { skip }: PyTorch's greedy ids, per step its runner-up id and top-1 minus top-2 logit, and
  * the prompt's last-position logits.
  */
@@ -30,7 +30,8 @@ export function prepareGenerate(wl) {
   const sourceKey = JSON.parse(readFileSync(`${GENERATE_DIR}/manifest.json`, 'utf8')).key;
   const int8 = ensureExport('generate int8', `${ROOT}bench/generate/quantize8.py`, INT8_DIR, { source: GENERATE_DIR, 'source-key': sourceKey });
   return {
-    data: { dir: GENERATE_DIR, prompt: Array.from(prompt), newTokens: wl.newTokens, ...(int8.skip ? { int8Skip: int8.skip } : { int8Onnx: `${INT8_DIR}/model.onnx` }) },
+    data: { dir: GENERATE_DIR, prompt: Array.from(prompt), newTokens: wl.newTokens,
+      ...(int8.skip ? { int8Skip: int8.skip } : { int8Onnx: `${INT8_DIR}/model.onnx`, nbits8Onnx: `${INT8_DIR}/model_nbits8.onnx` }) },
     expected: { ids: Array.from(ids), second: Array.from(file(Int32Array, 'second.i32')), margin: Array.from(file(Float32Array, 'margin.f32')), logits: file(Float32Array, 'logits0.f32') },
   };
 }

@@ -6,7 +6,7 @@
 const WIRE_VARINT = 0;
 const WIRE_BYTES = 2;
 
-export const DataType = { FLOAT: 1, INT32: 6, INT64: 7 };
+export const DataType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7 };
 const AttrType = { FLOAT: 1, INT: 2, STRING: 3, INTS: 7 };
 
 const utf8 = new TextEncoder();
@@ -54,6 +54,8 @@ function tensorProto(name, dims, data) {
   if (data instanceof Float32Array) type = DataType.FLOAT;
   else if (data instanceof BigInt64Array) type = DataType.INT64;
   else if (data instanceof Int32Array) type = DataType.INT32;
+  else if (data instanceof Uint8Array) type = DataType.UINT8;
+  else if (data instanceof Int8Array) type = DataType.INT8;
   else throw new Error(`tensor ${name}: unsupported data ${data?.constructor?.name}`);
   w.int(2, type);                                    // data_type
   w.string(8, name);                                 // name

@@ -35,7 +35,7 @@ function runScript(name, script, dir, args, key) {
   console.log(`${name}: exporting the model with ${PYTHON} ${script.split('/').slice(-3).join('/')} -> ${dir} (once) ...`);
   const flags = Object.entries(args).flatMap(([k, v]) => [`--${k}`, String(v)]);
   const r = spawnSync(PYTHON, [script, dir, ...flags, '--key', key], { encoding: 'utf8', maxBuffer: 16 << 20 });
-  if (r.status !== 0) return `export.py failed: ${(r.stderr || r.stdout || r.error?.message || '').trim().split('\n').slice(-4).join(' | ')}`;
+  if (r.status !== 0) return `${script.split('/').pop()} failed: ${(r.stderr || r.stdout || r.error?.message || '').trim().split('\n').slice(-4).join(' | ')}`;
   console.log(`${name}: ${r.stdout.trim().split('\n').pop()}`);
   return null;
 }

@@ -28,7 +28,7 @@ const TOLERANCE = REL_TOLERANCE;
 
 const HELP = `usage: npm run bench -- [--quick] [--workloads a,b] [--engines x,y] [--browser] [--out FILE]
   workloads: ${WORKLOADS.map((w) => w.name).join(', ')}
-  engines:   ${ENGINES.map((e) => e.id).join(', ')}
+  engines:   ${ENGINES.map((e) => `${e.id}${e.optIn ? ' (only when named)' : ''}`).join(', ')}
   --quick    few repetitions (a smoke run of the harness)
   --browser  also run bench/browser.mjs: the selected layer workloads (encoder and generate are
              Node-only) in headless Chromium at 1 and N threads, each with its own engines

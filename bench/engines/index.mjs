@@ -28,6 +28,11 @@ export const ENGINES = [
   // (bench/generate/quantize8.py): DynamicQuantizeLinear + MatMulInteger, fused by ORT at load.
   { id: 'ort-q8-1t', label: 'onnxruntime-web 8-bit (MatMulInteger), past key/values', role: 'peer', threads: 1, module: 'ort.mjs', options: { graph: 'kv8', threads: 1 }, kinds: ['generate'], dtype: 'int8', lossy: true },
   { id: 'ort-q8-2t', label: 'onnxruntime-web 8-bit (MatMulInteger), past key/values, 2 threads', role: 'peer', threads: 2, module: 'ort.mjs', options: { graph: 'kv8', threads: 2 }, kinds: ['generate'], dtype: 'int8', lossy: true },
+  // The same weights as com.microsoft MatMulNBits, bits=8, blocks of 32 (the layout of our Q8_0).
+  // optIn: only with --engines. onnxruntime-web 1.30's wasm runs it correctly but decodes ~10x
+  // slower than the MatMulInteger graph (35 s a run here), which would take the bench past 10 min.
+  { id: 'ort-nbits8-1t', label: 'onnxruntime-web 8-bit (MatMulNBits), past key/values', role: 'peer', threads: 1, module: 'ort.mjs', options: { graph: 'kvnbits8', threads: 1 }, kinds: ['generate'], dtype: 'nbits8', lossy: true, optIn: true },
+  { id: 'ort-nbits8-2t', label: 'onnxruntime-web 8-bit (MatMulNBits), past key/values, 2 threads', role: 'peer', threads: 2, module: 'ort.mjs', options: { graph: 'kvnbits8', threads: 2 }, kinds: ['generate'], dtype: 'nbits8', lossy: true, optIn: true },
   { id: 'tfjs-wasm', label: 'tfjs-backend-wasm', role: 'peer', threads: 1, module: 'tfjs.mjs', options: {} },
   // tfjs-backend-wasm's non-SIMD .wasm (XNNPACK's scalar kernels): the peer of our scalar build.
   { id: 'tfjs-wasm-scalar', label: 'tfjs-backend-wasm without SIMD', role: 'peer', threads: 1, scalar: true, module: 'tfjs.mjs', options: { simd: false } },
@@ -41,8 +46,9 @@ export const runsWorkload = (e, w) => (e.kinds ?? ['layer']).includes(w.kind ?? 
 /** The engine whose output every other engine is checked against. */
 export const REFERENCE_ID = 'ours-simd';
 
+/** The engines named (in that order), or every engine but the opt-in ones. */
 export function selectEngines(ids) {
-  if (!ids) return ENGINES;
+  if (!ids) return ENGINES.filter((e) => !e.optIn);
   return ids.map((id) => {
     const e = ENGINES.find((x) => x.id === id);
     if (!e) throw new Error(`unknown engine "${id}" (known: ${ENGINES.map((x) => x.id).join(', ')})`);

@@ -4,13 +4,17 @@
 // (bench/encoder.mjs) as a user would: read the .onnx, default (full) graph optimization.
 // Graph 'kv' runs the generate workload's export with past key/values (bench/generate.mjs) in a
 // greedy loop the way transformers.js generates: prefill with empty past, then one token per
-// session.run, each step's presents fed back as the next step's past. Graph 'kv8' runs the same
-// loop on that export with int8 MatMul weights (bench/generate/quantize8.py).
+// session.run, each step's presents fed back as the next step's past. Graphs 'kv8' and 'kvnbits8'
+// run the same loop on that export with 8-bit weights (bench/generate/quantize8.py): int8
+// MatMulInteger per tensor, or MatMulNBits bits=8 in blocks of 32.
 import { readFileSync } from 'node:fs';
 
 import { fusedAttentionModel, plainGraphModel, startOrtWasm } from '../onnx_models.mjs';
 
 const SESSION_OPTIONS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+
+// The generate workload's graphs: float32, int8 MatMulInteger (transformers.js's q8), MatMulNBits 8-bit.
+const GENERATE_GRAPHS = { kv: (d) => `${d.dir}/model.onnx`, kv8: (d) => d.int8Onnx, kvnbits8: (d) => d.nbits8Onnx };
 
 async function prepareEncoder(ort, wl, d) {
   const t = performance.now();
@@ -84,10 +88,11 @@ export async function load({ graph, threads }) {
     loadMs: t2 - t0,
     info: { importMs: t1 - t0, instantiateMs: t2 - t1, version: ort.env.versions?.web, numThreads: ort.env.wasm.numThreads },
     async prepare(wl, d) {
-      if (graph === 'kv' || graph === 'kv8') {
+      if (graph in GENERATE_GRAPHS) {
         if (wl.kind !== 'generate') throw new Error(`graph '${graph}' runs only the generate workload, not ${wl.name}`);
-        if (graph === 'kv8' && !d.int8Onnx) throw new Error(`not built: no 8-bit graph (${d.int8Skip})`);
-        return prepareGenerate(ort, wl, d, graph === 'kv8' ? d.int8Onnx : `${d.dir}/model.onnx`);
+        const file = GENERATE_GRAPHS[graph](d);
+        if (!file) throw new Error(`not built: no 8-bit graph (${d.int8Skip})`);
+        return prepareGenerate(ort, wl, d, file);
       }
       if (graph === 'export') {
         if (wl.kind !== 'encoder') throw new Error(`graph 'export' runs only encoder workloads, not ${wl.name}`);
