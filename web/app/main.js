@@ -8,6 +8,7 @@ import { modelViewData, seedViewData, clampSelection, modelSteps, seedSteps } fr
 import { SEED_TOKENS, SEED_NOTES } from './seed_preset.js';
 import { DEMO_WORKER_URL, MODEL_URLS } from './model_urls.js';
 import { openingHead } from './head_labels.js';
+import { testFor, repeatedWords, runHeadTest, testSummary } from './head_test.js';
 import { initHubPanel } from './hub_panel.js';
 import { splitWords, Blanks } from './masking.js';
 import { renderTokenChips } from './token_chips.js';
@@ -40,6 +41,8 @@ let run = null, seed = null, compared = null;
 let generation = null, generationSeed = 1; // "Continue the text": the stream in progress
 let pending = 0;
 let lastSteps = null, lastSvg = null, lastData = null, lastSel = null;
+// "Test this head": the test the learner started ({ kind, model, layer, head }), and the draws.
+let testing = null, testDraws = 0;
 // The words hidden behind the sentence's [MASK]s (to put them back).
 const blanks = new Blanks(state.sentence);
 
@@ -82,7 +85,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   app: $('app'), sentence: $('sentence'), tokens: $('tokens'), layer: $('layer'), head: $('head'), query: $('query'),
   causal: $('causal'), decimals: $('decimals'), tabs: [...document.querySelectorAll('[role=tab]')], view: $('view'),
-  graphic: $('view-graphic'), stepsPane: $('view-steps'), stepsBody: $('steps-body'), help: $('view-help'), glossary: $('label-glossary'), glossaryText: $('label-glossary-text'),
+  graphic: $('view-graphic'), stepsPane: $('view-steps'), stepsBody: $('steps-body'), help: $('view-help'), glossary: $('label-glossary'), glossaryText: $('label-glossary-text'), testHead: $('test-head'), headTest: $('head-test'),
   cross: $('cross'), crossCheck: $('cross-check'), second: $('second'), secondLabel: $('second-label'), crossNote: $('cross-note'),
   batch: $('batch'), batchCheck: $('batch-check'), batchWith: $('batch-with'), batchLabel: $('batch-label'), batchNote: $('batch-note'),
   pair: $('pair'), pairRow: $('pair-row'), typesLegend: $('types-legend'),
@@ -361,6 +364,7 @@ function render() {
   const view = viewOf();
   const data = seedMode ? seedViewData(seed, state) : modelViewData(run, m);
   const sel = clampSelection(state, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
+  data.test = showHeadTest(seedMode, data, sel, view);
   lastData = data; lastSel = sel;
   if (!seedMode) ui.causal.checked = !!(run.causal ?? m.causal); // an encoder-decoder's depends on the attention shown
   const showTypes = !seedMode && !!run.tokenTypes?.some((t) => t === 1);
@@ -404,6 +408,37 @@ function render() {
     afterPaint(() => { if (!isSeed()) requestRun(); });
   }
   document.body.dataset.renderCount = String(Number(document.body.dataset.renderCount ?? 0) + 1);
+}
+
+/** Whether the chosen head can be tested here; the running test's rows (for the heatmap), or null. */
+function showHeadTest(seedMode, data, sel, view) {
+  // Self-attention of a run with ids and no padding (not cross-attention, not a batch row).
+  const testable = !seedMode && sel.head !== 'all' && Array.isArray(run.ids) && !data.keyTokens && !run.padding?.some((p) => p)
+    && !!testFor(data.headLabel(sel.layer, sel.head));
+  ui.testHead.hidden = !testable || view === 'steps' || view === 'compare';
+  const on = testable && testing && testing.model === state.model && testing.layer === sel.layer && testing.head === sel.head;
+  if (!on) testing = null;
+  const test = on ? runHeadTest(testing.kind, run, data.nHead, sel.layer, sel.head, !!(run.causal ?? info().causal)) : null;
+  ui.headTest.hidden = !test || view !== 'heatmap';
+  if (test) {
+    ui.headTest.textContent = testSummary(test, data.headLabel(sel.layer, sel.head));
+    Object.assign(ui.headTest.dataset, { kind: test.kind, mean: String(test.mean), top: String(test.top),
+      rows: JSON.stringify(test.rows.map((r) => [r.query, r.target, r.weight])) });
+  }
+  return test;
+}
+
+/** The button: induction gets new random words written twice; both open the heatmap. */
+function startHeadTest() {
+  const sel = lastSel, kind = testFor(lastData?.headLabel(sel.layer, sel.head));
+  if (!kind || isSeed()) return;
+  testing = { kind, model: state.model, layer: sel.layer, head: sel.head };
+  const change = { view: 'heatmap', query: null };
+  if (kind === 'induction') {
+    change[textKey()] = repeatedWords(info()?.probeWords, ++testDraws);
+    blanks.sync(change[textKey()]);
+  }
+  update(change);
 }
 
 function renderCompare() {
@@ -513,6 +548,7 @@ ui.second.addEventListener('input', () => update({ second: ui.second.value }, { 
 ui.batchWith.addEventListener('input', () => update({ batchWith: ui.batchWith.value }, { debounce: true }));
 ui.sentences.addEventListener('input', () => update({ sentences: ui.sentences.value.split('\n') }, { debounce: true }));
 ui.pooling.addEventListener('change', () => update({ pooling: ui.pooling.value }));
+ui.testHead.addEventListener('click', startHeadTest);
 ui.layer.addEventListener('change', () => update({ layer: Number(ui.layer.value) }));
 ui.head.addEventListener('change', () => update({ head: ui.head.value === 'all' ? 'all' : Number(ui.head.value) }));
 ui.query.addEventListener('change', () => update({ query: Number(ui.query.value) }));

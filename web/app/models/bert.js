@@ -43,6 +43,8 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
   const info = {
     type: 'bert', name, config: lm.config, modelBytes: weights.byteLength,
     nLayer: L, nHead: H, dModel: D, maxTokens: P, causal: false, headLabels: headLabels(heads, L, H),
+    // The one-token words of the label tool's induction probe ("test this head" draws from them).
+    probeWords: Array.isArray(heads?.probe_words) ? heads.probe_words : null,
     features: { fill: lm.hasMaskedLmHead, compare: true, pair: true, batch: true },
     facts: [['Shape', `${L} layers × ${H} heads, d_model ${D}, up to ${P} tokens`],
       ['Vocabulary', `${lm.config.vocab_size} WordPiece tokens${tk.doLowerCase ? ' (lower-cased)' : ''}`]],

@@ -47,6 +47,8 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
   const info = {
     type: 'gpt2', name, config: lm.config, modelBytes: weights.byteLength,
     nLayer: L, nHead: H, dModel: C, maxTokens: P, causal: true, headLabels: headLabels(heads, L, H),
+    // The one-token words of the label tool's induction probe ("test this head" draws from them).
+    probeWords: Array.isArray(heads?.probe_words) ? heads.probe_words : null,
     features: { next: true, cross: true, generate: true },
     facts: [['Shape', `${L} layers × ${H} heads, d_model ${C}, context ${P}`], ['Vocabulary', `${lm.config.vocab_size} tokens (byte-level BPE)`]],
     text: {

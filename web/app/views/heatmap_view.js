@@ -7,7 +7,8 @@ import { textWidth } from './measure.js';
 const FONT = 12;
 
 /**
- * data: { tokens, keyTokens?, nHead, attention (L x H x n x m), masked?(i, j), headLabel(l, h) }
+ * data: { tokens, keyTokens?, nHead, attention (L x H x n x m), masked?(i, j), headLabel(l, h),
+ *         test?: a "test this head" result (head_test.js): its cells outlined, each row's weight at the right }
  * sel: { layer, head (number), query }
  * on: { select({ query }) }
  */
@@ -25,12 +26,14 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   const top = 30 + colLabelH, left = labelW + 4;
   const legendY = top + n * cell + 22;
   const gridW = Math.max(m * cell, 240);
+  const test = data.test && data.test.layer === sel.layer && data.test.head === head ? data.test : null;
+  const scoreW = test ? 52 : 0; // the test's per-row weight, right of the grid
   const label = data.headLabel?.(sel.layer, head);
   const title = `Layer ${sel.layer + 1} · Head ${head + 1}${label ? ` · ${label}` : ''}${data.keyTokens ? ` · cross-attention (${data.keyLabel ?? 'keys: second sentence'})` : ''}`;
   const legendW = Math.min(220, gridW - 90);
   const MASKED_LEGEND = 'masked: weight 0';
   // Wide enough for the title and the legend too (the SVG scales down to the container, never cuts them off).
-  const total = Math.max(left + gridW + 12, textWidth(title, 13, 600) + 12,
+  const total = Math.max(left + gridW + scoreW + 12, textWidth(title, 13, 600) + 12,
     data.masked ? left + legendW + 32 + textWidth(MASKED_LEGEND, 11) + 8 : 0);
   const height = legendY + 46;
 
@@ -77,6 +80,7 @@ export function renderHeatmapView(container, data, sel, on = {}) {
     }
     cells.append(g);
   }
+  if (test) root.append(testMarks(test, { left, top, cell, m, decimals: 2 }));
   const cursor = svg('rect', { width: cell, height: cell, fill: 'none', stroke: '#d4380d', 'stroke-width': 2, visibility: 'hidden', 'pointer-events': 'none' });
   root.append(cursor);
 
@@ -154,6 +158,22 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   const wrap = el('div', { class: 'heat-wrap' }, root, tip);
   container.replaceChildren(wrap, readout);
   return { svg: root };
+}
+
+/** The test's cells outlined, and each tested row's weight on its cell written at the row's end. */
+function testMarks(test, { left, top, cell, m, decimals }) {
+  const g = svg('g', { class: 'head-test-marks', 'pointer-events': 'none' });
+  for (const r of test.rows) {
+    g.append(svg('rect', {
+      class: 'test-target', 'data-query': r.query, 'data-key': r.target, x: left + r.target * cell + 1, y: top + r.query * cell + 1,
+      width: cell - 2, height: cell - 2, fill: 'none', stroke: '#1b1f24', 'stroke-width': 2, 'stroke-dasharray': r.top ? null : '3 2',
+    }));
+    g.append(svg('text', {
+      class: 'test-score', 'data-query': r.query, x: left + m * cell + 6, y: top + r.query * cell + cell / 2 + 4,
+      fill: '#1b1f24', 'font-size': 11, 'font-weight': r.top ? 700 : 400, text: fmt(r.weight, decimals),
+    }));
+  }
+  return g;
 }
 
 let counter = 0;
