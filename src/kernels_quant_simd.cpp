@@ -54,8 +54,9 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
   constexpr int kBlockBytes = T == WeightType::kQ8 ? kQ8BlockBytes : kQ4BlockBytes;
   const int blocks = K / kQuantBlock;
   const std::size_t rb = row_bytes(T, K);
-  thread_local std::vector<float> scales;  // four rows' block scales, interleaved: [block][row]
-  if (scales.size() < std::size_t(blocks) * 4) scales.resize(std::size_t(blocks) * 4);
+  thread_local std::vector<float> scale_block;  // four rows' block scales, interleaved: [block][row]
+  if (scale_block.size() < std::size_t(blocks) * 4) scale_block.resize(std::size_t(blocks) * 4);
+  float* scales = scale_block.data();  // (a plain pointer: no thread-local lookup in the loops)
   int j = 0;
   for (; j + 4 <= N; j += 4) {
     const unsigned char* b[4];
@@ -72,7 +73,7 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
         const i32x4 dots = isum4(block_dot<T>(av, b[0] + at), block_dot<T>(av, b[1] + at), block_dot<T>(av, b[2] + at),
                                  block_dot<T>(av, b[3] + at));
         // (as the scalar twin: the dot as float, times the product of the two scales, added)
-        acc = add(acc, mul(i32_to_f32(dots), mul(splat(as[k]), load(scales.data() + 4 * k))));
+        acc = add(acc, mul(i32_to_f32(dots), mul(splat(as[k]), load(scales + 4 * k))));
       }
       store(C + static_cast<long>(i) * ldc + j, acc);
     }

@@ -197,65 +197,107 @@ inline const float* rows_of(const Bf16* B, int j0, int count, int K, int ldb, st
   return scratch.data();
 }
 
+// Four values of a row of B at k as floats: floats read as they are, halves and bfloat16 widened
+// in registers (exactly: the same values rows_of() writes).
+inline f32x4 load_b(const float* p) { return load(p); }
+inline f32x4 load_b(const std::uint16_t* p) { return load_half(p); }
+inline f32x4 load_b(const Bf16* p) { return i32_shl<16>(load_u16x4(&p->bits)); }
+// Eight values at once (what the main loop reads): 16-bit ones from one load, unpacked.
+inline void load_b8(const float* p, f32x4& lo, f32x4& hi) { lo = load(p), hi = load(p + 4); }
+inline void load_b8(const std::uint16_t* p, f32x4& lo, f32x4& hi) {
+  load_u16x8_high(p, lo, hi);
+  lo = half_high_to_float(lo), hi = half_high_to_float(hi);
+}
+inline void load_b8(const Bf16* p, f32x4& lo, f32x4& hi) { load_u16x8_high(&p->bits, lo, hi); }
+inline float value_b(const float* p) { return *p; }
+inline float value_b(const std::uint16_t* p) { return half_to_float(*p); }
+inline float value_b(const Bf16* p) { return bf16_to_float(p->bits); }
+
+// C[i][0..3] = A's row i dotted with rows b0..b3 of B, for every row i of A.
+template <typename TB>
+void dot_four_rows(int M, int K, const float* A, int lda, const TB* b0, const TB* b1, const TB* b2, const TB* b3,
+                   float* C, int ldc) {
+  const int k4 = K / 4 * 4;
+  for (int i = 0; i < M; ++i) {
+    const float* a = A + static_cast<long>(i) * lda;
+    // Two accumulators per row: eight independent mul+add chains hide their latency (with
+    // four, a long row such as a vocabulary's embedding waits on them, not on memory).
+    f32x4 s0 = splat(0.0f), s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0;
+    int k = 0;
+    for (; k + 8 <= k4; k += 8) {
+      const f32x4 av = load(a + k), aw = load(a + k + 4);
+      f32x4 lo, hi;
+      load_b8(b0 + k, lo, hi);
+      s0 = madd(av, lo, s0), t0 = madd(aw, hi, t0);
+      load_b8(b1 + k, lo, hi);
+      s1 = madd(av, lo, s1), t1 = madd(aw, hi, t1);
+      load_b8(b2 + k, lo, hi);
+      s2 = madd(av, lo, s2), t2 = madd(aw, hi, t2);
+      load_b8(b3 + k, lo, hi);
+      s3 = madd(av, lo, s3), t3 = madd(aw, hi, t3);
+    }
+    for (; k < k4; k += 4) {
+      const f32x4 av = load(a + k);
+      s0 = madd(av, load_b(b0 + k), s0);
+      s1 = madd(av, load_b(b1 + k), s1);
+      s2 = madd(av, load_b(b2 + k), s2);
+      s3 = madd(av, load_b(b3 + k), s3);
+    }
+    float r0 = hsum(add(s0, t0)), r1 = hsum(add(s1, t1)), r2 = hsum(add(s2, t2)), r3 = hsum(add(s3, t3));
+    for (int k = k4; k < K; ++k) {
+      r0 += a[k] * value_b(b0 + k);
+      r1 += a[k] * value_b(b1 + k);
+      r2 += a[k] * value_b(b2 + k);
+      r3 += a[k] * value_b(b3 + k);
+    }
+    float* c = C + static_cast<long>(i) * ldc;
+    c[0] = r0, c[1] = r1, c[2] = r2, c[3] = r3;
+  }
+}
+
+// C[i][0] = A's row i dotted with row b of B.
+template <typename TB>
+void dot_one_row(int M, int K, const float* A, int lda, const TB* b, float* C, int ldc) {
+  const int k4 = K / 4 * 4;
+  for (int i = 0; i < M; ++i) {
+    const float* a = A + static_cast<long>(i) * lda;
+    f32x4 s = splat(0.0f);
+    for (int k = 0; k < k4; k += 4) s = madd(load(a + k), load_b(b + k), s);
+    float r = hsum(s);
+    for (int k = k4; k < K; ++k) r += a[k] * value_b(b + k);
+    C[static_cast<long>(i) * ldc] = r;
+  }
+}
+
+// With this many rows of A or fewer (a decoding step), 16-bit rows of B are widened in registers
+// as they are read, each once; with more, a block of four rows is widened once into scratch and
+// read from there by every row of A. The sums are the same either way.
+constexpr int kWidenInRegistersMaxRows = 2;
+
 // Block of four rows of B at a time (outer), every row of A against it (inner): B streams through
 // once, however many rows A has (a language-model head's 14336 x 160 table once per call, not once
 // per token).
 template <typename TB>
 void gemm_bt_simd_t(int M, int N, int K, const float* A, int lda, const TB* B, int ldb, float* C, int ldc) {
-  thread_local std::vector<float> scratch;  // (halves only) a block of B widened
-  const int k4 = K / 4 * 4;
+  thread_local std::vector<float> scratch;  // (16-bit B, many rows of A) a block of B widened
+  const bool in_place = M <= kWidenInRegistersMaxRows;
   int j = 0;
   for (; j + 4 <= N; j += 4) {
-    int ld;
-    const float* b0 = rows_of(B, j, 4, K, ldb, scratch, ld);
-    const float* b1 = b0 + ld;
-    const float* b2 = b1 + ld;
-    const float* b3 = b2 + ld;
-    for (int i = 0; i < M; ++i) {
-      const float* a = A + static_cast<long>(i) * lda;
-      // Two accumulators per row: eight independent mul+add chains hide their latency (with
-      // four, a long row such as a vocabulary's embedding waits on them, not on memory).
-      f32x4 s0 = splat(0.0f), s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0;
-      int k = 0;
-      for (; k + 8 <= k4; k += 8) {
-        const f32x4 av = load(a + k), aw = load(a + k + 4);
-        s0 = madd(av, load(b0 + k), s0);
-        s1 = madd(av, load(b1 + k), s1);
-        s2 = madd(av, load(b2 + k), s2);
-        s3 = madd(av, load(b3 + k), s3);
-        t0 = madd(aw, load(b0 + k + 4), t0);
-        t1 = madd(aw, load(b1 + k + 4), t1);
-        t2 = madd(aw, load(b2 + k + 4), t2);
-        t3 = madd(aw, load(b3 + k + 4), t3);
-      }
-      for (; k < k4; k += 4) {
-        const f32x4 av = load(a + k);
-        s0 = madd(av, load(b0 + k), s0);
-        s1 = madd(av, load(b1 + k), s1);
-        s2 = madd(av, load(b2 + k), s2);
-        s3 = madd(av, load(b3 + k), s3);
-      }
-      float r0 = hsum(add(s0, t0)), r1 = hsum(add(s1, t1)), r2 = hsum(add(s2, t2)), r3 = hsum(add(s3, t3));
-      for (int k = k4; k < K; ++k) {
-        r0 += a[k] * b0[k];
-        r1 += a[k] * b1[k];
-        r2 += a[k] * b2[k];
-        r3 += a[k] * b3[k];
-      }
-      float* c = C + static_cast<long>(i) * ldc + j;
-      c[0] = r0, c[1] = r1, c[2] = r2, c[3] = r3;
+    if (in_place) {
+      const TB* b0 = B + static_cast<long>(j) * ldb;
+      dot_four_rows(M, K, A, lda, b0, b0 + ldb, b0 + 2 * ldb, b0 + 3 * ldb, C + j, ldc);
+    } else {
+      int ld;
+      const float* b0 = rows_of(B, j, 4, K, ldb, scratch, ld);
+      dot_four_rows(M, K, A, lda, b0, b0 + ld, b0 + 2 * ld, b0 + 3 * ld, C + j, ldc);
     }
   }
   for (; j < N; ++j) {
-    int ld;
-    const float* b = rows_of(B, j, 1, K, ldb, scratch, ld);
-    for (int i = 0; i < M; ++i) {
-      const float* a = A + static_cast<long>(i) * lda;
-      f32x4 s = splat(0.0f);
-      for (int k = 0; k < k4; k += 4) s = madd(load(a + k), load(b + k), s);
-      float r = hsum(s);
-      for (int k = k4; k < K; ++k) r += a[k] * b[k];
-      C[static_cast<long>(i) * ldc + j] = r;
+    if (in_place) {
+      dot_one_row(M, K, A, lda, B + static_cast<long>(j) * ldb, C + j, ldc);
+    } else {
+      int ld;
+      dot_one_row(M, K, A, lda, rows_of(B, j, 1, K, ldb, scratch, ld), C + j, ldc);
     }
   }
 }

@@ -32,6 +32,13 @@ inline f32x4 i32_shl23(f32x4 a) { return wasm_i32x4_shl(a, 23); }
 inline f32x4 i32_splat(int v) { return wasm_i32x4_splat(v); }
 // Four IEEE halves (any alignment) zero-extended into the four 32-bit lanes.
 inline f32x4 load_u16x4(const std::uint16_t* p) { return wasm_u32x4_load16x4(p); }
+// Eight 16-bit values (any alignment) in the top halves of two vectors' 32-bit lanes (values 0-3,
+// 4-7), the bottom halves zero: one load and two shuffles (punpcklwd / punpckhwd on x86).
+inline void load_u16x8_high(const std::uint16_t* p, f32x4& lo, f32x4& hi) {
+  const v128_t v = wasm_v128_load(p), z = wasm_i32x4_splat(0);
+  lo = wasm_i16x8_shuffle(z, v, 0, 8, 1, 9, 2, 10, 3, 11);
+  hi = wasm_i16x8_shuffle(z, v, 4, 12, 5, 13, 6, 14, 7, 15);
+}
 inline f32x4 bit_and(f32x4 a, f32x4 b) { return wasm_v128_and(a, b); }
 template <int n>
 inline f32x4 i32_shl(f32x4 a) { return wasm_i32x4_shl(a, n); }
@@ -94,6 +101,11 @@ inline f32x4 i32_splat(int v) { return _mm_castsi128_ps(_mm_set1_epi32(v)); }
 inline f32x4 load_u16x4(const std::uint16_t* p) {
   const __m128i h = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
   return _mm_castsi128_ps(_mm_unpacklo_epi16(h, _mm_setzero_si128()));
+}
+inline void load_u16x8_high(const std::uint16_t* p, f32x4& lo, f32x4& hi) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), z = _mm_setzero_si128();
+  lo = _mm_castsi128_ps(_mm_unpacklo_epi16(z, v));
+  hi = _mm_castsi128_ps(_mm_unpackhi_epi16(z, v));
 }
 inline f32x4 bit_and(f32x4 a, f32x4 b) { return _mm_and_ps(a, b); }
 template <int n>
@@ -163,13 +175,14 @@ inline f32x4 exp_nonpositive(f32x4 x) {
 
 // Four finite IEEE halves as floats, exactly (half_to_float's arithmetic without its infinity and
 // NaN case: tensors kept as halves are checked finite when they are loaded).
-inline f32x4 load_half(const std::uint16_t* p) {
-  // The half in a lane's top 16 bits, shifted right 3 with its sign: sign, exponent and mantissa
-  // land in float32's fields (the exponent short of float32's bias by 112); the mask clears the
-  // sign's three copies. Multiplying by 2^112 rebiases normal values and normalizes subnormal ones.
-  const f32x4 bits = bit_and(i32_sra3(i32_shl<16>(load_u16x4(p))), i32_splat(int(0x8fffe000u)));
-  return mul(bits, splat(0x1p112f));
+// Finite halves in the top 16 bits of each lane, as floats: shifted right 3 with the sign, the
+// sign, exponent and mantissa land in float32's fields (the exponent short of float32's bias by
+// 112); the mask clears the sign's three copies. Multiplying by 2^112 rebiases normal values and
+// normalizes subnormal ones.
+inline f32x4 half_high_to_float(f32x4 high) {
+  return mul(bit_and(i32_sra3(high), i32_splat(int(0x8fffe000u))), splat(0x1p112f));
 }
+inline f32x4 load_half(const std::uint16_t* p) { return half_high_to_float(i32_shl<16>(load_u16x4(p))); }
 
 inline float hsum(f32x4 v) { return (lane(v, 0) + lane(v, 2)) + (lane(v, 1) + lane(v, 3)); }
 inline float hmax(f32x4 v) {
