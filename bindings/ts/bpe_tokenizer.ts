@@ -13,7 +13,7 @@ const PRETOKENIZE = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]
 
 // Bytes map to printable characters so that merges never involve whitespace or control bytes:
 // printable Latin-1 maps to itself, the other 68 bytes to U+0100 upwards.
-function byteToUnicode(): string[] {
+export function byteToUnicode(): string[] {
   const table: string[] = new Array(256);
   let next = 256;
   for (let b = 0; b < 256; b++) {
@@ -230,9 +230,9 @@ const SHARED_SCRATCH = 1024;
  * entry records the stamps of its two symbols; a merge stamps the merged symbol anew, so an entry
  * whose symbols changed since it was queued is recognised as stale and skipped.
  */
-type MergeRanks = Map<string, Map<string, number>>;
+export type MergeRanks = Map<string, Map<string, number>>;
 
-function applyMerges(parts: string[], ranks: MergeRanks): string[] {
+export function applyMerges(parts: string[], ranks: MergeRanks): string[] {
   const n = parts.length;
   if (n < 2) return parts;
   const { next, prev, stamp, heap, batch } = scratchFor(n);
