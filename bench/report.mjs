@@ -207,11 +207,11 @@ export function formatReport(res) {
   return out.join('\n');
 }
 
-/** The bandwidth probe's line (bench/bandwidth.mjs): memory.copy and the v128.load read stream. */
+/** The bandwidth probe's line (bench/bandwidth.mjs): memory.copy and the v128.load read stream (1 and 2 threads). */
 function bandwidthLine(b) {
   if (b.skip) return `memory bandwidth: skipped (${b.skip})`;
-  const runs = b.runs ? `; best of two runs (before/after the engines: copy ${b.runs.map((r) => fmt(r.copyGBs, 1)).join(' / ')}, read ${b.runs.map((r) => fmt(r.readGBs, 1)).join(' / ')})` : '';
-  return `memory bandwidth over ${b.bufferBytes >> 20} MiB buffers: memory.copy ${fmt(b.copyGBs, 1)} GB/s (bytes copied), v128.load read stream ${fmt(b.readGBs, 1)} GB/s${runs}`;
+  const runs = b.runs ? `; best of two runs (before/after the engines: copy ${b.runs.map((r) => fmt(r.copyGBs, 1)).join(' / ')}, read ${b.runs.map((r) => fmt(r.readGBs, 1)).join(' / ')}, 2-thread read ${b.runs.map((r) => fmt(r.read2GBs, 1)).join(' / ')})` : '';
+  return `memory bandwidth over ${b.bufferBytes >> 20} MiB buffers: memory.copy ${fmt(b.copyGBs, 1)} GB/s (bytes copied), v128.load read stream ${fmt(b.readGBs, 1)} GB/s on one thread, ${fmt(b.read2GBs, 1)} GB/s on two${runs}`;
 }
 
 const shape = (w) => `B${w.batch} S${w.seqLen} D${w.dModel} H${w.numHeads}${w.causal ? ' causal' : ''}`;

@@ -205,7 +205,7 @@ async function main() {
   const generating = workloads.some((w) => kindOf(w) === 'generate');
   if (generating) {
     res.bandwidth = await measureBandwidth({ quick: opt.quick });
-    console.log(res.bandwidth.skip ? `bandwidth: skipped (${res.bandwidth.skip})` : `bandwidth: memory.copy ${res.bandwidth.copyGBs.toFixed(1)} GB/s, v128.load stream ${res.bandwidth.readGBs.toFixed(1)} GB/s (one thread)`);
+    console.log(res.bandwidth.skip ? `bandwidth: skipped (${res.bandwidth.skip})` : `bandwidth: memory.copy ${res.bandwidth.copyGBs.toFixed(1)} GB/s, v128.load stream ${res.bandwidth.readGBs.toFixed(1)} GB/s (one thread), ${res.bandwidth.read2GBs?.toFixed(1) ?? '-'} GB/s (two)`);
   }
   res.sizes = wasmSizes();
 
