@@ -23,7 +23,9 @@ export async function timeCalls(call, isAsync, policy) {
   let warmCalls = 0;
   const warmStart = now();
   const warm = [];
-  for (;;) {
+  // warmupMinCalls 0: the caller has warmed up already (generate: its checked first call); time
+  // minReps calls straight away.
+  for (; policy.warmupMinCalls > 0;) {
     const t = now();
     if (isAsync) await call(); else call();
     const ms = now() - t;
@@ -36,7 +38,7 @@ export async function timeCalls(call, isAsync, policy) {
   const warmupMs = now() - warmStart;
   // Size the reps from the warm-up's median call, not its last one: one GC pause or preemption
   // in the last warm-up call would otherwise cut the reps tenfold.
-  const perCall = median(warm.length > 1 ? warm.slice(1) : warm);
+  const perCall = warm.length ? median(warm.length > 1 ? warm.slice(1) : warm) : Infinity;
   const reps = Math.max(policy.minReps, Math.min(policy.maxReps, Math.floor(policy.budgetMs / Math.max(perCall, 1e-3))));
   const samples = new Array(reps);
   const cpu0 = typeof process !== 'undefined' && process.cpuUsage ? process.cpuUsage() : null;
