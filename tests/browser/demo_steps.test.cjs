@@ -150,7 +150,10 @@ test('GPT-2 on a phone: the softmax answer column is on screen; wide rows scroll
   await expectAnswerInView(page, PHONE.width, PHONE.height);
   // A long row keeps its label in sight while it scrolls sideways.
   const n = await tokenCount(page);
-  const label = page.locator(`#steps-body [data-step="weights"] [data-row="${n - 1}"]`);
+  // (The step view opens on the middle token, whose row has masked keys.)
+  const query = Number(await page.$eval('#query', (s) => s.value));
+  expect(query).toBe(Math.floor((n - 1) / 2));
+  const label = page.locator(`#steps-body [data-step="weights"] [data-row="${query}"]`);
   await label.scrollIntoViewIfNeeded();
   await page.$eval('#steps-body [data-step="weights"] .mx-scroll', (s) => { s.scrollLeft = s.scrollWidth; });
   const box = await label.boundingBox();
@@ -236,10 +239,13 @@ test('the step view at 128 tokens: the query row, 16 of 128 columns, every row o
     if (size === DESKTOP) {
       // 128 keys: the weights open on 16 columns (the first key, then those up to the query's own),
       // with every weight in the row's data-values; "+112" opens every column, "fewer columns" closes them.
+      // (The step view opens on the middle token, 63: column 0, a gap, 51-65 with two masked keys, a gap.)
+      const query = Number(await page.$eval('#query', (s) => s.value));
+      expect(query).toBe(63);
       const drawn = () => page.$$eval('#steps-body [data-step="weights"] .mx-c:not(.mx-sum)', (c) => c.length);
       expect(await drawn()).toBe(16);
-      expect((await stepRow(page, 'weights', 127)).length).toBe(128);
-      expect(await page.$eval('#steps-body [data-step="weights"] .mx-gap-open', (b) => b.textContent)).toBe('+112');
+      expect((await stepRow(page, 'weights', query)).length).toBe(128);
+      expect(await page.$$eval('#steps-body [data-step="weights"] .mx-gap-open', (b) => b.map((x) => x.textContent))).toEqual(['+50', '+62']);
       await page.click('#steps-body [data-step="weights"] .mx-gap-open');
       expect(await drawn()).toBe(128);
       await page.click('#steps-body .steps-rows .mx-more');

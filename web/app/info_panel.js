@@ -2,8 +2,9 @@
 // model) or the tutorial's one-layer example.
 import { el } from './views/dom.js';
 
-/** info: the worker's model info (or null while loading); run: the last run (its facts are per sentence). */
-export function renderInfoPanel(dl, { seed, info, run, modelUrl }) {
+/** info: the worker's model info (or null while loading); run: the last run (its facts are per sentence);
+ * back: the address of this view (the page's URL may not say it yet). */
+export function renderInfoPanel(dl, { seed, info, run, modelUrl, back = location.href }) {
   if (seed) {
     dl.replaceChildren(
       el('dt', { text: 'Layer' }), el('dd', { text: 'one attention layer, 1 head, d_model = d_k = 2, no biases' }),
@@ -18,7 +19,7 @@ export function renderInfoPanel(dl, { seed, info, run, modelUrl }) {
   const card = new URL('model-card.html', location.href);
   if (!info.hubPage) {
     card.searchParams.set('card', new URL('MODEL_CARD.md', modelUrl).href);
-    card.searchParams.set('back', location.href);
+    card.searchParams.set('back', back);
   }
   const link = info.hubPage ? el('a', { href: info.hubPage, text: 'model page on the Hub', rel: 'noopener' }) : el('a', { href: card.href, text: 'model card' });
   dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]), el('dt', { text: 'More' }), el('dd', {}, link));

@@ -219,12 +219,17 @@ function writeUrlSoon() {
   busy(+1);
   urlTimer = setTimeout(() => {
     urlTimer = null;
-    // A model the page opens on another head needs layer 1 / head 1 written out to come back to them.
-    const opening = isSeed() ? null : openingHead(info()?.openingLabels ?? info()?.headLabels);
-    const layerHead = !!opening && (opening.layer !== 0 || opening.head !== 0);
-    history.replaceState(null, '', serializeState(state, { layerHead }) || location.pathname);
+    history.replaceState(null, '', stateUrl());
     busy(-1);
   }, 150);
+}
+
+/** The address of what is on screen now (the URL is written a little later). */
+function stateUrl() {
+  // A model the page opens on another head needs layer 1 / head 1 written out to come back to them.
+  const opening = isSeed() ? null : openingHead(info()?.openingLabels ?? info()?.headLabels);
+  const layerHead = !!opening && (opening.layer !== 0 || opening.head !== 0);
+  return serializeState(state, { layerHead }) || location.pathname;
 }
 
 const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'cross', 'second', 'pair', 'batch', 'batchWith', 'words', 'word', 'attend'];
@@ -363,7 +368,7 @@ function render() {
   if (seedMode ? !seed : !(run && m && run.choice === state.model)) return;
   const view = viewOf();
   const data = seedMode ? seedViewData(seed, state) : modelViewData(run, m);
-  const sel = clampSelection(state, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
+  const sel = clampSelection(state, data.nLayer, data.nHead, data.tokens.length, (view === 'steps' && data.stepsQuery) || data.defaultQuery);
   data.test = showHeadTest(seedMode, data, sel, view);
   lastData = data; lastSel = sel;
   if (!seedMode) ui.causal.checked = !!(run.causal ?? m.causal); // an encoder-decoder's depends on the attention shown
@@ -371,7 +376,8 @@ function render() {
   renderTokenChips(ui.tokens, data.tokens, { query: sel.query, tokenTypes: seedMode ? null : run.tokenTypes, showTypes, padding: seedMode ? null : run.padding });
   ui.typesLegend.hidden = !showTypes;
   syncPickers(data, sel);
-  renderInfoPanel(ui.modelInfo, { seed: seedMode, info: seedMode ? [...infos.values()].find(Boolean) ?? null : m, run, modelUrl: modelUrl() });
+  renderInfoPanel(ui.modelInfo, { seed: seedMode, info: seedMode ? [...infos.values()].find(Boolean) ?? null : m, run, modelUrl: modelUrl(),
+    back: new URL(stateUrl(), location.href).href });
   const labelled = !seedMode && ['model', 'heads', 'heatmap'].includes(view) && !!(run.headLabels ?? m.headLabels) && !!m.text.headLabelNote;
   ui.help.textContent = HELP[view] + (labelled ? LABELS_HELP : '')
     + (seedMode && state.cross ? ' Cross-attention is on (switch it in the step view): the keys and values come from “escribe un poema”.' : '');
@@ -563,6 +569,10 @@ ui.presets.forEach((r) => r.addEventListener('change', () => {
   if (!r.checked) return;
   presetSelection.set(isSeed() ? 'seed' : state.model, { layer: state.layer, head: state.head });
   const change = r.value === 'seed' ? { preset: 'seed' } : { preset: 'model', model: r.value };
+  if (r.value !== 'seed' && !(infos.get(r.value)?.features.fill ?? r.value === 'bert') && splitWords(state.sentence).some((w) => w.mask)) {
+    // BERT's [MASK] means nothing to the other models (GPT-2 would read it as bytes): the words come back.
+    change.sentence = blanks.reveal(state.sentence, (k) => run?.fill?.[k]?.predictions[0]?.text.replace(/^##/, ''));
+  }
   update({ ...change, layer: 0, head: 0, ...presetSelection.get(r.value), query: null, cross: false, batch: false });
   if (r.value !== 'seed' && !presetSelection.has(r.value)) openOnClearestHead(r.value);
 }));

@@ -47,6 +47,18 @@ export class Blanks {
     return replaceWord(text, i, back);
   }
 
+  /** The text with every [MASK] replaced by its word (or `guess(k)`), or dropped if it has none. */
+  reveal(text, guess = () => undefined) {
+    let k = 0;
+    const out = text.replace(/\[MASK\]/g, () => {
+      const word = this.hidden[k] ?? guess(k);
+      k++;
+      return word ?? '';
+    });
+    this.hidden = [];
+    return out.replace(/ {2,}/g, ' ').trim();
+  }
+
   /** After typing: forget the hidden words when the blanks no longer line up with them. */
   sync(text) {
     const count = splitWords(text).filter((w) => w.mask).length;

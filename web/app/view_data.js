@@ -25,6 +25,10 @@ export function modelViewData(run, info) {
     masked: maskOf(info, run), headLabel: (l, h) => labels?.[l]?.[h] ?? null,
     // The query the step view starts on: the last real token (not a [PAD]).
     defaultQuery: run.padding ? Math.max(0, run.padding.lastIndexOf(0)) : run.tokenTexts.length - 1,
+    // The step view starts where the mask shows: a causal model's middle token (the last one's row
+    // masks nothing); a padded row's last real token already has the [PAD] keys masked.
+    stepsQuery: (run.causal ?? info.causal) && !run.cross?.always && !run.padding?.some((p) => p)
+      ? Math.floor((run.tokenTexts.length - 1) / 2) : undefined,
   };
 }
 

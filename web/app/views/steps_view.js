@@ -86,6 +86,7 @@ export class StepsView {
         el('label', { class: 'steps-rows-toggle' }, this.rowsBox, ' show every row'), ...fewer));
     }
     this.container.replaceChildren(...bar, ...sections);
+    showMaskedKeys(this.container);
   }
 
   /** Every column of every matrix (the reader clicked a "+112"), or the windows again. */
@@ -100,6 +101,18 @@ export class StepsView {
       const d = this.details.get(s.id);
       if (d) d.replaceChildren(...detailNodes(s.detail, this.decimals, this.expanded, () => this.drawDetails()));
     }
+  }
+}
+
+/** A row wider than its box (a phone) starts scrolled so its first masked key (−∞, or weight 0 on
+ * grey) is in view: the mask is what the step teaches, and it sits at the row's right end. */
+function showMaskedKeys(container) {
+  for (const box of container.querySelectorAll('.mx-scroll')) {
+    if (box.scrollWidth <= box.clientWidth) continue;
+    const cell = [...box.querySelectorAll('.mx-c')].find((c) => c.classList.contains('mx-masked') || c.textContent.includes('−∞'));
+    if (!cell) continue;
+    const b = box.getBoundingClientRect(), c = cell.getBoundingClientRect();
+    if (c.right > b.right) box.scrollLeft += c.left - (b.left + b.width * 0.6);
   }
 }
 
