@@ -147,6 +147,34 @@ function headsFile(name, kind, measured, heldOutText) {
   };
 }
 
+// The model card's section on the demo's labels, between these markers (rewritten on every run;
+// put before the card's own head analysis, which tools/train made with its earlier rules).
+const CARD_START = '<!-- head labels: tools/heads/label_heads.mjs -->', CARD_END = '<!-- /head labels -->';
+const CARD_BEFORE = /^## (What the (attention )?heads do|Does the cross-attention)/m;
+
+function cardSection(file) {
+  const rows = file.heads.map((h) => `| ${h.layer + 1} | ${h.head + 1} | ${h.label} | ${h.score === null ? '' : h.score.toFixed(2)} |`);
+  const rules = Object.entries(file.rules).map(([name, rule]) => `* **${name}**: ${rule}`);
+  return [CARD_START, '## Head labels in the demo', '',
+    `Measured through this library's WebAssembly forward by \`node tools/heads/label_heads.mjs\` on ${file.heldout}`
+    + `${file.induction_probe ? `; induction on ${file.induction_probe}` : ''}. One rule set for every model (\`web/app/head_rules.js\`):`
+    + ' a head gets the first label whose score clears its threshold. Layers and heads are counted from 1, as in the demo.'
+    + ' Where the analysis further down (made at training time with earlier rules) names a head differently, these labels are the ones'
+    + ' the demo shows and tests/js/head_labels.test.cjs re-checks on other held-out text.', '',
+    '| layer | head | label | score |', '|---|---|---|---|', ...rows, '', ...rules, CARD_END, ''].join('\n');
+}
+
+/** Puts (or replaces) the demo-labels section in a model card. */
+function updateCard(path, file) {
+  let card = readFileSync(path, 'utf8');
+  const start = card.indexOf(CARD_START), end = card.indexOf(CARD_END);
+  if (start >= 0 && end > start) card = card.slice(0, start) + card.slice(end + CARD_END.length).replace(/^\n/, '');
+  const at = card.search(CARD_BEFORE);
+  const section = cardSection(file) + '\n';
+  card = at >= 0 ? card.slice(0, at) + section + card.slice(at) : `${card.trimEnd()}\n\n${section}`;
+  writeFileSync(path, card);
+}
+
 async function loadModels() {
   const attn = await loadAttention({ threads: 1 });
   const load = (name) => attn.loadModel(join(root, 'web/models', name));
@@ -180,6 +208,7 @@ async function build() {
     // The repeated-sentence loss (tools/train/analyze_heads.py, PyTorch) is not a head score: kept.
     if (before.repeat_test) file.repeat_test = { ...before.repeat_test, measured_by: 'tools/train/analyze_heads.py' };
     writeFileSync(join(root, 'web/models', name, 'heads.json'), JSON.stringify(file, null, 1) + '\n');
+    updateCard(join(root, 'web/models', name, 'MODEL_CARD.md'), file);
     for (const h of file.heads) console.log(`${name} layer ${h.layer + 1} head ${h.head + 1}: ${h.label}${h.score === null ? '' : ' ' + h.score.toFixed(2)}`);
   }
   mkdirSync(dirname(CHECK_FILE), { recursive: true });
