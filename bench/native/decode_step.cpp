@@ -3,7 +3,7 @@
 // (768 -> 3072) and mlp.c_proj (3072 -> 768) through attn::linear(), 12 layers, so each step
 // reads 85M weights from memory (none of it fits a cache). Prints ms per step and the GB/s of
 // weight bytes read, beside a memcpy's copy rate on the same machine.
-//   decode_step [threads] [steps]
+//   decode_step [threads] [steps] [f32|f16|bf16|q8|q4]
 // Also builds for WebAssembly as it is (em++ -O3 -msimd128 -Isrc src/*.cpp bench/native/decode_step.cpp,
 // run with node --no-experimental-fetch), single-threaded.
 #include <algorithm>
@@ -72,6 +72,7 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 15;
+  const std::string only = argc > 3 ? argv[3] : "";  // one type's name, or all
   const int used = attn::set_num_threads(threads);
   const attn::Kernels& kn = attn::default_kernels();
   std::printf("decode step, GPT-2 small shape (12 x 4 matrices, 85M weights), M = 1, %d thread(s), kernels %s\n", used,
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
   std::vector<float> x(4 * kD, 0.5f), y(4 * kD);
   for (attn::WeightType t : {attn::WeightType::kF32, attn::WeightType::kF16, attn::WeightType::kBF16,
                              attn::WeightType::kQ8, attn::WeightType::kQ4}) {
+    if (!only.empty() && only != attn::weight_type_name(t)) continue;
     std::mt19937 rng(1);
     std::vector<attn::Weight> weights;
     std::vector<float> bias(4 * kD, 0.0f);
