@@ -93,3 +93,35 @@ test('no test is offered for a head whose label has none (a sink, a broad head)'
   expect(errors).toEqual([]);
   await page.close();
 });
+
+test('the widget: test="induction" on a heatmap draws the same check, its numbers the library\'s', async () => {
+  const head = labelled('induction');
+  const { page, errors } = await demo('', { page: 'embed-example.html', width: 900 });
+  await page.evaluate(({ layer, h }) => {
+    document.body.replaceChildren();
+    const v = document.createElement('attention-view');
+    for (const [k, val] of Object.entries({ view: 'heatmap', layer: String(layer + 1), head: String(h + 1), test: 'induction', seed: '3' })) v.setAttribute(k, val);
+    document.body.append(v);
+  }, { layer: head.layer, h: head.head });
+  await page.waitForFunction(() => document.querySelector('attention-view')?.dataset.ready === '1', null, { timeout: 30000 });
+  const shown = await page.evaluate(() => {
+    const root = document.querySelector('attention-view').shadowRoot, result = root.querySelector('.head-test');
+    return {
+      hidden: result.hidden, summary: result.textContent, rows: JSON.parse(result.dataset.rows), mean: Number(result.dataset.mean),
+      tokens: JSON.parse(document.querySelector('attention-view').dataset.tokens),
+      outlined: [...root.querySelectorAll('.test-target')].map((r) => [Number(r.dataset.query), Number(r.dataset.key)]),
+    };
+  });
+  expect(shown.hidden).toBe(false);
+  // Random words written twice (after <|endoftext|>), decoded back to the text the widget ran.
+  const text = shown.tokens.slice(1).join('').replace(/␣/g, ' ');
+  const words = text.split(' ');
+  expect(words.slice(10)).toEqual(words.slice(0, 10));
+  const want = expectedRows('induction', text, head.layer, head.head);
+  expect(shown.outlined).toEqual(want.map(([q, t]) => [q, t]));
+  shown.rows.forEach(([, , w], i) => expect(Math.abs(w - want[i][2])).toBeLessThan(1e-5));
+  expect(shown.summary).toContain(`on held-out text the score was ${head.score.toFixed(2)}`);
+  await page.screenshot({ path: path.join(__dirname, 'screenshots', 'head-test-widget.png'), fullPage: true });
+  expect(errors).toEqual([]);
+  await page.close();
+});

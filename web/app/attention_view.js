@@ -14,7 +14,10 @@
 // lists the pronunciations. view="steps" follows the query's row through the steps; rows="all" shows
 // every row. view="generate" (GPT-2) adds a "Continue the text" button: tokens stream
 // in one by one and the head view follows the newest token's attention; max-new (default 20),
-// temperature (default 0.8) and seed (default 1) shape the continuation.
+// temperature (default 0.8) and seed (default 1) shape the continuation. test="induction" or
+// test="previous" (GPT-2, BERT; view="heatmap") checks the head: its test cells outlined, each row's
+// weight and their mean printed (head_test.js, the demo's "Test this head"); induction without a
+// sentence attribute reads random words written twice (seed picks the draw).
 // Every widget on a page shares one worker, so one WebAssembly instance and one copy of each model.
 import { computeClient } from './compute_client.js';
 import { parseState, serializeState, MODELS, VIEWS } from './state.js';
@@ -33,6 +36,9 @@ import { VIEW_CSS } from './views/view_styles.js';
 import { el } from './views/dom.js';
 import { marksIn } from './token_marks.js';
 import { WIDGET_ATTRIBUTES, unknownAttributes, modelNameHint } from './widget_attributes.js';
+import { repeatedWords, runHeadTest, testSummary } from './head_test.js';
+
+const HEAD_TESTS = ['induction', 'previous'];
 
 const SCRIPT_URL = import.meta.url;
 const WORKER_URL = new URL('./worker.js', SCRIPT_URL).href;
@@ -58,6 +64,7 @@ const WIDGET_CSS = `
 .generate-bar { display: flex; gap: 8px; align-items: center; margin: 2px 0 6px; }
 .generate-bar button { font: inherit; border: 1px solid #1f883d; background: #1f883d; color: #fff; border-radius: 6px; padding: 2px 12px; cursor: pointer; }
 .generate-bar button.stop { border-color: #8c959f; background: #fff; color: #1b1f24; }
+.head-test { font-size: 12.5px; margin: 2px 0 4px; padding: 4px 6px; border-left: 3px solid #1b1f24; background: #f6f8fa; }
 `;
 
 const modelInfo = new Map(); // model URL -> Promise<info>, shared by all widgets
@@ -79,8 +86,9 @@ class AttentionViewElement extends HTMLElement {
     this.statusEl = el('p', { class: 'status', role: 'status', text: 'Loading…' });
     this.body = el('div', { class: 'body' });
     this.marksEl = el('p', { class: 'marks', hidden: true }); // what ␣ (or ##) in the drawn tokens means
+    this.testEl = el('p', { class: 'head-test', role: 'status', hidden: true }); // test="...": the result in words
     root.append(el('style', { text: VIEW_CSS + WIDGET_CSS }),
-      el('div', { class: 'bar' }, this.titleEl, el('span', {}, this.backButton, ' ', this.link)), this.body, this.marksEl, this.statusEl);
+      el('div', { class: 'bar' }, this.titleEl, el('span', {}, this.backButton, ' ', this.link)), this.testEl, this.body, this.marksEl, this.statusEl);
     this.steps = null;
     this.local = {}; // selections made inside the widget (a clicked head, a chosen query)
     this.result = null;
@@ -116,6 +124,19 @@ class AttentionViewElement extends HTMLElement {
     this.timer = setTimeout(() => this.compute(), 30);
   }
 
+  /** test="induction" | "previous" on a heatmap of self-attention: the test's rows, also in words. */
+  headTest(r, data, sel, view) {
+    const kind = this.getAttribute('test');
+    const test = HEAD_TESTS.includes(kind) && view === 'heatmap' && Array.isArray(r.ids) && !data.keyTokens && !r.padding?.some((p) => p)
+      ? runHeadTest(kind, r, data.nHead, sel.layer, sel.head === 'all' ? 0 : sel.head, !!(r.causal ?? r.info.causal)) : null;
+    this.testEl.hidden = !test;
+    if (test) {
+      this.testEl.textContent = testSummary(test, data.headLabel(test.layer, test.head) ?? kind);
+      Object.assign(this.testEl.dataset, { kind, mean: String(test.mean), rows: JSON.stringify(test.rows.map((x) => [x.query, x.target, x.weight])) });
+    }
+    return test;
+  }
+
   /** The widget's state, through the page's own URL parser so both read attributes the same way. */
   get state() {
     const p = new URLSearchParams();
@@ -129,6 +150,9 @@ class AttentionViewElement extends HTMLElement {
     if (this.getAttribute('model') === 'bart' && this.hasAttribute('sentence')) p.set('words', this.getAttribute('sentence'));
     const s = parseState(p.toString());
     if (PANEL_VIEWS.includes(this.getAttribute('view'))) s.view = this.getAttribute('view');
+    // An induction test needs a repetition: without a sentence, random words written twice.
+    if (this.getAttribute('test') === 'induction' && !this.hasAttribute('sentence') && s.model !== 'bart')
+      s.sentence = repeatedWords(null, Number(this.getAttribute('seed')) || 1);
     return { ...s, ...this.local };
   }
 
@@ -193,6 +217,7 @@ class AttentionViewElement extends HTMLElement {
     const data = isSeed ? seedViewData(r, s) : modelViewData(r, r.info);
     const sel = clampSelection(s, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
     this.warn(attributeProblems(this, data, sel));
+    data.test = isSeed ? null : this.headTest(r, data, sel, s.view);
     const on = {
       select: (change) => {
         Object.assign(this.local, change);
@@ -382,6 +407,9 @@ function attributeProblems(element, data, sel) {
   if (sel.head !== 'all') counted('head', data.nHead, sel.head, true);
   if (!('query' in element.local)) counted('query', data.tokens.length, sel.query);
   const s = element.state;
+  const test = element.getAttribute('test');
+  if (test !== null && !HEAD_TESTS.includes(test)) out.push(`test="${test}" is not a test (${HEAD_TESTS.join(', ')}): no test drawn.`);
+  else if (test !== null && s.view !== 'heatmap') out.push(`test="${test}" is drawn in view="heatmap"; this view shows no test.`);
   if (s.cross && s.preset !== 'seed' && s.model === 'gpt2' && s.view !== 'steps')
     out.push(`cross: GPT-2's cross-attention (an untrained illustration) is drawn in view="steps"; this view shows its self-attention.`);
   return out;

@@ -33,12 +33,14 @@ export function runHeadTest(kind, run, nHead, layer, head, causal) {
   return { kind, layer, head, rows, mean, top: rows.filter((r) => r.top).length };
 }
 
-/** The result in words, beside the label's held-out score. */
+/** The result in words, with the head's held-out score when its label is the one tested. */
 export function testSummary(test, labelText) {
   const what = test.kind === 'induction'
     ? 'random words written twice: each outlined cell is the word that came after this row’s word the first time'
     : 'each outlined cell is the token just before the row’s token';
-  const [name, heldOut] = String(labelText).split(' · ');
+  const name = Object.keys(TESTS).find((label) => TESTS[label] === test.kind);
+  const [labelled, score] = String(labelText ?? '').split(' · ');
+  const heldOut = labelled === name ? score : null;
   return `Test of “${name}” on this text (${what}; its weight is written at the row’s end): mean weight on the outlined cells`
     + ` ${test.mean.toFixed(2)} over ${test.rows.length} rows, the row’s largest weight in ${test.top} of ${test.rows.length}`
     + ` (solid outline)${heldOut ? `; on held-out text the score was ${heldOut}` : ''}.`;
