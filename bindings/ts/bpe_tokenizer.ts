@@ -229,10 +229,14 @@ const SHARED_SCRATCH = 1024;
  * form a doubly linked list and the candidate pairs a min-heap ordered by (rank, position). An
  * entry records the stamps of its two symbols; a merge stamps the merged symbol anew, so an entry
  * whose symbols changed since it was queued is recognised as stale and skipped.
+ * `oneAtATime`: Hugging Face's `tokenizers` order instead (the lowest (rank, position) entry, merged
+ * at once, the pairs it makes queued with the rest). Both agree when every merge ranks after the
+ * merges of its parts; Llama 2's merges (ranked by SentencePiece scores) do not: "▁▁ ▁▁" ranks
+ * before "▁ ▁", and a run of spaces splits otherwise.
  */
 export type MergeRanks = Map<string, Map<string, number>>;
 
-export function applyMerges(parts: string[], ranks: MergeRanks): string[] {
+export function applyMerges(parts: string[], ranks: MergeRanks, oneAtATime = false): string[] {
   const n = parts.length;
   if (n < 2) return parts;
   const { next, prev, stamp, heap, batch } = scratchFor(n);
@@ -252,6 +256,7 @@ export function applyMerges(parts: string[], ranks: MergeRanks): string[] {
     while (heap.size > 0 && heap.rank[0] === rank) {
       batch.push(heap.left[0], heap.stampLeft[0], heap.stampRight[0]);
       heap.pop();
+      if (oneAtATime) break;
     }
     for (let k = 0; k < batch.length; k += 3) {
       const left = batch[k], right = next[left];

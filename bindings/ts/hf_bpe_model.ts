@@ -2,7 +2,7 @@
 // one pre-tokenized piece: characters -> vocabulary symbols (a character the vocabulary lacks
 // becomes its UTF-8 bytes as "<0xNN>" tokens with byte_fallback, else the unknown token, fused
 // with its unknown neighbours under fuse_unk) -> merges by rank (the merge loop of
-// bpe_tokenizer.ts) -> ids. ignore_merges (Llama 3): a piece that is itself a token is taken whole.
+// bpe_tokenizer.ts, in the order of `tokenizers`: one merge at a time) -> ids. ignore_merges (Llama 3): a piece that is itself a token is taken whole.
 import { applyMerges } from './bpe_tokenizer.js';
 import type { MergeRanks } from './bpe_tokenizer.js';
 import { AttentionError } from './errors.js';
@@ -13,7 +13,7 @@ type Json = Record<string, unknown>;
 // Longest piece kept in the cache (characters), and the most pieces cached.
 const MAX_CACHED_PIECE = 256;
 const MAX_CACHE = 50_000;
-// Longest piece merged as one (characters): a longer one is merged in parts cut here, as
+// Longest piece merged as one (characters): a longer one is merged in parts (see cut()), as
 // bpe_tokenizer.ts does for the same reason (bounded working memory on one huge word).
 const MAX_PIECE = 1 << 16;
 
@@ -28,6 +28,7 @@ export class HfBpeModel {
   private readonly ignoreMerges: boolean;
   private readonly byteIds: Array<number | undefined> = [];
   private readonly cache = new Map<string, number[]>();
+  private joined: Set<string> | undefined;
   /** Whether one token can stand for any number of characters (fused unknown tokens): then a
    * text's length says nothing about its least number of tokens. */
   readonly fusesUnknown: boolean;
@@ -96,12 +97,37 @@ export class HfBpeModel {
     else {
       ids = [];
       const chars = Array.from(piece);
-      for (let start = 0; start < chars.length; start += MAX_PIECE) {
-        for (const symbol of applyMerges(this.symbols(chars.slice(start, start + MAX_PIECE)), this.ranks)) ids.push(this.vocab.get(symbol)!);
+      for (let start = 0, end; start < chars.length; start = end) {
+        end = this.cut(chars, start);
+        for (const symbol of applyMerges(this.symbols(chars.slice(start, end)), this.ranks, true)) ids.push(this.vocab.get(symbol)!);
       }
     }
     if (piece.length <= MAX_CACHED_PIECE && this.cache.size < MAX_CACHE) this.cache.set(piece, ids);
     return ids;
+  }
+
+  /** Where to end the part of a long piece that starts at `start`: at most MAX_PIECE characters,
+   * before a character that no token joins to the one before it (both tokens on their own), so
+   * that no merge could have crossed the cut and the ids are those of the piece merged whole.
+   * (Llama 2 has no pre-tokenizer: a whole text is one piece, and every "▁" after a letter is such
+   * a place.) Without one in the last half, the cut is made at MAX_PIECE all the same. */
+  private cut(chars: string[], start: number): number {
+    if (chars.length - start <= MAX_PIECE) return chars.length;
+    this.joined ??= this.joinedPairs();
+    for (let i = start + MAX_PIECE; i > start + MAX_PIECE / 2; i--) {
+      if (this.vocab.has(chars[i - 1]) && this.vocab.has(chars[i]) && !this.joined.has(chars[i - 1] + '\u0000' + chars[i])) return i;
+    }
+    return start + MAX_PIECE;
+  }
+
+  /** Every two characters that follow one another inside a token (built when a piece is long). */
+  private joinedPairs(): Set<string> {
+    const pairs = new Set<string>();
+    for (const token of this.vocab.keys()) {
+      const chars = Array.from(token);
+      for (let i = 1; i < chars.length; i++) pairs.add(chars[i - 1] + '\u0000' + chars[i]);
+    }
+    return pairs;
   }
 
   /** Characters -> the symbols merging starts from, each a token of the vocabulary. */

@@ -20,7 +20,17 @@ const HARD = [
   '<|begin_of_text|>Hi<|eot_id|>there <|start_header_id|>user<|end_header_id|>\n\nhey <|begin_of_text |>',
   '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 Ꙋ \u0000 control \u0007 \u0085 nel \ufeff bom ￰', 'a'.repeat(3000), '0123456789'.repeat(40), '!?'.repeat(500),
   '\n\n\n\n   \n\t \u3000 full width  \u00a0 nbsp', ' '.repeat(200) + 'x' + '\t'.repeat(50),
+  // Llama 2's merges rank "▁▁ ▁▁" before "▁ ▁": merged one at a time, 21 "▁" are 16 + 4 + "▁GNU"
+  ' '.repeat(20) + 'GNU GENERAL PUBLIC LICENSE', longProse(70_000),
 ];
+/** Words in a fixed pseudo-random order: one piece of over 65,536 characters for Llama 2 (no
+ * pre-tokenizer), which is merged in parts cut where no token can cross. */
+function longProse(length) {
+  const words = 'the quick brown fox jumps over a lazy dog while café owners sing 東京 songs 🦙 and   spaces\n'.split(' ');
+  let text = '', seed = 1;
+  while (text.length < length) { seed = (seed * 1103515245 + 12345) % 2147483648; text += words[seed % words.length] + ' '; }
+  return text;
+}
 const hasSpecial = (t) => /<\/?s>|<unk>|<\|/.test(t);
 
 let out, refs;
@@ -92,11 +102,12 @@ test('known ids: llama3-tokenizer-js\'s own test cases, and Llama 2\'s byte fall
   expect(l2.eosIds).toEqual([2]);
 });
 
-test('a long text encodes as @huggingface/tokenizers does, in pieces and whole', () => {
+test('long texts encode as @huggingface/tokenizers does and decode back', () => {
   const l3 = new api.HfTokenizer(files('llama3'));
   const row = refs.llama3.find((r) => r.text === 'a'.repeat(3000));
   expect(l3.encode('a'.repeat(3000))).toEqual(row.hf);
   const prose = refs.llama3.map((r) => r.text).join(' ');
+  expect(prose.length).toBeGreaterThan(75_000);
   const whole = l3.encode(prose, { addSpecialTokens: false });
   expect(l3.decode(whole, { cleanUpTokenizationSpaces: false })).toBe(prose);
   expect(whole.length).toBeGreaterThan(1000);
