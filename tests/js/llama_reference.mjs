@@ -5,7 +5,9 @@
 // llama3-tokenizer-js (Llama 3's). They are written out in Hugging Face's tokenizer.json layout,
 // with the pipeline parts those models' tokenizer.json files have. A third file puts Qwen2's
 // pipeline (NFC, its split pattern with single digits) on Llama 3's vocabulary: no package has
-// Qwen2's vocabulary, the parts are what is compared there. tokenizer_config.json's
+// Qwen2's vocabulary, the parts are what is compared there; so do mistralstyle (Mistral's newer
+// Metaspace pre-tokenizer on Llama 2's vocabulary) and smollm2style (SmolLM2's GPT-2 pre-tokenizer
+// and ChatML tokens on Llama 3's). tokenizer_config.json's
 // clean_up_tokenization_spaces as in the real files: false for Llama 2, true for Llama 3.
 //   node tests/js/llama_reference.mjs <out dir> [texts.json]
 // Each text is encoded by the package's own tokenizer and by @huggingface/tokenizers.
@@ -73,10 +75,30 @@ function byteLevelFiles(pattern, { nfc = false, bos = true, cleanUp = false } = 
   };
 }
 
+// Mistral's newer files: no normalizer, a Metaspace pre-tokenizer ("▁" before the first piece only).
+function metaspaceFiles() {
+  const f = llama2Files();
+  f.tokenizer = { ...f.tokenizer, normalizer: null, pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false } };
+  return f;
+}
+
+// SmolLM2's: GPT-2's pre-tokenizer (ByteLevel with use_regex), no BOS, ChatML tokens added.
+function gpt2StyleFiles() {
+  const f = byteLevelFiles(LLAMA3_PATTERN, { bos: false });
+  f.tokenizer.pre_tokenizer = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
+  f.tokenizer.post_processor = { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true };
+  f.tokenizer.added_tokens = [special(128256, '<|im_start|>'), special(128257, '<|im_end|>'), special(128001, '<|end_of_text|>')];
+  f.config = { bos_token: '<|im_start|>', eos_token: '<|im_end|>', clean_up_tokenization_spaces: false };
+  f.generation = { bos_token_id: 128256, eos_token_id: 128257 };
+  return f;
+}
+
 const sets = {
   llama2: { files: llama2Files(), own: (t) => llama2.encode(t) },
   llama3: { files: byteLevelFiles(LLAMA3_PATTERN, { cleanUp: true }), own: (t) => llama3.encode(t, { bos: true, eos: false }) },
   qwen2style: { files: byteLevelFiles(QWEN2_PATTERN, { nfc: true, bos: false }), own: null },
+  mistralstyle: { files: metaspaceFiles(), own: null },
+  smollm2style: { files: gpt2StyleFiles(), own: null },
 };
 
 const results = {};

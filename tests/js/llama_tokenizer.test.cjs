@@ -18,6 +18,7 @@ const HARD = [
   '🦙🙂👩‍👩‍👧‍👦 🇫🇷 flags ✨ 🦙Ꙋ', "I'M HERE, YOU'LL SEE, it's, DON'T, We'Ve 'S", '12345678901 3.14159 1,000,000',
   'def f(x):\n    return x**2  # comment\n', '<s>Hello</s> world<unk> and <s> again',
   '<|begin_of_text|>Hi<|eot_id|>there <|start_header_id|>user<|end_header_id|>\n\nhey <|begin_of_text |>',
+  '<|im_start|>system\nYou are nice.<|im_end|>\n<|im_start|>user\n  hi<|im_end|><|end_of_text|>',
   '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 Ꙋ \u0000 control \u0007 \u0085 nel \ufeff bom ￰', 'a'.repeat(3000), '0123456789'.repeat(40), '!?'.repeat(500),
   '\n\n\n\n   \n\t \u3000 full width  \u00a0 nbsp', ' '.repeat(200) + 'x' + '\t'.repeat(50),
   // Llama 2's merges rank "▁▁ ▁▁" before "▁ ▁": merged one at a time, 21 "▁" are 16 + 4 + "▁GNU"
@@ -32,6 +33,7 @@ function longProse(length) {
   return text;
 }
 const hasSpecial = (t) => /<\/?s>|<unk>|<\|/.test(t);
+
 
 let out, refs;
 const files = (name) => {
@@ -49,7 +51,7 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => { if (out) fs.rmSync(out, { recursive: true, force: true }); });
 
-describe.each(['llama2', 'llama3', 'qwen2style'])('%s tokenizer.json against the references', (name) => {
+describe.each(['llama2', 'llama3', 'qwen2style', 'mistralstyle', 'smollm2style'])('%s tokenizer.json against the references', (name) => {
   let tok;
   beforeAll(() => { tok = new api.HfTokenizer(files(name)); });
 
@@ -68,14 +70,17 @@ describe.each(['llama2', 'llama3', 'qwen2style'])('%s tokenizer.json against the
       expect({ text: r.text, ids: tok.encode(r.text) }).toEqual({ text: r.text, ids: r.own });
       compared++;
     }
-    if (name !== 'qwen2style') expect(compared).toBeGreaterThan(12);
+    if (name === 'llama2' || name === 'llama3') expect(compared).toBeGreaterThan(12);
   });
 
   test('decode(encode(text)) gives the text back (without the BOS; NFC text for Qwen2)', () => {
     for (const text of HARD) {
-      if (name === 'llama2' && hasSpecial(text)) continue;  // "<s>x" -> "<s> x": the "▁" each piece gets
+      if ((name === 'llama2' || name === 'mistralstyle') && hasSpecial(text)) continue;  // "<s>x" -> "<s> x": the "▁" each piece gets
       const ids = tok.encode(text, { addSpecialTokens: false });
-      expect(tok.decode(ids, { cleanUpTokenizationSpaces: false })).toBe(name === 'qwen2style' ? text.normalize('NFC') : text);
+      // (Metaspace puts no "▁" before a text that starts with a space, and decoding drops the first:
+      // tokenizers loses that space too, as the comparison above shows)
+      const back = name === 'qwen2style' ? text.normalize('NFC') : name === 'mistralstyle' ? text.replace(/^ /, '') : text;
+      expect(tok.decode(ids, { cleanUpTokenizationSpaces: false })).toBe(back);
     }
   });
 });
