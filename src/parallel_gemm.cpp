@@ -1,5 +1,6 @@
 #include "parallel_gemm.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,33 @@ std::string quantized_product(const Kernels& kn, const float* x, int rows, const
   return "";
 }
 
+// Rows of x above which a 16-bit matrix goes through the tiled float GEMM: a panel of its outputs
+// is widened once (and laid in x out) per call, which many rows amortize; fewer rows (a decoding
+// step, beams) read the 16-bit rows directly (gemm_bt), each weight once.
+constexpr int kWidenPanelMinRows = 9;
+constexpr int kPanelOutputs = 64;  // outputs widened at a time: 64 x in floats per worker (e.g. 192 KiB at 768)
+
+// y = x W^T for 16-bit W with many rows of x: W's outputs in panels, each widened into in x 64
+// floats (per worker) and multiplied by the tiled GEMM.
+void widened_panels_product(const Kernels& kn, const float* x, int rows, const WeightView& W, float* y, int ldy) {
+  const int panels = (W.out + kPanelOutputs - 1) / kPanelOutputs;
+  const auto run = [&](int p0, int p1, int) {
+    thread_local std::vector<float> panel, row;
+    panel.resize(std::size_t(W.in) * kPanelOutputs);
+    row.resize(W.in);
+    for (int p = p0; p < p1; ++p) {
+      const int j0 = p * kPanelOutputs, n = std::min(kPanelOutputs, W.out - j0);
+      for (int r = 0; r < n; ++r) {
+        W.dequantize_output(j0 + r, row.data());
+        for (int k = 0; k < W.in; ++k) panel[std::size_t(k) * n + r] = row[k];
+      }
+      kn.gemm(rows, n, W.in, x, W.in, panel.data(), n, y + j0, ldy, false);
+    }
+  };
+  if (num_threads() == 1 || double(rows) * W.out * W.in < kParallelMinWork) run(0, panels, 0);
+  else parallel_for(panels, 1, run);
+}
+
 }  // namespace
 
 std::string linear(const Kernels& kn, const float* x, int rows, const WeightView& W, const float* b, float* y, int ldy) {
@@ -68,10 +96,12 @@ std::string linear(const Kernels& kn, const float* x, int rows, const WeightView
       gemm_bt_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const float*>(W.data), W.in, y, ldy);
       break;
     case WeightType::kF16:
-      gemm_bt_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const std::uint16_t*>(W.data), W.in, y, ldy);
+      if (rows >= kWidenPanelMinRows) widened_panels_product(kn, x, rows, W, y, ldy);
+      else gemm_bt_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const std::uint16_t*>(W.data), W.in, y, ldy);
       break;
     case WeightType::kBF16:
-      gemm_bt_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const Bf16*>(W.data), W.in, y, ldy);
+      if (rows >= kWidenPanelMinRows) widened_panels_product(kn, x, rows, W, y, ldy);
+      else gemm_bt_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const Bf16*>(W.data), W.in, y, ldy);
       break;
     default: {
       std::string err = quantized_product(kn, x, rows, W, y, ldy);

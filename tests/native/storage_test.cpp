@@ -15,6 +15,7 @@
 #include "half.h"
 #include "layers.h"
 #include "model_test_util.h"
+#include "parallel_gemm.h"
 #include "weight.h"
 
 namespace {
@@ -132,6 +133,38 @@ TEST(Storage, NamedErrorsForWhatATypeCannotHold) {
   w[33] = 0.25f;
   EXPECT_EQ(t2.set("dense.weight", w.data(), w.size()), "");
   EXPECT_EQ(dense.weight.byte_size(), 2u * attn::kQ4BlockBytes);
+}
+
+TEST(Storage, LinearAtEachTypeMatchesFloat64OnTheStoredValuesForFewAndManyRows) {
+  // 1 and 8 rows take the decoding paths (16-bit rows read directly), 9 and 40 the widened panels
+  // through the tiled GEMM (16-bit) or the integer products (q8/q4): all within float32 rounding
+  // of float64 over the stored values (q8/q4: plus the activations' quantization, bounded
+  // in weight_test.cpp; here loosely).
+  const int in = 96, out = 70;  // 70: a last panel of 6 outputs
+  const std::vector<float> w = randoms(3, std::size_t(in) * out), bias = randoms(4, out);
+  for (WeightType t : {WeightType::kF32, WeightType::kF16, WeightType::kBF16, WeightType::kQ8, WeightType::kQ4}) {
+    attn::Weight weight;
+    ASSERT_TRUE(weight.allocate(t, false, out, in));
+    for (int r = 0; r < out; ++r)
+      ASSERT_EQ(attn::encode_row(t, w.data() + std::size_t(r) * in, in, weight.bytes() + attn::row_bytes(t, in) * r), "");
+    std::vector<float> stored(std::size_t(in) * out);
+    for (int r = 0; r < out; ++r) weight.view().dequantize_output(r, stored.data() + std::size_t(r) * in);
+    for (int rows : {1, 8, 9, 40}) {
+      const std::vector<float> x = randoms(5 + rows, std::size_t(rows) * in);
+      std::vector<float> y(std::size_t(rows) * out);
+      ASSERT_EQ(attn::linear(attn::default_kernels(), x.data(), rows, weight.view(), bias.data(), y.data(), out), "");
+      const double tol = attn::is_quantized(t) ? 0.05 : 1e-5;
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < out; ++j) {
+          double want = bias[j], mag = std::fabs(bias[j]);
+          for (int k = 0; k < in; ++k) {
+            want += double(x[std::size_t(i) * in + k]) * stored[std::size_t(j) * in + k];
+            mag += std::fabs(double(x[std::size_t(i) * in + k]) * stored[std::size_t(j) * in + k]);
+          }
+          ASSERT_NEAR(y[std::size_t(i) * out + j], want, tol * mag) << attn::weight_type_name(t) << " rows " << rows;
+        }
+    }
+  }
 }
 
 // Largest |a - b| over the largest |b|: the error relative to the outputs' scale.
