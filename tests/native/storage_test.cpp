@@ -167,6 +167,15 @@ TEST(Storage, LinearAtEachTypeMatchesFloat64OnTheStoredValuesForFewAndManyRows) 
   }
 }
 
+// A model configured, loaded with seeded random weights at storage s, and finalized.
+template <class Model, class Config>
+void load_at(Model& m, const Config& c, WeightStorage s, unsigned seed, double scale) {
+  ASSERT_EQ(m.configure(c), "");
+  ASSERT_EQ(m.tensors().set_storage(s), "");
+  load_random_tensors(m.tensors(), seed, scale);
+  ASSERT_EQ(m.finalize(), "");
+}
+
 // Largest |a - b| over the largest |b|: the error relative to the outputs' scale.
 double relative_gap(const std::vector<float>& a, const std::vector<float>& b) {
   double gap = 0, scale = 0;
@@ -191,10 +200,8 @@ TEST(Storage, Gpt2AtEachTypeStaysCloseToFloat32AndDecodesAsItRuns) {
   double previous_gap = 0;
   for (int si = 0; si < 4; ++si) {
     attn::Gpt2 m;
-    ASSERT_EQ(m.configure(c), "");
-    ASSERT_EQ(m.tensors().set_storage(kStorages[si]), "");
-    load_random_tensors(m.tensors(), 5, 0.3);
-    ASSERT_EQ(m.finalize(), "");
+    load_at(m, c, kStorages[si], 5, 0.3);
+    if (HasFatalFailure()) return;
     std::vector<float> logits(n * V);
     ASSERT_EQ(m.forward(tokens.data(), n, logits.data(), nullptr, 0, nullptr), "");
     if (si == 0) base = logits;
@@ -225,10 +232,8 @@ TEST(Storage, BertAndBartAtEachTypeStayCloseToFloat32) {
   std::vector<float> bert_base, bart_base;
   for (int si = 0; si < 4; ++si) {
     attn::Bert bert;
-    ASSERT_EQ(bert.configure(bc), "");
-    ASSERT_EQ(bert.tensors().set_storage(kStorages[si]), "");
-    load_random_tensors(bert.tensors(), 6, 0.1);
-    ASSERT_EQ(bert.finalize(), "");
+    load_at(bert, bc, kStorages[si], 6, 0.1);
+    if (HasFatalFailure()) return;
     std::vector<float> hidden(n * 64), logits(n * 40);
     ASSERT_EQ(bert.forward({ids.data(), nullptr, nullptr, 1, n}, hidden.data(), nullptr, -1, nullptr), "");
     ASSERT_EQ(bert.mlm_logits(hidden.data(), n, logits.data()), "");
@@ -236,10 +241,8 @@ TEST(Storage, BertAndBartAtEachTypeStayCloseToFloat32) {
     EXPECT_LE(relative_gap(logits, bert_base), kGapBound[si]) << "bert " << attn::weight_storage_name(kStorages[si]);
 
     attn::Bart bart;
-    ASSERT_EQ(bart.configure(ac), "");
-    ASSERT_EQ(bart.tensors().set_storage(kStorages[si]), "");
-    load_random_tensors(bart.tensors(), 7, 0.1);
-    ASSERT_EQ(bart.finalize(), "");
+    load_at(bart, ac, kStorages[si], 7, 0.1);
+    if (HasFatalFailure()) return;
     std::vector<float> memory(n * 64), full(4 * 40), step(40);
     ASSERT_EQ(bart.encode({ids.data(), nullptr, nullptr, 1, n}, memory.data(), nullptr, -1, nullptr), "");
     const attn::Memory mem{memory.data(), nullptr, n};

@@ -41,15 +41,26 @@ float block_scale(const unsigned char* block) {
   return attn::half_to_float(h);
 }
 
-TEST(Weight, Q8RoundTripIsWithinHalfAScale) {
-  std::mt19937 rng(7);
+// 64 blocks of values quantized to type t (Q8 or Q4) and back.
+struct RoundTrip {
+  std::vector<float> x, y;
+  std::vector<unsigned char> q;
+};
+RoundTrip round_trip(WeightType t, unsigned seed) {
+  std::mt19937 rng(seed);
   const int n = 32 * 64;
-  const std::vector<float> x = block_values(rng, n);
-  std::vector<unsigned char> q(attn::row_bytes(WeightType::kQ8, n));
-  ASSERT_TRUE(attn::quantize_q8(x.data(), n, q.data()));
-  std::vector<float> y(n);
-  attn::dequantize_q8(q.data(), n, y.data());
-  for (int i = 0; i < n; ++i) {
+  RoundTrip r{block_values(rng, n), std::vector<float>(n), std::vector<unsigned char>(attn::row_bytes(t, n))};
+  EXPECT_TRUE(t == WeightType::kQ8 ? attn::quantize_q8(r.x.data(), n, r.q.data()) : attn::quantize_q4(r.x.data(), n, r.q.data()));
+  if (t == WeightType::kQ8) attn::dequantize_q8(r.q.data(), n, r.y.data());
+  else attn::dequantize_q4(r.q.data(), n, r.y.data());
+  return r;
+}
+
+TEST(Weight, Q8RoundTripIsWithinHalfAScale) {
+  const RoundTrip r = round_trip(WeightType::kQ8, 7);
+  const std::vector<float>&x = r.x, &y = r.y;
+  const std::vector<unsigned char>& q = r.q;
+  for (std::size_t i = 0; i < x.size(); ++i) {
     const float d = block_scale(q.data() + i / 32 * attn::kQ8BlockBytes);
     // |x - q d| <= d / 2; the bound's slack is the float rounding of x / d and of q * d.
     ASSERT_LE(std::fabs(x[i] - y[i]), d * 0.5f * (1 + 1e-5f)) << i;
@@ -72,14 +83,10 @@ double ggml_q4_squared_error(const float* x) {
 }
 
 TEST(Weight, Q4RoundTripIsWithinHalfAScaleInsideItsRangeAndBeatsGgmlsScale) {
-  std::mt19937 rng(8);
-  const int n = 32 * 64;
-  const std::vector<float> x = block_values(rng, n);
-  std::vector<unsigned char> q(attn::row_bytes(WeightType::kQ4, n));
-  ASSERT_TRUE(attn::quantize_q4(x.data(), n, q.data()));
-  std::vector<float> y(n);
-  attn::dequantize_q4(q.data(), n, y.data());
-  for (int b = 0; b < n; b += 32) {
+  const RoundTrip r = round_trip(WeightType::kQ4, 8);
+  const std::vector<float>&x = r.x, &y = r.y;
+  const std::vector<unsigned char>& q = r.q;
+  for (int b = 0; b < int(x.size()); b += 32) {
     const float d = block_scale(q.data() + b / 32 * attn::kQ4BlockBytes);
     // Codes -8..7 cover [lo, hi]; inside, every value is within |d| / 2; outside it clips to the end.
     const float lo = std::fmin(-8 * d, 7 * d), hi = std::fmax(-8 * d, 7 * d);
