@@ -35,7 +35,7 @@ export { MAX_TOKENIZER_FILE_BYTES, MAX_VOCAB_TOKENS } from './tokenizer_checks.j
 export type { EncodeLimit } from './tokenizer_checks.js';
 export type { Encoding, WordPieceFiles } from './wordpiece_tokenizer.js';
 export { HfTokenizer } from './hf_tokenizer.js';
-export type { HfDecodeOptions, HfEncodeOptions, HfTokenizerFiles } from './hf_tokenizer.js';
+export type { HfDecodeOptions, HfEncodeOptions, HfTokenizerFiles, HfTokenizerTexts } from './hf_tokenizer.js';
 export { parseSafetensors, parseWeights } from './safetensors.js';
 export type { SafetensorsEntry, SafetensorsFile, SafetensorsWeights } from './safetensors.js';
 export type { PyTorchMultiheadAttentionState } from './pytorch.js';

@@ -8,9 +8,9 @@ import { AddedTokenMatcher, readAddedTokens } from './added_tokens.js';
 import type { AddedToken, Segment } from './added_tokens.js';
 import { AttentionError } from './errors.js';
 import { HfBpeModel } from './hf_bpe_model.js';
-import { checkId, checkIds, checkLimit, contextError, readField, utf8Length } from './tokenizer_checks.js';
+import { checkId, checkIds, checkLimit, checkTokenizerFileSize, contextError, readField, utf8Length } from './tokenizer_checks.js';
 import type { EncodeLimit } from './tokenizer_checks.js';
-import { decoder, normalizer, postProcessor, preTokenizer } from './tokenizer_json.js';
+import { decoder, normalizer, postProcessor, preTokenizer, tokenBytes } from './tokenizer_json.js';
 import type { Decoder, Normalizer, PreTokenizer, Template } from './tokenizer_json.js';
 import { checkObject, checkOptions, checkString, is, show } from './validate.js';
 import type { Rules } from './validate.js';
@@ -25,6 +25,13 @@ export interface HfTokenizerFiles {
   config?: object;
   /** generation_config.json, parsed: bos_token_id, eos_token_id (a number or a list). */
   generation?: object;
+}
+
+/** The same files as text, as read from disk or the Hub. */
+export interface HfTokenizerTexts {
+  tokenizer: string;
+  config?: string;
+  generation?: string;
 }
 
 export interface HfEncodeOptions extends EncodeLimit {
@@ -42,6 +49,7 @@ export interface HfDecodeOptions {
 }
 
 const FILE_RULES: Rules<HfTokenizerFiles> = { tokenizer: is.any, config: is.any, generation: is.any };
+const TEXT_RULES: Rules<HfTokenizerTexts> = { tokenizer: is.string, config: is.string, generation: is.string };
 const ENCODE_RULES: Rules<HfEncodeOptions> = { addSpecialTokens: is.boolean, maxTokens: is.any, caller: is.any };
 const DECODE_RULES: Rules<HfDecodeOptions> = { skipSpecialTokens: is.boolean, cleanUpTokenizationSpaces: is.boolean };
 const MODELS = ['BPE'];
@@ -76,7 +84,8 @@ export class HfTokenizer {
       for (const key of Object.keys(json)) if (!TOP_LEVEL.includes(key)) throw new AttentionError(`tokenizer.json: the field ${show(key)} is not supported (supported: ${TOP_LEVEL.join(', ')})`);
       for (const key of ['truncation', 'padding']) if (json[key] !== undefined && json[key] !== null) throw new AttentionError(`tokenizer.json: ${key} is not supported (pass maxTokens to encode() instead), got ${show(json[key])}`);
       const model = readField(json, 'model') as Json;
-      const type = typeof model === 'object' && model !== null ? model.type ?? 'BPE' : undefined;
+      if (typeof model !== 'object' || model === null || Array.isArray(model)) throw new AttentionError(`tokenizer.json: model must be an object { type: "BPE", vocab, merges }, got ${show(model)}`);
+      const type = model.type ?? 'BPE';
       if (!MODELS.includes(type as string)) throw new AttentionError(`tokenizer.json: a model of type ${show(type)} is not supported (supported: ${MODELS.join(', ')})`);
       this.model = new HfBpeModel(model);
       this.added = readAddedTokens(readField(json, 'added_tokens'));
@@ -102,6 +111,25 @@ export class HfTokenizer {
       if (e instanceof AttentionError) throw e;
       throw new AttentionError(`HfTokenizer: the files could not be read (${show((e as Error)?.name)}: ${show((e as Error)?.message)})`);
     }
+  }
+
+  /** From the files' texts as read (tokenizer.json, and tokenizer_config.json and
+   * generation_config.json when there are): each refused by its size before it is parsed, and
+   * text that is not JSON named with its file. */
+  static fromText(texts: HfTokenizerTexts): HfTokenizer {
+    const t = checkOptions('HfTokenizer.fromText', checkObject('HfTokenizer.fromText', 'texts', texts, '{ tokenizer, config?, generation? }'), TEXT_RULES, 'file');
+    const parse = (file: string, text: string | undefined) => {
+      if (text === undefined) return undefined;
+      checkTokenizerFileSize(file, text.length, 'characters');
+      try {
+        return JSON.parse(text) as object;
+      } catch (e) {
+        throw new AttentionError(`${file}: not valid JSON (${(e as Error).message})`);
+      }
+    };
+    return new HfTokenizer({
+      tokenizer: parse('tokenizer.json', t.tokenizer)!, config: parse('tokenizer_config.json', t.config), generation: parse('generation_config.json', t.generation),
+    });
   }
 
   /**
@@ -165,11 +193,20 @@ export class HfTokenizer {
     return this.addedById.get(id)?.content ?? this.model.tokens[id];
   }
 
-  /** How one token reads on its own, through the decoder ("Ġthe" -> " the"); ids past the
-   * vocabulary (models often pad vocab_size) read as "<|id|>". */
+  /** How one token reads on its own, for display: through the decoder ("Ġthe" -> " the", "▁the"
+   * -> " the": the space a decoder drops at the start of a text is kept). A token holding part of
+   * a character's bytes reads as its bytes ("<0xC3>"), never as U+FFFD. Ids past the vocabulary
+   * (models often pad vocab_size) read as "<|id|>". */
   tokenText(id: number): string {
     const token = this.idToToken(id);
-    return token === undefined ? `<|${id}|>` : this.decodeSteps([token]).join('');
+    if (token === undefined) return `<|${id}|>`;
+    let text = this.decodeSteps([token]).join('');
+    if (text.includes('\ufffd') && !token.includes('\ufffd')) {
+      if (/^<0x[0-9A-Fa-f]{2}>$/.test(token)) return token;
+      return tokenBytes(token).map((b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
+    }
+    if (token.startsWith('\u2581') && !text.startsWith(' ')) text = ' ' + text;
+    return text;
   }
 
   /** The post_processor's template, unless tokenizer_config.json sets add_bos_token or

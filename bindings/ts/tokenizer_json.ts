@@ -245,7 +245,7 @@ export function decoder(part: unknown, where = 'decoder'): Decoder {
 
 /** A byte-level token's bytes; a token with a character outside the byte map (an added token)
  * stands for its own UTF-8 bytes. */
-function tokenBytes(token: string): number[] {
+export function tokenBytes(token: string): number[] {
   const bytes: number[] = [];
   for (const ch of token) {
     const b = CHAR_TO_BYTE.get(ch);

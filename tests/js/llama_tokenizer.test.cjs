@@ -101,7 +101,14 @@ test('known ids: llama3-tokenizer-js\'s own test cases, and Llama 2\'s byte fall
   expect(ids.map((id) => l2.idToToken(id))).toEqual(['▁', '<0xEA>', '<0x99>', '<0x8A>']);
   expect(l2.decode(ids)).toBe('Ꙋ');
   expect(l2.decode(ids.slice(0, 3))).toBe('\ufffd\ufffd');  // an incomplete character: U+FFFD per byte
-  expect(l2.tokenText(l2.tokenId('▁the'))).toBe('the');
+  // tokenText, for display: the leading space kept, partial characters as their bytes
+  expect(l2.tokenText(l2.tokenId('▁the'))).toBe(' the');
+  expect(l2.tokenText(l2.tokenId('<0xEA>'))).toBe('<0xEA>');
+  expect(l3.tokenText(l3.tokenId('Ġthe'))).toBe(' the');
+  expect(l3.encode('é', plain).map((i) => l3.tokenText(i))).toEqual(['é']);
+  expect(l3.encode('🦙', plain).map((i) => l3.tokenText(i))).toEqual(['<0xF0><0x9F>', '<0xA6>', '<0x99>']);
+  expect(l3.tokenText(128009)).toBe('<|eot_id|>');
+  expect(l3.tokenText(300000)).toBe('<|300000|>');
   expect(l2.encode('<s>')).toEqual([1, 1]);
   expect(l2.bosId).toBe(1);
   expect(l2.eosIds).toEqual([2]);
@@ -221,6 +228,16 @@ test('the Oniguruma pattern is read as Oniguruma reads it (\\s is White_Space, (
   expect(strings(t, t.encode('a \u0085\ufeff'))).toEqual(['a', ' \u0085', '\ufeff']);
 });
 
+test('fromText: the files as text, each refused by size before it is parsed, bad JSON named', async () => {
+  const tok = api.HfTokenizer.fromText({ tokenizer: fs.readFileSync(path.join(out, 'llama2', 'tokenizer.json'), 'utf8'), generation: '{"eos_token_id": [2, 7]}' });
+  expect(tok.encode('Hello world')).toEqual(new api.HfTokenizer(files('llama2')).encode('Hello world'));
+  expect(tok.eosIds).toEqual([2, 7]);
+  await expectNamed(() => api.HfTokenizer.fromText({ tokenizer: '{"model": ' }), /^tokenizer.json: not valid JSON/);
+  await expectNamed(() => api.HfTokenizer.fromText({ tokenizer: '{}', config: '[' }), /^tokenizer_config.json: not valid JSON/);
+  await expectNamed(() => api.HfTokenizer.fromText({ tokenizer: '{}' }), /^tokenizer.json: model must be an object \{ type: "BPE", vocab, merges \}, got undefined/);
+  await expectNamed(() => api.HfTokenizer.fromText({ tokenizer: ' '.repeat(api.MAX_TOKENIZER_FILE_BYTES + 1) }), /^tokenizer.json: 33554433 characters are more than a tokenizer file may have \(32 MiB\)/);
+});
+
 test('features not built are refused by name, listing what is supported', async () => {
   const base = tiny(['a', 'b'], []);
   const with_ = (patch) => ({ ...base, tokenizer: { ...base.tokenizer, ...patch } });
@@ -257,6 +274,10 @@ test('hostile arguments and options: named errors, and the tokenizer answers as 
   expect(await fuzz(HOSTILE, (v) => tok.tokenId(v), same)).toEqual([]);
   expect(await fuzz(HOSTILE, (v) => new api.HfTokenizer(v), same)).toEqual([]);
   expect(await fuzz(HOSTILE, (v) => new api.HfTokenizer({ tokenizer: v }), same)).toEqual([]);
+  expect(await fuzz(HOSTILE, (v) => api.HfTokenizer.fromText(v), same)).toEqual([]);
+  for (const key of ['tokenizer', 'config', 'generation']) {
+    expect(await fuzz(HOSTILE, (v) => api.HfTokenizer.fromText({ tokenizer: '{"model":{"vocab":{"a":0},"merges":[]}}', [key]: v }), same)).toEqual([]);
+  }
   const f = tiny(['<s>', 'a', 'b', 'ab'], ['a b'], { added: [{ id: 0, content: '<s>', special: true }] });
   for (const key of ['model', 'normalizer', 'pre_tokenizer', 'decoder', 'post_processor', 'added_tokens']) {
     expect(await fuzz(HOSTILE, (v) => new api.HfTokenizer({ tokenizer: { ...f.tokenizer, [key]: v } }), same)).toEqual([]);
@@ -269,7 +290,11 @@ test('hostile arguments and options: named errors, and the tokenizer answers as 
   expect(await fuzz(HOSTILE, (v) => new api.HfTokenizer({ ...f, config: { add_bos_token: v, bos_token: v } }), same)).toEqual([]);
   await expectNamed(() => tok.encode(text, { addSpecialToken: false }), /^encode: unknown option 'addSpecialToken' \(did you mean 'addSpecialTokens'\?\)/);
   await expectNamed(() => tok.decode([99999999]), /^decode: id 99999999 is not in the vocabulary of 32000/);
-  // every documented option accepted
+  // every documented option accepted (the keys read from the package's type declarations)
+  const { documentedKeys } = require('./documented_keys.cjs');
+  expect(documentedKeys('HfEncodeOptions')).toEqual(['addSpecialTokens', 'caller', 'maxTokens']);
+  expect(documentedKeys('HfDecodeOptions')).toEqual(['cleanUpTokenizationSpaces', 'skipSpecialTokens']);
+  expect(documentedKeys('HfTokenizerFiles')).toEqual(['config', 'generation', 'tokenizer']);
   expect(tok.encode(text, { addSpecialTokens: true, maxTokens: 100, caller: 'run' })).toEqual(ids);
   expect(tok.decode(ids, { skipSpecialTokens: false, cleanUpTokenizationSpaces: false })).toBe(tok.decode(ids));
   // transformers' clean-up of spaces, from tokenizer_config.json (Llama 3's is true) or asked for
