@@ -58,8 +58,9 @@ export function generateSection(res, wl) {
     const fp32 = peerRow(rows, ['f32'], e.threads), int8 = peerRow(rows, EIGHT_BIT, e.threads);
     const ours = e.role === 'ours';
     const agree = r.agreement ? `${tokenAgreementText(r.agreement, wl.newTokens)}${r.agrees ? '' : ' (NOT TIMED)'}` : '-';
-    if (r.error && r.medianMs == null) return [r.engine, e.dtype, e.threads, ...Array(10).fill('-'), agree, logitsDiffText(r.agreement), `ERROR: ${r.error.split('\n')[0].slice(0, 70)}`, '', ''];
+    if (r.error && r.medianMs == null) return [r.engine, e.dtype, e.threads, ...Array(11).fill('-'), agree, logitsDiffText(r.agreement), `ERROR: ${r.error.split('\n')[0].slice(0, 70)}`, '', ''];
     return [r.engine, e.dtype, e.threads, fmt(r.prefillMs, 0), fmt(r.ttftMs, 0), fmt(r.decodeTokensPerSec, 1), fmt(r.medianMs, 0), r.reps ?? '-',
+      r.cpuPerWall != null ? r.cpuPerWall.toFixed(2) : '-',
       mib(r.heapBytes), mib(r.rssBytes), x.bytes ? (x.bytes / 1e6).toFixed(0) : '-', fmt(x.gbs, 1), x.pctCopy != null ? `${(100 * x.pctCopy).toFixed(0)}%` : '-', agree, logitsDiffText(r.agreement),
       ours ? ratio(x, fp32, (a, b) => a.medianMs / b.medianMs) : '', ours ? ratio(x, fp32, (a, b) => a.decodeTokensPerSec / b.decodeTokensPerSec) : '',
       ours && int8 ? `${ratio(x, int8, (a, b) => a.decodeTokensPerSec / b.decodeTokensPerSec)} (${int8.row.engine})` : ''];
@@ -68,13 +69,14 @@ export function generateSection(res, wl) {
   const refStd = rows.find((x) => x.row.agreement?.logits)?.row.agreement.logits.refStd;
   return [
     `== Generate: GPT-2 small shape (${wl.layers} layers, ${wl.dModel} dims, ${wl.numHeads} heads, vocabulary ${wl.vocab}, random weights); ${wl.promptLen}-token prompt, ${wl.newTokens} new tokens, greedy ==`,
-    table(['engine', 'dtype', 'thr', 'prefill ms', 'first token ms', 'decode tok/s', 'ms/run', 'reps', 'heap MiB', 'RSS MiB', 'MB/step', 'GB/s', '%copy', 'tokens vs PyTorch',
-      'prefill logits - PyTorch', 'run / fp32', 'decode x fp32', 'decode x 8-bit'], body, [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 17]),
+    table(['engine', 'dtype', 'thr', 'prefill ms', 'first token ms', 'decode tok/s', 'ms/run', 'reps', 'cpu/wall', 'heap MiB', 'RSS MiB', 'MB/step', 'GB/s', '%copy', 'tokens vs PyTorch',
+      'prefill logits - PyTorch', 'run / fp32', 'decode x fp32', 'decode x 8-bit'], body, [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18]),
     `ms/run: median of whole generations (prefill + ${wl.newTokens - 1} one-token steps); decode tok/s = ${wl.newTokens - 1} / median(run - first token); first token: the call to the first new token (prefill + argmax);`
       + ' prefill ms: the prompt alone through the model and the LM head on its last position (median, as many as the runs, after them).',
     `MB/step: weights one decode step reads (12 layers' 4 matrices + the tied LM head, ${((wl.layers * 12 * wl.dModel ** 2 + wl.vocab * wl.dModel) / 1e6).toFixed(1)}M weights) at the engine's bytes per weight`
       + ` (f32 4, f16 2, q8/q4 Q8_0/Q4_0 blocks 34/32 and 18/32, ORT int8 1, ORT MatMulNBits 36/32); GB/s = MB/step x ${wl.newTokens - 1} / decode time; %copy: of the memory.copy bandwidth measured in this run`
       + `${bw ? ` (${fmt(bw.copyGBs, 1)} GB/s; v128.load read stream ${fmt(bw.readGBs, 1)} GB/s on one thread, ${fmt(bw.read2GBs, 1)} on two)` : ' (not measured)'}.`,
+    'cpu/wall: CPU time over wall time of the timed runs (below the thread count: the engine waited for a core, its figures are inflated by other load).',
     'heap: our WebAssembly memory after the runs (weights, KV cache, scratch; it never shrinks); RSS: the engine process\'s resident set after the runs (onnxruntime-web\'s heap is not visible from outside).',
     `tokens vs PyTorch: leading new ids equal to PyTorch's greedy ones; float32 engines must match all ${wl.agreeTokens}, lower-bit ones are timed either way and show where they part, with PyTorch's top-1 minus top-2 logit margin at that step.`
       + ` prefill logits - PyTorch: max and rms |difference| of the prompt's last-position logits from PyTorch's (PyTorch's logits have std ${fmt(refStd, 3)}); a flip is expected where the margin is below the rms.`,
