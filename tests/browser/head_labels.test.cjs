@@ -46,3 +46,36 @@ describe.each(SIZES)('at %ix%i', (width, height) => {
     await page.close();
   });
 });
+
+// Nothing clipped (issue 24: "keys: lette", "monoton…"): every text of the drawn views lies inside
+// its drawing, for each model's opening head, at both sizes.
+describe.each(SIZES)('at %ix%i, every text box is inside its drawing', (width, height) => {
+  test.each(MODELS)('%s: heads, model and heatmap views', async (model) => {
+    const { page, errors } = await demo(model === 'gpt2' ? '' : `?model=${model}`, { width, height });
+    for (const view of ['heads', 'model', 'heatmap']) {
+      await page.click(`#tab-${view}`);
+      await site.settled(page);
+      const outside = await page.$$eval('#view-graphic svg text', (texts) => texts.flatMap((t) => {
+        if (!t.textContent.trim() || t.closest('[visibility="hidden"]')) return [];
+        const svgBox = t.ownerSVGElement.getBoundingClientRect(), r = t.getBoundingClientRect();
+        const inside = r.left >= svgBox.left - 1 && r.right <= svgBox.right + 1 && r.top >= svgBox.top - 1 && r.bottom <= svgBox.bottom + 1;
+        return inside ? [] : [`"${t.textContent}" ${Math.round(r.left - svgBox.left)}..${Math.round(r.right - svgBox.left)} of ${Math.round(svgBox.width)}`];
+      }));
+      expect({ view, outside }).toEqual({ view, outside: [] });
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+test('on a phone the model view keeps every label\'s score under its thumbnail', async () => {
+  const { page, errors } = await demo('', { width: 390, height: 844 });
+  await page.click('#tab-model');
+  await site.settled(page);
+  const shown = await page.$$eval('.model-view .thumb', (g) => g.map((t) => t.querySelector('text')?.textContent ?? null));
+  const want = headsOf('brown-gpt2').map((h) => (h.score === null ? null : h.score.toFixed(2)));
+  shown.forEach((text, i) => { if (want[i]) expect(text).toContain(want[i]); });
+  await shot(page, 'labels-model-view-390');
+  expect(errors).toEqual([]);
+  await page.close();
+});

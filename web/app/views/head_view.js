@@ -27,7 +27,14 @@ export function renderHeadView(container, data, sel, on = {}, { onlyQuery = null
   const xL = 8 + labelW, xR = xL + gap;
   const top = 52;
   const height = top + Math.max(n, m) * ROW + 12;
-  const total = xR + labelW + 8;
+  const keysText = data.keyTokens ? data.keyLabel ?? 'keys (second sentence: cross-attention)' : 'keys';
+  const legend = heads.map((h) => {
+    const label = data.headLabel?.(sel.layer, h);
+    return { h, text: `Head ${h + 1}${label && heads.length === 1 ? ` · ${label}` : ''}` };
+  });
+  const legendW = 74 + legend.reduce((a, { text }) => a + textWidth(text, FONT) + 30, 0);
+  // Wide enough for the key tokens, the keys' caption and the legend (the SVG scales down, never clips).
+  const total = Math.max(xR + labelW + 8, xR + textWidth(keysText, 11) + 8, legendW);
 
   const root = svg('svg', {
     class: 'attn-svg head-view', viewBox: `0 0 ${total} ${height}`, width: total, height,
@@ -41,15 +48,13 @@ export function renderHeadView(container, data, sel, on = {}, { onlyQuery = null
   let lx = 8;
   root.append(svg('text', { x: lx, y: 18, 'font-weight': 600, fill: '#1b1f24', text: `Layer ${sel.layer + 1}` }));
   lx += 66;
-  for (const h of heads) {
-    const label = data.headLabel?.(sel.layer, h);
-    const text = `Head ${h + 1}${label && heads.length === 1 ? ` · ${label}` : ''}`;
+  for (const { h, text } of legend) {
     root.append(svg('rect', { x: lx, y: 8, width: 12, height: 12, rx: 2, fill: headColor(h) }));
     root.append(svg('text', { x: lx + 16, y: 18, fill: '#1b1f24', text }));
     lx += textWidth(text, FONT) + 30;
   }
   root.append(svg('text', { x: xL, y: top - 12, 'text-anchor': 'end', fill: '#57606a', 'font-size': 11, text: 'queries' }));
-  root.append(svg('text', { x: xR, y: top - 12, fill: '#57606a', 'font-size': 11, text: data.keyTokens ? data.keyLabel ?? 'keys (second sentence: cross-attention)' : 'keys' }));
+  root.append(svg('text', { x: xR, y: top - 12, fill: '#57606a', 'font-size': 11, text: keysText }));
 
   // Lines first so the tokens stay on top.
   const lines = [];

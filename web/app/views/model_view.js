@@ -104,7 +104,13 @@ function thumbnailUrl(data, base, n, m) {
   return canvas.toDataURL('image/png');
 }
 
+// Short names for a label under a small thumbnail, so its score stays readable ("prev 0.53").
+const SHORT = { 'previous-token': 'prev', 'current-token': 'self', 'next-token': 'next', induction: 'induct', alignment: 'align' };
+
 function shorten(text, px) {
   const max = Math.max(6, Math.floor(px / 5.4));
-  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+  if (text.length <= max) return text;
+  const [name, ...rest] = text.split(' · ');
+  const short = [SHORT[name] ?? name, ...rest].join(' ');
+  return short.length <= max ? short : short.slice(0, max - 1) + '…';
 }
