@@ -4,7 +4,11 @@
 // Content-Length and each tensor is converted to float32 on its own, so the peak should be about
 // one float16 file + one float32 model (in WebAssembly memory), not two float32 copies.
 //
-//   node bench/hub_memory.mjs            (downloads; then again from the cache)
+//   node bench/hub_memory.mjs                 (downloads; then again from the cache)
+//   node bench/hub_memory.mjs --dtype q8      (held as loadModel's dtype: auto, f32, f16, q8, q4)
+// One dtype per process: the peak RSS is the process's own. The first pass is checked against
+// issue 22's target: peak RSS growth while loading <= the WebAssembly memory's growth (the final
+// heap) + 1.2 x the largest tensor (as the checkpoint stores it) + the download buffer (the file).
 // The random checkpoint is written to a temporary folder and removed afterwards.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -16,6 +20,8 @@ import { loadAttention } from '../dist/index.node.js';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MB = (b) => (b / 1e6).toFixed(0);
 const mode = process.argv[2];
+const dtypeAt = process.argv.indexOf('--dtype');
+const dtype = dtypeAt > 0 ? process.argv[dtypeAt + 1] : undefined;
 
 // GPT-2 small: vocab 50257, context 1024, 768 wide, 12 layers, 12 heads.
 const V = 50257, P = 1024, C = 768, L = 12;
@@ -57,7 +63,8 @@ function writeCheckpoint(folder) {
   writeFileSync(join(folder, 'config.json'), JSON.stringify({ model_type: 'gpt2', vocab_size: V, n_positions: P, n_ctx: P, n_embd: C, n_layer: L, n_head: 12 }));
   // Any byte-level BPE with at most V tokens will do: the shipped model's.
   for (const f of ['vocab.json', 'merges.txt']) copyFileSync(join(root, 'web/models/brown-gpt2', f), join(folder, f));
-  return { params, bytes: file.length };
+  const largest = Math.max(...Object.values(header).map((h) => h.data_offsets[1] - h.data_offsets[0]));
+  return { params, bytes: file.length, largest };
 }
 
 if (mode === '--server') {
@@ -73,18 +80,19 @@ if (mode === '--server') {
   const folder = join(work, 'model');
   (await import('node:fs')).mkdirSync(folder);
   const child = fork(fileURLToPath(import.meta.url), ['--server', folder], { stdio: 'inherit' });
-  const { url: hubUrl, params, bytes } = await new Promise((ok) => child.once('message', ok));
+  const { url: hubUrl, params, bytes, largest } = await new Promise((ok) => child.once('message', ok));
   try {
     const attn = await loadAttention({ threads: 1 });
     global.gc?.();
     const base = process.memoryUsage();
-    console.log(`checkpoint: ${(params / 1e6).toFixed(1)}M parameters, float16, ${MB(bytes)} MB; float32 copy would be ${MB(params * 4)} MB`);
-    console.log(`before loading: rss ${MB(base.rss)} MB, heap ${MB(base.heapUsed)} MB, arrayBuffers ${MB(base.arrayBuffers)} MB`);
+    const heap0 = attn.memoryBytes;
+    console.log(`checkpoint: ${(params / 1e6).toFixed(1)}M parameters, float16, ${MB(bytes)} MB (largest tensor ${MB(largest)} MB); float32 copy would be ${MB(params * 4)} MB; dtype ${dtype ?? 'not given (auto)'}`);
+    console.log(`before loading: rss ${MB(base.rss)} MB, heap ${MB(base.heapUsed)} MB, arrayBuffers ${MB(base.arrayBuffers)} MB, WebAssembly memory ${MB(heap0)} MB`);
     for (const pass of ['download', 'from cache']) {
       let peakAb = 0, peakHeap = 0;
       const timer = setInterval(() => { const m = process.memoryUsage(); peakAb = Math.max(peakAb, m.arrayBuffers); peakHeap = Math.max(peakHeap, m.heapUsed); }, 10);
       const t0 = performance.now();
-      const model = await attn.loadModel('hf:bench/gpt2-small-f16', { hubUrl, cacheDir: join(work, 'cache') });
+      const model = await attn.loadModel('hf:bench/gpt2-small-f16', { hubUrl, cacheDir: join(work, 'cache'), ...(dtype ? { dtype } : {}) });
       const ms = performance.now() - t0;
       clearInterval(timer);
       const after = process.memoryUsage();
@@ -92,6 +100,11 @@ if (mode === '--server') {
       console.log(`${pass}: ${(ms / 1000).toFixed(1)} s; peak RSS so far ${MB(maxRss)} MB (+${MB(maxRss - base.rss)} MB over before); ` +
         `sampled peaks while loading: arrayBuffers ${MB(peakAb)} MB, heap ${MB(peakHeap)} MB; WebAssembly memory ${MB(attn.memoryBytes)} MB; ` +
         `after: rss ${MB(after.rss)} MB, arrayBuffers ${MB(after.arrayBuffers)} MB`);
+      if (pass === 'download') {
+        const growth = maxRss - base.rss, heap = attn.memoryBytes - heap0, budget = heap + 1.2 * largest + bytes;
+        console.log(`${growth <= budget ? 'met   ' : 'MISSED'}  peak RSS growth while loading <= final heap + 1.2 x largest tensor + download (issue 22): `
+          + `${MB(growth)} MB vs ${MB(heap)} + 1.2 x ${MB(largest)} + ${MB(bytes)} = ${MB(budget)} MB`);
+      }
       const { logits } = model.run('Hello world');
       if (!(logits.length > 0 && logits.length % V === 0 && logits.every(Number.isFinite))) throw new Error('unexpected logits');
       model.dispose();
