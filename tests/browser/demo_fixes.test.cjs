@@ -72,3 +72,19 @@ test.each([[1280, 800], [390, 844]])('GPT-2\'s step view opens on a row with mas
   expect(errors).toEqual([]);
   await page.close();
 });
+
+test.each([[1280, 800], [390, 844]])('BERT in a batch: the step view opens on a padded row with its [PAD] keys\' −∞ on screen (%ix%i)', async (width, height) => {
+  const partner = 'The old man walked slowly along the river bank in the cold morning light, looking for the small boat he had lost';
+  const { page, errors } = await demo(`?model=bert&view=steps&batch=1&bw=${encodeURIComponent(partner)}`, { width, height });
+  const tokens = await tokensOf(page);
+  expect(tokens[tokens.length - 1]).toBe('[PAD]');
+  const step = page.locator('#steps-body [data-step="maskedScores"]');
+  await step.scrollIntoViewIfNeeded();
+  const cells = await page.$$eval('#steps-body [data-step="maskedScores"] .mx-c', (c) => c.filter((e) => e.textContent.includes('−∞'))
+    .map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.right]; }));
+  expect(cells.length).toBeGreaterThan(0);
+  expect(cells.some(([l, r]) => l >= 0 && r <= width)).toBe(true);
+  await step.screenshot({ path: require('node:path').join(__dirname, 'screenshots', `fixes-steps-bert-batch-${width}.png`) });
+  expect(errors).toEqual([]);
+  await page.close();
+});
