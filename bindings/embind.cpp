@@ -146,6 +146,13 @@ class ModelHandle {
     if (dtype < 0 || dtype > 2) return "unknown dtype code " + std::to_string(dtype);
     return model_.tensors().set(name, at<const void>(data), static_cast<std::size_t>(n), static_cast<attn::Dtype>(dtype));
   }
+  // Elements [first, first + count) of a tensor of n, a part of whole stored rows (in order).
+  std::string setTensorPart(const std::string& name, std::uintptr_t data, int n, int first, int count, int dtype) {
+    if (dtype < 0 || dtype > 2) return "unknown dtype code " + std::to_string(dtype);
+    if (n < 0 || first < 0 || count < 0) return "negative tensor part";
+    return model_.tensors().set_part(name, at<const void>(data), std::size_t(n), std::size_t(first), std::size_t(count),
+                                     static_cast<attn::Dtype>(dtype));
+  }
   // Where the stored bytes of a tensor kept as stored go directly (0: stage them for setTensor).
   std::uintptr_t storedDestination(const std::string& name, int n, int dtype) {
     if (dtype < 0 || dtype > 2 || n < 0) return 0;
@@ -182,6 +189,10 @@ void bind_model_handle(emscripten::class_<H>& c) {
       .function("tensorOptional", optional_override([](H& h, int i) { return h.tensorOptional(i); }))
       .function("setTensor", optional_override([](H& h, const std::string& name, std::uintptr_t data, int n, int dtype) {
                   return h.setTensor(name, data, n, dtype);
+                }))
+      .function("setTensorPart", optional_override([](H& h, const std::string& name, std::uintptr_t data, int n, int first,
+                                                      int count, int dtype) {
+                  return h.setTensorPart(name, data, n, first, count, dtype);
                 }))
       .function("storedDestination", optional_override([](H& h, const std::string& name, int n, int dtype) {
                   return h.storedDestination(name, n, dtype);

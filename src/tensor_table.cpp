@@ -97,6 +97,11 @@ float stored_value(const void* data, std::size_t i, Dtype d) {
 }  // namespace
 
 std::string TensorTable::set(const std::string& name, const void* data, std::size_t n, Dtype dtype) {
+  return set_part(name, data, n, 0, n, dtype);
+}
+
+std::string TensorTable::set_part(const std::string& name, const void* data, std::size_t n, std::size_t first,
+                                  std::size_t count, Dtype dtype) {
   if (sealed_) return "the model is finalized: configure() again to load new weights";
   for (Entry& e : entries_) {
     if (e.name != name) continue;
@@ -105,39 +110,41 @@ std::string TensorTable::set(const std::string& name, const void* data, std::siz
     for (int d : e.shape) want = product_or_zero({want, std::size_t(d)}, &ok);
     if (!ok) return out_of_memory(name.c_str(), kMaxFloats);
     if (n != want) return name + " has " + std::to_string(n) + " elements, expected " + std::to_string(want);
-    e.held = 0;
-    if (e.weight) {
-      std::string err = set_weight(e, data, dtype);
-      if (err.empty()) e.held = e.weight->byte_size();
-      return err;
+    // Parts are whole stored rows (a vector's are single values), in order.
+    const std::size_t row = e.weight ? std::size_t(e.shape[1]) : 1;
+    if (count == 0 || first > n || count > n - first || first % row != 0 || count % row != 0)
+      return name + ": elements [" + std::to_string(first) + ", " + std::to_string(first + count) +
+             ") are not whole rows of its " + std::to_string(n);
+    if (first != 0 && (first != e.filled || dtype != e.part_dtype))
+      return name + ": its parts must come in order, in one dtype (expected element " + std::to_string(e.filled) + ")";
+    if (first == 0) {
+      e.held = e.filled = 0;
+      e.part_dtype = dtype;
     }
-    if (!e.dst->resize(n)) return out_of_memory(name.c_str(), n);
-    float* out = e.dst->data();
-    long bad = -1;  // the first value that is not finite, as an index into the stored tensor
-    float bad_value = 0;
-    if (e.layout == Layout::kTransposed) {
-      // out x in -> in x out, one stored row at a time
-      const int rows = e.shape[0], cols = e.shape[1];
-      std::vector<float> row(cols);
-      for (int r = 0; r < rows && bad < 0; ++r) {
-        widen(data, dtype, static_cast<std::size_t>(r) * cols, cols, row.data());
-        const long i = first_non_finite(row.data(), cols);
-        if (i >= 0) bad = static_cast<long>(r) * cols + i, bad_value = row[i];
-        for (int c = 0; c < cols; ++c) out[static_cast<long>(c) * rows + r] = row[c];
-      }
-    } else {
-      widen(data, dtype, 0, n, out);
-      bad = first_non_finite(out, n);
-      if (bad >= 0) bad_value = out[bad];
+    std::string err = e.weight ? set_weight_rows(e, data, first / row, (first + count) / row, dtype)
+                               : set_values(e, data, n, first, count, dtype);
+    if (err.empty()) e.filled = first + count;
+    if (err.empty() && e.filled == n) {
+      if (e.weight) err = finish_weight(e);
+      e.held = e.weight ? e.weight->byte_size() : n * sizeof(float);
     }
-    if (bad < 0) {
-      e.held = n * sizeof(float);
-      return "";
-    }
-    *e.dst = Buffer();  // not set
-    return non_finite_message(name, bad_value, bad);
+    if (err.empty()) return "";
+    if (e.weight) *e.weight = Weight();  // not set
+    else *e.dst = Buffer();
+    e.filled = e.held = 0;
+    staging_ = Buffer();
+    return err;
   }
   return "unknown tensor " + name;
+}
+
+std::string TensorTable::set_values(Entry& e, const void* data, std::size_t n, std::size_t first, std::size_t count,
+                                    Dtype dtype) {
+  if (first == 0 && !e.dst->resize(n)) return out_of_memory(e.name.c_str(), n);
+  float* out = e.dst->data() + first;
+  widen(data, dtype, 0, count, out);
+  const long bad = first_non_finite(out, count);
+  return bad < 0 ? "" : non_finite_message(e.name, out[bad], static_cast<long>(first) + bad);
 }
 
 std::string TensorTable::set_storage(WeightStorage s) {
@@ -161,56 +168,66 @@ WeightType TensorTable::type_for(const Entry& e, Dtype stored) const {
   }
 }
 
-std::string TensorTable::set_weight(Entry& e, const void* data, Dtype dtype) {
-  const int out = outputs_of(e), in = inputs_of(e);
-  const WeightType t = type_for(e, dtype);
-  const bool in_by_out = t == WeightType::kF32 && !e.embedding;  // the tuned float GEMM's layout
+std::string TensorTable::set_weight_rows(Entry& e, const void* data, int r0, int r1, Dtype dtype) {
+  const int out = outputs_of(e), in = inputs_of(e), cols = e.shape[1];  // cols: a stored row's values
   Weight& w = *e.weight;
-  // (Sized as before when the bytes were written in place: the block, and so `data`, stays.)
-  if (!w.allocate(t, in_by_out, out, in)) return out_of_memory(e.name.c_str(), row_bytes(t, in) * out / 4);
-  const std::size_t n = std::size_t(out) * in;
-  long bad = -1;  // the first value that is not finite, as an index into the stored tensor
-  std::string err;
-  if (holds_as_stored(e, dtype, t, in_by_out)) {
-    if (data != w.bytes()) std::memcpy(w.bytes(), data, w.byte_size());
-    bad = first_non_finite_stored(w.bytes(), n, t);
-  } else if (in_by_out && !stored_by_output(e)) {
-    // Conv1D (in x out) into float32 in x out: each stored row widened in place, then checked.
-    widen(data, dtype, 0, n, w.storage.data());
-    bad = first_non_finite(w.storage.data(), n);
+  if (r0 == 0) {
+    const WeightType t = type_for(e, dtype);
+    const bool in_by_out = t == WeightType::kF32 && !e.embedding;  // the tuned float GEMM's layout
+    // (Sized as before when the bytes were written in place: the block, and so `data`, stays.)
+    if (!w.allocate(t, in_by_out, out, in)) return out_of_memory(e.name.c_str(), row_bytes(t, in) * out / 4);
+    const bool turned = !holds_as_stored(e, dtype, t, in_by_out) && !stored_by_output(e) && !in_by_out;
+    if (turned && !staging_.resize(std::size_t(out) * in)) return out_of_memory(e.name.c_str(), std::size_t(out) * in);
+  }
+  const std::size_t values = std::size_t(r1 - r0) * cols;
+  long bad = -1;  // the first value that is not finite, as an index into this part
+  if (holds_as_stored(e, dtype, w.type, w.in_by_out) || (w.in_by_out && !stored_by_output(e))) {
+    // Stored rows are the storage's rows: copied (or written in place) or widened, then checked.
+    if (w.type != WeightType::kF32) {
+      unsigned char* at = w.bytes() + std::size_t(r0) * cols * 2;
+      if (data != at) std::memcpy(at, data, values * 2);
+      bad = first_non_finite_stored(at, values, w.type);
+    } else {
+      float* at = w.storage.data() + std::size_t(r0) * cols;
+      if (data != at) widen(data, dtype, 0, values, at);
+      bad = first_non_finite(at, values);
+    }
   } else if (stored_by_output(e)) {
     // One stored row (an output's inputs) at a time: widened, checked, then stored.
     std::vector<float> row(in);
-    float* columns = in_by_out ? w.storage.data() : nullptr;
-    for (int r = 0; r < out && bad < 0 && err.empty(); ++r) {
-      widen(data, dtype, std::size_t(r) * in, in, row.data());
+    for (int r = r0; r < r1 && bad < 0; ++r) {
+      widen(data, dtype, std::size_t(r - r0) * in, in, row.data());
       const long i = first_non_finite(row.data(), in);
-      if (i >= 0) bad = static_cast<long>(r) * in + i;
-      else if (columns)
-        for (int c = 0; c < in; ++c) columns[static_cast<long>(c) * out + r] = row[c];
-      else if (!(err = encode_row(t, row.data(), in, w.bytes() + row_bytes(t, in) * r)).empty())
-        err = e.name + ": output " + std::to_string(r) + ": " + err;
+      if (i >= 0) bad = static_cast<long>(r - r0) * in + i;
+      else if (w.in_by_out)
+        for (int c = 0; c < in; ++c) w.storage.data()[static_cast<long>(c) * out + r] = row[c];
+      else if (std::string err = encode_row(w.type, row.data(), in, w.bytes() + row_bytes(w.type, in) * r); !err.empty())
+        return e.name + ": output " + std::to_string(r) + ": " + err + "; load this model with dtype 'f32'";
     }
   } else {
-    // Conv1D (in x out) into out x in rows: turned through a float32 copy of this one tensor.
-    if (!staging_.resize(n)) err = out_of_memory(e.name.c_str(), n);
+    // Conv1D (in x out) into out x in rows: turned through a float32 copy of this one tensor,
+    // stored once its last part is in (finish_weight).
     std::vector<float> row(out);
-    for (int r = 0; r < in && bad < 0 && err.empty(); ++r) {
-      widen(data, dtype, std::size_t(r) * out, out, row.data());
+    for (int r = r0; r < r1 && bad < 0; ++r) {
+      widen(data, dtype, std::size_t(r - r0) * out, out, row.data());
       const long i = first_non_finite(row.data(), out);
-      if (i >= 0) bad = static_cast<long>(r) * out + i;
+      if (i >= 0) bad = static_cast<long>(r - r0) * out + i;
       for (int c = 0; c < out; ++c) staging_.data()[static_cast<long>(c) * in + r] = row[c];
     }
-    for (int c = 0; c < out && bad < 0 && err.empty(); ++c)
-      if (!(err = encode_row(t, staging_.data() + static_cast<long>(c) * in, in, w.bytes() + row_bytes(t, in) * c)).empty())
-        err = e.name + ": output " + std::to_string(c) + ": " + err;
-    staging_ = Buffer();
   }
-  if (bad < 0 && err.empty()) return "";
-  const float bad_value = bad >= 0 ? stored_value(data, bad, dtype) : 0.0f;
-  w = Weight();  // not set
-  if (bad >= 0) return non_finite_message(e.name, bad_value, bad);
-  return err + "; load this model with dtype 'f32'";
+  if (bad < 0) return "";
+  return non_finite_message(e.name, stored_value(data, bad, dtype), static_cast<long>(r0) * cols + bad);
+}
+
+std::string TensorTable::finish_weight(Entry& e) {
+  Weight& w = *e.weight;
+  if (staging_.empty()) return "";
+  for (int c = 0; c < w.out; ++c)
+    if (std::string err = encode_row(w.type, staging_.data() + static_cast<long>(c) * w.in, w.in, w.bytes() + row_bytes(w.type, w.in) * c);
+        !err.empty())
+      return e.name + ": output " + std::to_string(c) + ": " + err + "; load this model with dtype 'f32'";
+  staging_ = Buffer();
+  return "";
 }
 
 void* TensorTable::stored_destination(const std::string& name, std::size_t n, Dtype dtype) {
@@ -235,7 +252,7 @@ std::size_t TensorTable::held_bytes() const {
 
 std::string TensorTable::check_complete() const {
   for (const Entry& e : entries_)
-    if (!e.optional && (e.weight ? e.weight->empty() : e.dst->empty())) return "missing tensor " + e.name;
+    if (!e.optional && e.held == 0) return "missing tensor " + e.name;  // (or only some of its parts)
   return "";
 }
 

@@ -56,7 +56,9 @@ class TensorTable {
     Weight* weight;
     bool embedding;
     bool quantizable;  // false: Q8/Q4 storage leaves it as stored
-    std::size_t held = 0;  // bytes it takes as set (0: not set)
+    std::size_t held = 0;    // bytes it takes as set (0: not set)
+    std::size_t filled = 0;  // elements set so far (set_part)
+    Dtype part_dtype = Dtype::kF32;
   };
 
   void clear() {
@@ -65,6 +67,7 @@ class TensorTable {
   }
   // After a model's finalize(): set() refuses, since the model has taken its weights over.
   void seal() { sealed_ = true; }
+  // A vector or float table, copied as stored (widened to float32).
   void add(std::string name, std::vector<int> shape, Buffer* dst, Layout layout = Layout::kAsIs, bool optional = false);
   // A weight matrix (see Entry): a linear layer's (embedding false) or a lookup table's.
   void add_weight(std::string name, std::vector<int> shape, Weight* w, Layout layout, bool embedding,
@@ -83,6 +86,12 @@ class TensorTable {
   // float32 staging copy of itself). Checks the size and that every value is finite. "" = ok.
   std::string set(const std::string& name, const void* data, std::size_t n, Dtype dtype);
   std::string set(const std::string& name, const float* data, std::size_t n) { return set(name, data, n, Dtype::kF32); }
+  // The same, a part at a time, so that a large tensor needs no staging copy of its own size:
+  // elements [first, first + count) of the n stored (data points at element `first`), whole
+  // stored rows (a matrix's last dimension), in order, in one dtype. The tensor counts as set once
+  // its last part is in; a failing part leaves it unset.
+  std::string set_part(const std::string& name, const void* data, std::size_t n, std::size_t first, std::size_t count,
+                       Dtype dtype);
   // Where a tensor's stored bytes may be written directly, when its storage is its stored bytes
   // as they are (same type, same orientation; n its element count): its own buffer, sized; set()
   // with that pointer then only checks it. Null otherwise (or out of memory): stage the bytes.
@@ -95,7 +104,10 @@ class TensorTable {
 
  private:
   WeightType type_for(const Entry& e, Dtype stored) const;
-  std::string set_weight(Entry& e, const void* data, Dtype dtype);
+  std::string set_values(Entry& e, const void* data, std::size_t n, std::size_t first, std::size_t count, Dtype dtype);
+  // Stored rows [r0, r1) of a weight matrix (allocated at row 0).
+  std::string set_weight_rows(Entry& e, const void* data, int r0, int r1, Dtype dtype);
+  std::string finish_weight(Entry& e);  // after the last part: a turned Conv1D matrix encoded
   std::vector<Entry> entries_;
   WeightStorage storage_ = WeightStorage::kAuto;
   bool sealed_ = false;

@@ -19,6 +19,8 @@ export interface CheckpointHandle {
   tensorOptional(i: number): boolean;
   /** data: the stored bytes in the heap; dtype: a DTYPE_CODES value. */
   setTensor(name: string, data: number, count: number, dtype: number): string;
+  /** Elements [first, first + part) of a tensor of `count`, whole stored rows, in order. */
+  setTensorPart(name: string, data: number, count: number, first: number, part: number, dtype: number): string;
   /** Where the core keeps this tensor's bytes as stored (a tied embedding in F16), to write them
    * there directly before setTensor; 0: stage them. */
   storedDestination(name: string, count: number, dtype: number): number;
@@ -29,6 +31,19 @@ export interface CheckpointHandle {
 
 /** The stored dtypes the core reads (codes as in src/tensor_table.h's Dtype). */
 const DTYPE_CODES: Partial<Record<SafetensorsDtype, number>> = { F32: 0, F16: 1, BF16: 2 };
+
+/** A tensor larger than this goes to the core in parts of whole rows: the staging block (whose
+ * high-water mark the heap keeps) is then this size, not the largest tensor's (a GPT-2-small
+ * F32 token embedding: 154 MB). */
+const PART_BYTES = 4 << 20;
+
+/** Stored rows of a tensor (a matrix's first dimension; anything else is one row) and how many go
+ * in one part. */
+function partsOf(shape: number[], bytes: number): { rows: number; rowBytes: number; perPart: number } {
+  const rows = shape.length === 2 ? shape[0] : 1;
+  const rowBytes = bytes / rows;
+  return { rows, rowBytes, perPart: Math.min(rows, Math.max(1, Math.floor(PART_BYTES / rowBytes))) };
+}
 
 /** The names under which a declared tensor may be stored (prefixes, old spellings), best first. */
 export type NameCandidates = (name: string) => string[];
@@ -72,7 +87,10 @@ export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, stagin
   // Tensors the core keeps as stored are written straight into their own buffers; the others go
   // through one staging block, the size of the largest of them, taken before the model's buffers.
   const placed = tensors.map((t) => ({ ...t, at: handle.storedDestination(t.declared, t.count, t.code) }));
-  staging.plan(Math.max(0, ...placed.filter((t) => !t.at).map((t) => t.entry.bytes.length)));
+  staging.plan(Math.max(0, ...placed.filter((t) => !t.at).map((t) => {
+    const p = partsOf(t.entry.shape, t.entry.bytes.length);
+    return p.perPart * p.rowBytes;
+  })));
   staging.commit();
   staging.release();
   for (const { declared, entry, count, code, at } of placed) {
@@ -81,14 +99,20 @@ export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, stagin
       throwIfError(handle.setTensor(declared, at, count, code), 'loadModel');
       continue;
     }
-    // The stored bytes go into the heap as they are (one copy, any alignment); the core converts.
-    const region = staging.plan(entry.bytes.length);
-    try {
-      staging.commit();
-      staging.writeU8(region, entry.bytes);
-      throwIfError(handle.setTensor(declared, region.ptr, count, code), 'loadModel');
-    } finally {
-      staging.release();
+    // The stored bytes go into the heap as they are (one copy, any alignment), a part of whole
+    // rows at a time; the core converts.
+    const { rows, rowBytes, perPart } = partsOf(entry.shape, entry.bytes.length);
+    const perRow = count / rows;
+    for (let r = 0; r < rows; r += perPart) {
+      const n = Math.min(perPart, rows - r);
+      const region = staging.plan(n * rowBytes);
+      try {
+        staging.commit();
+        staging.writeU8(region, entry.bytes.subarray(r * rowBytes, (r + n) * rowBytes));
+        throwIfError(handle.setTensorPart(declared, region.ptr, count, r * perRow, n * perRow, code), 'loadModel');
+      } finally {
+        staging.release();
+      }
     }
   }
   throwIfError(handle.finalize(), 'loadModel');

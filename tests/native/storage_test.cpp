@@ -80,6 +80,50 @@ TEST(Storage, EachLayoutLandsInItsTypeOutputByOutput) {
     }
 }
 
+TEST(Storage, PartsOfWholeRowsInOrderGiveWhatOneSetGives) {
+  const int in = 64, out = 12;
+  const std::vector<float> w = randoms(9, std::size_t(in) * out);
+  for (WeightStorage s : kStorages)
+    for (int kind = 0; kind < 3; ++kind) {  // Conv1D, nn.Linear, an embedding table
+      attn::TensorTable whole, parts;
+      attn::Linear lw, lp;
+      attn::Embedding ew, ep;
+      ASSERT_EQ(whole.set_storage(s), "");
+      ASSERT_EQ(parts.set_storage(s), "");
+      if (kind == 2) ew.add_to(whole, "m.weight", out, in, true), ep.add_to(parts, "m.weight", out, in, true);
+      const attn::Layout layout = kind == 0 ? attn::Layout::kAsIs : attn::Layout::kTransposed;
+      if (kind < 2) lw.add_to(whole, "m.", in, out, layout), lp.add_to(parts, "m.", in, out, layout);
+      const std::size_t n = w.size(), row = kind == 0 ? out : in;  // a stored row's values
+      ASSERT_EQ(whole.set("m.weight", w.data(), n), "");
+      // Three parts of 5, 1 and the rest of the stored rows.
+      const std::size_t cuts[] = {0, 5 * row, 6 * row, n};
+      for (int p = 0; p < 3; ++p) {
+        if (kind < 2) EXPECT_EQ(parts.check_complete(), "missing tensor m.weight");
+        ASSERT_EQ(parts.set_part("m.weight", w.data() + cuts[p], n, cuts[p], cuts[p + 1] - cuts[p], Dtype::kF32), "");
+      }
+      const attn::Weight& a = kind == 2 ? ew.table : lw.weight;
+      const attn::Weight& b = kind == 2 ? ep.table : lp.weight;
+      ASSERT_EQ(a.byte_size(), b.byte_size());
+      EXPECT_EQ(std::memcmp(a.storage.data(), b.storage.data(), a.byte_size()), 0)
+          << attn::weight_storage_name(s) << " kind " << kind;
+    }
+}
+
+TEST(Storage, PartsOutOfOrderOrNotWholeRowsAreRefusedAndABadPartLeavesTheTensorUnset) {
+  attn::TensorTable t;
+  attn::Linear lin;
+  lin.add_to(t, "d.", 32, 4, attn::Layout::kTransposed);  // stored 4 x 32
+  std::vector<float> w = randoms(10, 128);
+  EXPECT_EQ(t.set_part("d.weight", w.data(), 128, 0, 20, Dtype::kF32), "d.weight: elements [0, 20) are not whole rows of its 128");
+  ASSERT_EQ(t.set_part("d.weight", w.data(), 128, 0, 32, Dtype::kF32), "");
+  EXPECT_EQ(t.set_part("d.weight", w.data() + 64, 128, 64, 32, Dtype::kF32),
+            "d.weight: its parts must come in order, in one dtype (expected element 32)");
+  w[70] = std::nanf("");
+  EXPECT_EQ(t.set_part("d.weight", w.data() + 32, 128, 32, 96, Dtype::kF32), "d.weight contains NaN at index 70");
+  EXPECT_TRUE(lin.weight.empty());
+  EXPECT_EQ(t.check_complete(), "missing tensor d.weight");
+}
+
 TEST(Storage, AutoKeepsSixteenBitsAsStoredAndWritesThemInPlace) {
   const int in = 32, out = 3;
   const std::vector<float> w = randoms(2, std::size_t(in) * out);
