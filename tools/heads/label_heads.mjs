@@ -168,7 +168,7 @@ function cardSection(file) {
 function updateCard(path, file) {
   let card = readFileSync(path, 'utf8');
   const start = card.indexOf(CARD_START), end = card.indexOf(CARD_END);
-  if (start >= 0 && end > start) card = card.slice(0, start) + card.slice(end + CARD_END.length).replace(/^\n/, '');
+  if (start >= 0 && end > start) card = card.slice(0, start) + card.slice(end + CARD_END.length).replace(/^\n+/, '');
   const at = card.search(CARD_BEFORE);
   const section = cardSection(file) + '\n';
   card = at >= 0 ? card.slice(0, at) + section + card.slice(at) : `${card.trimEnd()}\n\n${section}`;
