@@ -140,17 +140,19 @@ float q4_scale(const float* x) {
   for (int i = 0; i < kQuantBlock; ++i)
     if (std::fabs(x[i]) > std::fabs(extreme)) extreme = x[i];
   if (extreme == 0.0f) return 0.0f;
+  // Nine candidates, 7.2 to 8.8 steps across the extreme (19 in steps of 0.1: brown-gpt2's q4
+  // perplexity 333.52 instead of 333.67, for about three times the GPT-2-small load time).
   float best_d = extreme / -8.0f, best_fit = -1.0f;
-  for (int t = -9; t <= 9; ++t) {
-    const float inv = -(8.0f + 0.1f * t) / extreme;
-    double xq = 0, qq = 0;
+  for (int t = -4; t <= 4; ++t) {
+    const float inv = -(8.0f + 0.2f * t) / extreme;
+    float xq = 0, qq = 0;
     for (int i = 0; i < kQuantBlock; ++i) {
       float q = std::nearbyint(x[i] * inv);
       q = q < -8.0f ? -8.0f : q > 7.0f ? 7.0f : q;
-      xq += double(x[i]) * q, qq += double(q) * q;
+      xq += x[i] * q, qq += q * q;
     }
     // The squared error with the least-squares scale is sum x^2 - (sum x q)^2 / sum q^2.
-    if (qq > 0 && xq * xq / qq > best_fit) best_fit = float(xq * xq / qq), best_d = float(xq / qq);
+    if (qq > 0 && xq * xq / qq > best_fit) best_fit = xq * xq / qq, best_d = xq / qq;
   }
   return best_d;
 }
