@@ -3,12 +3,24 @@
 // it was opened from (also right after the tutorial preset); the step view of a causal model opens
 // on a query whose row has masked keys, with masked cells on screen (desktop and phone).
 // Screenshots: tests/browser/screenshots/fixes-steps-mask-<width>.png.
+const path = require('node:path');
 const { demoSite } = require('./demo_site.cjs');
 
 const site = demoSite('web-test-demo-fixes');
 const { demo, settled, shot } = site;
 const textOf = (page) => page.$eval('#sentence', (t) => t.value);
 const tokensOf = (page) => page.$$eval('#tokens .token', (b) => b.map((e) => e.dataset.token));
+
+/** The step view's masked scores: some −∞ cell lies inside the viewport once the step is scrolled to. */
+async function expectMaskedOnScreen(page, width, shotName) {
+  const step = page.locator('#steps-body [data-step="maskedScores"]');
+  await step.scrollIntoViewIfNeeded();
+  const cells = await page.$$eval('#steps-body [data-step="maskedScores"] .mx-c', (c) => c.filter((e) => e.textContent.includes('−∞'))
+    .map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.right]; }));
+  expect(cells.length).toBeGreaterThan(0);
+  expect(cells.some(([l, r]) => l >= 0 && r <= width)).toBe(true);
+  await step.screenshot({ path: path.join(__dirname, 'screenshots', `${shotName}.png`) });
+}
 
 test('[MASK] stays with BERT: a masked word comes back, a typed [MASK] takes BERT\'s best guess', async () => {
   const { page, errors } = await demo('?model=bert');
@@ -61,14 +73,8 @@ test.each([[1280, 800], [390, 844]])('GPT-2\'s step view opens on a row with mas
   const n = (await tokensOf(page)).length;
   const query = Number(await page.$eval('#query', (s) => s.value));
   expect(query).toBe(Math.floor((n - 1) / 2));
-  const step = page.locator('#steps-body [data-step="maskedScores"]');
-  await step.scrollIntoViewIfNeeded();
   // Every key after the query scores −∞; some of those cells are inside the viewport as it opens.
-  const cells = await page.$$eval('#steps-body [data-step="maskedScores"] .mx-c', (c) => c.filter((e) => e.textContent.includes('−∞'))
-    .map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.right]; }));
-  expect(cells.length).toBeGreaterThan(0);
-  expect(cells.some(([l, r]) => l >= 0 && r <= width)).toBe(true);
-  await step.screenshot({ path: require('node:path').join(__dirname, 'screenshots', `fixes-steps-mask-${width}.png`) });
+  await expectMaskedOnScreen(page, width, `fixes-steps-mask-${width}`);
   expect(errors).toEqual([]);
   await page.close();
 });
@@ -78,13 +84,7 @@ test.each([[1280, 800], [390, 844]])('BERT in a batch: the step view opens on a 
   const { page, errors } = await demo(`?model=bert&view=steps&batch=1&bw=${encodeURIComponent(partner)}`, { width, height });
   const tokens = await tokensOf(page);
   expect(tokens[tokens.length - 1]).toBe('[PAD]');
-  const step = page.locator('#steps-body [data-step="maskedScores"]');
-  await step.scrollIntoViewIfNeeded();
-  const cells = await page.$$eval('#steps-body [data-step="maskedScores"] .mx-c', (c) => c.filter((e) => e.textContent.includes('−∞'))
-    .map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.right]; }));
-  expect(cells.length).toBeGreaterThan(0);
-  expect(cells.some(([l, r]) => l >= 0 && r <= width)).toBe(true);
-  await step.screenshot({ path: require('node:path').join(__dirname, 'screenshots', `fixes-steps-bert-batch-${width}.png`) });
+  await expectMaskedOnScreen(page, width, `fixes-steps-bert-batch-${width}`);
   expect(errors).toEqual([]);
   await page.close();
 });
