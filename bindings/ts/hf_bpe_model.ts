@@ -13,8 +13,8 @@ type Json = Record<string, unknown>;
 // Longest piece kept in the cache (characters), and the most pieces cached.
 const MAX_CACHED_PIECE = 256;
 const MAX_CACHE = 50_000;
-// Longest piece merged as one (characters): a longer one is merged in parts (see cut()), as
-// bpe_tokenizer.ts does for the same reason (bounded working memory on one huge word).
+// Longest text merged as one (characters): a longer one without a place to cut (see tokenize) is
+// merged in parts, as bpe_tokenizer.ts does for the same reason (bounded working memory).
 const MAX_PIECE = 1 << 16;
 
 export class HfBpeModel {
@@ -28,7 +28,7 @@ export class HfBpeModel {
   private readonly ignoreMerges: boolean;
   private readonly byteIds: Array<number | undefined> = [];
   private readonly cache = new Map<string, number[]>();
-  private joined: Set<string> | undefined;
+  private joined: Map<string, Set<string>> | undefined;
   /** Whether one token can stand for any number of characters (fused unknown tokens): then a
    * text's length says nothing about its least number of tokens. */
   readonly fusesUnknown: boolean;
@@ -87,45 +87,60 @@ export class HfBpeModel {
     });
   }
 
-  /** The ids of one pre-tokenized piece. */
+  /** The ids of one pre-tokenized piece. A long piece (Llama 2 has no pre-tokenizer: a whole
+   * text is one) is merged in parts cut before each character that no token joins to the one
+   * before it (both tokens on their own, as "▁" after a letter in Llama 2): no merge could cross
+   * such a cut, so the ids are those of the piece merged whole, and each part, a word, is cached. */
   tokenize(piece: string): number[] {
-    const cached = this.cache.get(piece);
-    if (cached) return cached;
-    let ids: number[];
     const whole = this.ignoreMerges ? this.vocab.get(piece) : undefined;
-    if (whole !== undefined) ids = [whole];
-    else {
-      ids = [];
-      const chars = Array.from(piece);
-      for (let start = 0, end; start < chars.length; start = end) {
-        end = this.cut(chars, start);
-        for (const symbol of applyMerges(this.symbols(chars.slice(start, end)), this.ranks, true)) ids.push(this.vocab.get(symbol)!);
-      }
-    }
-    if (piece.length <= MAX_CACHED_PIECE && this.cache.size < MAX_CACHE) this.cache.set(piece, ids);
+    if (whole !== undefined) return [whole];
+    if (piece.length <= MAX_CACHED_PIECE) return this.merged(piece);
+    const ids: number[] = [];
+    for (const part of this.parts(piece)) for (const id of this.merged(part)) ids.push(id);
     return ids;
   }
 
-  /** Where to end the part of a long piece that starts at `start`: at most MAX_PIECE characters,
-   * before a character that no token joins to the one before it (both tokens on their own), so
-   * that no merge could have crossed the cut and the ids are those of the piece merged whole.
-   * (Llama 2 has no pre-tokenizer: a whole text is one piece, and every "▁" after a letter is such
-   * a place.) Without one in the last half, the cut is made at MAX_PIECE all the same. */
-  private cut(chars: string[], start: number): number {
-    if (chars.length - start <= MAX_PIECE) return chars.length;
-    this.joined ??= this.joinedPairs();
-    for (let i = start + MAX_PIECE; i > start + MAX_PIECE / 2; i--) {
-      if (this.vocab.has(chars[i - 1]) && this.vocab.has(chars[i]) && !this.joined.has(chars[i - 1] + '\u0000' + chars[i])) return i;
+  /** The ids of a text merged whole (cached when short). A text over MAX_PIECE characters with no
+   * place to cut is merged in parts of MAX_PIECE: only there can ids differ from `tokenizers`'. */
+  private merged(text: string): number[] {
+    const cached = this.cache.get(text);
+    if (cached) return cached;
+    const ids: number[] = [], chars = Array.from(text);
+    for (let start = 0; start < chars.length; start += MAX_PIECE) {
+      for (const symbol of applyMerges(this.symbols(chars.slice(start, start + MAX_PIECE)), this.ranks, true)) ids.push(this.vocab.get(symbol)!);
     }
-    return start + MAX_PIECE;
+    if (text.length <= MAX_CACHED_PIECE && this.cache.size < MAX_CACHE) this.cache.set(text, ids);
+    return ids;
   }
 
-  /** Every two characters that follow one another inside a token (built when a piece is long). */
-  private joinedPairs(): Set<string> {
-    const pairs = new Set<string>();
+  /** A long piece cut where no merge can cross (see tokenize). */
+  private parts(piece: string): string[] {
+    this.joined ??= this.joinedPairs();
+    const parts: string[] = [];
+    let start = 0, at = 0, prev = '';
+    for (const ch of piece) {
+      if (at > 0 && this.vocab.has(prev) && this.vocab.has(ch) && !this.joined.get(prev)?.has(ch)) {
+        parts.push(piece.slice(start, at));
+        start = at;
+      }
+      prev = ch;
+      at += ch.length;
+    }
+    parts.push(piece.slice(start));
+    return parts;
+  }
+
+  /** For each character, the characters that follow it inside some token (built when a piece is
+   * long). */
+  private joinedPairs(): Map<string, Set<string>> {
+    const pairs = new Map<string, Set<string>>();
     for (const token of this.vocab.keys()) {
       const chars = Array.from(token);
-      for (let i = 1; i < chars.length; i++) pairs.add(chars[i - 1] + '\u0000' + chars[i]);
+      for (let i = 1; i < chars.length; i++) {
+        let next = pairs.get(chars[i - 1]);
+        if (next === undefined) pairs.set(chars[i - 1], next = new Set());
+        next.add(chars[i]);
+      }
     }
     return pairs;
   }

@@ -41,6 +41,14 @@ function items(part: Json, where: string, key: string): unknown[] {
   return list;
 }
 
+/** A Replace step: a literal pattern is replaced without a RegExp (most tokens lack it). */
+function replacer(part: Json, where: string): (text: string) => string {
+  const re = pattern(part, where), content = field<string>(part, where, 'content', 'string');
+  const literal = (part.pattern as Json).String;
+  if (typeof literal === 'string') return (s) => (s.includes(literal) ? s.split(literal).join(content) : s);
+  return (s) => s.replace(re, () => content);
+}
+
 /** A Split or Replace pattern: { String: "..." } (literal) or { Regex: "..." }. */
 function pattern(part: Json, where: string): RegExp {
   const p = part.pattern as Json | undefined;
@@ -75,9 +83,9 @@ export function normalizer(part: unknown, where = 'normalizer'): { apply: Normal
       return { apply: (s) => (s ? prefix + s : s), shrinks: false };
     }
     case 'Replace': {
-      const re = pattern(p, where), content = field<string>(p, where, 'content', 'string');
       const literal = (p.pattern as Json).String as string | undefined;
-      return { apply: (s) => s.replace(re, () => content), shrinks: literal === undefined || content.length < literal.length };
+      const apply = replacer(p, where);
+      return { apply, shrinks: literal === undefined || (p.content as string).length < literal.length };
     }
     default: {  // Strip
       const left = field<boolean>(p, where, 'strip_left', 'boolean', false), right = field<boolean>(p, where, 'strip_right', 'boolean', false);
@@ -223,8 +231,8 @@ export function decoder(part: unknown, where = 'decoder'): Decoder {
     }
     case 'ByteLevel': return (tokens) => [utf8.decode(Uint8Array.from(tokens.flatMap(tokenBytes)))];
     case 'Replace': {
-      const re = pattern(p, where), content = field<string>(p, where, 'content', 'string');
-      return (tokens) => tokens.map((t) => t.replace(re, () => content));
+      const replace = replacer(p, where);
+      return (tokens) => tokens.map(replace);
     }
     case 'ByteFallback': return byteFallback;
     case 'Fuse': return (tokens) => [tokens.join('')];
@@ -277,13 +285,13 @@ function byteFallback(tokens: string[]): string[] {
   return out;
 }
 
-/** Removes up to `start` leading and `stop` trailing `content` characters. */
+/** Removes up to `start` leading and `stop` trailing `content` characters (by index: the token
+ * after Fuse is the whole text). */
 function strip(token: string, content: string, start: number, stop: number): string {
-  const chars = [...token];
-  let from = 0, to = chars.length;
-  while (from < start && from < to && chars[from] === content) from++;
-  while (chars.length - to < stop && to > from && chars[to - 1] === content) to--;
-  return chars.slice(from, to).join('');
+  let from = 0, to = token.length;
+  for (let n = 0; n < start && from < to && token.startsWith(content, from); n++) from += content.length;
+  for (let n = 0; n < stop && to - content.length >= from && token.endsWith(content, to); n++) to -= content.length;
+  return token.slice(from, to);
 }
 
 // ---------------------------------------------------------------------------------------------
