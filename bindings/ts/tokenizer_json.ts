@@ -218,7 +218,10 @@ function metaspaceScheme(p: Json, where: string): string {
 
 const DECODERS = ['Sequence', 'ByteLevel', 'Replace', 'ByteFallback', 'Fuse', 'Strip', 'Metaspace'];
 const CHAR_TO_BYTE = new Map(BYTE_TO_CHAR.map((ch, b) => [ch, b]));
-const utf8 = new TextDecoder();  // invalid sequences -> U+FFFD, as from_utf8_lossy
+// Invalid sequences -> U+FFFD, as from_utf8_lossy; a leading U+FEFF is text, not a byte order
+// mark to drop (TextDecoder drops it unless told).
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function decoder(part: unknown, where = 'decoder'): Decoder {
   // No decoder: `tokenizers` joins the tokens with spaces.
@@ -270,7 +273,7 @@ function byteFallback(tokens: string[]): string[] {
   const flush = () => {
     if (!run.length) return;
     try {
-      out.push(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(run)));
+      out.push(strictUtf8.decode(Uint8Array.from(run)));
     } catch {
       for (let i = 0; i < run.length; i++) out.push('\ufffd');
     }
