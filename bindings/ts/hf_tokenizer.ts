@@ -152,8 +152,8 @@ export class HfTokenizer {
     let atStart = true;
     for (const segment of this.raw.split(text)) {
       if (typeof segment === 'number') ids.push(segment);
-      else for (const piece of this.normalizedAdded.split(this.normalize(segment))) this.encodePiece(piece, atStart, ids);
-      atStart = false;
+      else for (const piece of this.normalizedAdded.split(this.normalize(segment))) { this.encodePiece(piece, atStart, ids); atStart = false; }
+      atStart = false;  // (only the piece that begins the text is at its start)
       if (over()) throw contextError(max!, `it has more than ${max!.maxTokens} tokens`);
     }
     if (addSpecialTokens) for (const id of this.template.after) ids.push(id);

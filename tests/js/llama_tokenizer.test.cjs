@@ -192,6 +192,11 @@ test('Metaspace (prepend_scheme first, split) and Split behaviours', () => {
   // "first": only the piece at the start of the text gets a "▁"; split: each "▁" starts a piece
   expect(strings(tok, tok.encode('a b<s>a a'))).toEqual(['▁a', '▁', 'b', '<s>', 'a', '▁a']);
   expect(tok.decode(tok.encode('a b'))).toBe('a b');
+  // after an added token matched in the normalized text, a piece is no longer at the text's start
+  const normalizedAdded = [{ id: 5, content: '<s>', special: true, normalized: true }];
+  const t2 = new api.HfTokenizer(tiny(tokens, ['▁ a'], { pre, decoder, added: normalizedAdded }));
+  expect(strings(t2, t2.encode('<s>a'))).toEqual(['<s>', 'a']);
+  expect(strings(t2, t2.encode('a<s>a'))).toEqual(['▁a', '<s>', 'a']);
   // Split on "-" of "a--b", with merges "a -", "- b", "- -": each behaviour's pieces, merged
   const split = (behavior) => {
     const pre = { type: 'Split', pattern: { String: '-' }, behavior, invert: false };
