@@ -1,7 +1,8 @@
 // loadModel's dtype (issue 22): the shipped models held at f32, auto (as stored: F16), f16, q8 and
 // q4. brown-gpt2's held-out perplexity against f32's (targets: f16 within 0.1 %, q8 within 1 %, q4
 // within 5 %) and the bytes its weights take; brown-bert's sentence embeddings and g2p-bart's
-// pronunciations against f32's; named errors for a dtype that is unknown or a model it cannot hold.
+// pronunciations against f32's; the GPT-2 PyTorch fixtures at f32 and f16; named errors for a dtype
+// that is unknown or a model it cannot hold.
 const fs = require('node:fs');
 const path = require('node:path');
 const { root, variants, load } = require('./helpers.cjs');
@@ -44,9 +45,10 @@ function minCosine(a, b) {
   return least;
 }
 
-/** The tiny GPT-2 fixture (n_embd 16: no block of 32 fits), as files in memory. */
-function tinyGpt2() {
-  const dir = path.join(root, 'tests/fixtures/gpt2/f32_tiny');
+/** A GPT-2 fixture of tests/fixtures/gpt2 (random weights, a float64 PyTorch reference), as files
+ * in memory; f32_tiny's n_embd of 16 fits no block of 32. */
+function tinyGpt2(name = 'f32_tiny') {
+  const dir = path.join(root, 'tests/fixtures/gpt2', name);
   const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
   const vocab = {};
   for (let i = 0; i < config.vocab_size; i++) vocab[String.fromCharCode(0x21 + i)] = i;
@@ -94,6 +96,25 @@ describe.each(variants)('%s build', (variant) => {
 
   test.each(['auto', 'f16', 'q8'])('g2p-bart at %s pronounces as f32 does', (dtype) => {
     expect(bart[dtype]).toBe(bart.f32);
+  });
+});
+
+// The GPT-2 fixtures against PyTorch's float64 logits: f32 within the fixture's tolerance; f16 the
+// same for an F16 checkpoint (held exactly as stored), and for an F32 one within 2e-3 of the
+// logits' largest magnitude (measured 4.3e-4 and 7.8e-4: each weight rounded to f16).
+describe.each(variants)('%s build: PyTorch fixtures at f32 and f16', (variant) => {
+  test.each(['f16_prefixed', 'f32_tiny', 'f32_wider'])('%s', async (name) => {
+    const attn = await load(variant);
+    const want = JSON.parse(fs.readFileSync(path.join(root, 'tests/fixtures/gpt2', name, 'expected.json'), 'utf8'));
+    const largest = Math.max(...want.logits.map(Math.abs));
+    for (const dtype of ['f32', 'f16']) {
+      const model = await attn.loadModel(tinyGpt2(name), { dtype });
+      const { logits } = model.run(want.tokens);
+      model.dispose();
+      const exact = dtype === 'f32' || name.startsWith('f16');
+      const gap = Math.max(...want.logits.map((v, i) => Math.abs(logits[i] - v) - (exact ? want.tolerance.rel * Math.abs(v) : 0)));
+      expect(gap).toBeLessThanOrEqual(exact ? want.tolerance.abs : 2e-3 * largest);
+    }
   });
 });
 
