@@ -48,7 +48,7 @@ describe('the demo\'s Hub panel', () => {
         .observe(document.getElementById('hub-progress'), { attributes: true, attributeFilter: ['data-loaded'] });
     });
     const status = await loadFromHub(page, 'someone/brown-bert');
-    expect(status).toEqual({ state: 'done', text: expect.stringContaining('Loaded someone/brown-bert (bert)') });
+    expect(status).toEqual({ state: 'done', text: expect.stringContaining('Loaded someone/brown-bert (bert, weights as stored)') });
     await settled(page);
     const bar = await page.$eval('#hub-progress', (p) => ({ value: p.value, loaded: Number(p.dataset.loaded), total: Number(p.dataset.total), hidden: p.hidden }));
     const needed = ['config.json', 'model.safetensors', 'vocab.txt', 'tokenizer_config.json', 'heads.json'].reduce((a, f) => a + bertFiles.get(f).length, 0);
@@ -77,6 +77,18 @@ describe('the demo\'s Hub panel', () => {
     expect(await again.page.$eval('#hub-progress', (p) => p.value)).toBe(1);
     expect(hub.requests.slice(before)).toEqual([]);
     expect(await rowsOf(again.page)).toEqual(expected);
+    // The panel's weight precision: the same model at 8 bits, from the cache again, draws attention
+    // close to (not exactly) the stored 16-bit weights' (the library's q8 error bounds: weight_dtype.test).
+    await again.page.selectOption('#hub-dtype', 'q8');
+    const q8 = await loadFromHub(again.page, 'someone/brown-bert');
+    expect(q8).toEqual({ state: 'done', text: expect.stringContaining('Loaded someone/brown-bert (bert, 8-bit weights)') });
+    await settled(again.page);
+    const rowsQ8 = await rowsOf(again.page);
+    expect(rowsQ8.length).toBe(expected.length);
+    const diff = Math.max(...rowsQ8.flatMap((row, i) => row.map((w, j) => Math.abs(w - expected[i][j]))));
+    expect(diff).toBeGreaterThan(0);
+    expect(diff).toBeLessThan(0.05);
+    expect(hub.requests.slice(before)).toEqual([]);
     expect(again.errors).toEqual([]);
     await again.page.close();
   });

@@ -29,6 +29,7 @@ const mb = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
 export function initHubPanel({ client, onLoaded }) {
   const $ = (id) => document.getElementById(id);
   const form = $('hub-form'), input = $('hub-id'), hubField = $('hub-url'), bar = $('hub-progress'), status = $('hub-status'), button = $('hub-load');
+  const dtypeField = $('hub-dtype');
   if (!form) return;
   const fromQuery = new URLSearchParams(location.search).get('hub');
   if (fromQuery) {
@@ -63,10 +64,12 @@ export function initHubPanel({ client, onLoaded }) {
       status.textContent = cached ? `${file}: from the cache` : `${file}: ${mb(loaded)}${total ? ` of ${mb(total)}` : ''} MB`;
     };
     try {
-      const info = await client.request('model', { modelUrl, hubUrl }, null, onProgress);
+      const dtype = dtypeField?.value ?? 'auto';
+      const info = await client.request('model', { modelUrl, hubUrl, dtype }, null, onProgress);
       bar.value = 1;
       status.dataset.state = 'done';
-      status.textContent = `Loaded ${id} (${info.type}): shown as the ${info.type === 'gpt2' ? 'decoder' : info.type === 'bert' ? 'encoder' : 'encoder-decoder'} model.`;
+      const held = { auto: 'weights as stored', f16: '16-bit weights', q8: '8-bit weights', q4: '4-bit weights' }[info.dtype] ?? 'weights as stored';
+      status.textContent = `Loaded ${id} (${info.type}, ${held}): shown as the ${info.type === 'gpt2' ? 'decoder' : info.type === 'bert' ? 'encoder' : 'encoder-decoder'} model.`;
       onLoaded(info.type, modelUrl, hubUrl);
     } catch (e) {
       status.dataset.state = 'error';

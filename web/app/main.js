@@ -629,6 +629,7 @@ new ResizeObserver(([entry]) => {
 initHubPanel({ client, onLoaded(type, hubModelUrl) {
   MODEL_URLS[type] = hubModelUrl;
   infos.delete(type);
+  opened.delete(type); // the newly loaded model opens on its own clearest head too
   run = null;
   compared = null;
   update({ preset: 'model', model: type, layer: 0, head: 0, query: null, cross: false, batch: false });

@@ -68,14 +68,18 @@ function hubFetcher(modelUrl, hubUrl, onProgress) {
 }
 
 const hubUrls = new Map(); // 'hf:owner/name[@rev]' -> the Hub address it was loaded from
+const dtypes = new Map(); // model URL -> the weight precision it was loaded at (loadModel's dtype)
 
 /** Loads a model folder (or a Hub model, 'hf:owner/name[@rev]') once, with the loader its
- * config.json's model_type names. onProgress hears the Hub downloads of the first request. */
-function model(folder, { hubUrl, onProgress } = {}) {
+ * config.json's model_type names. onProgress hears the Hub downloads of the first request; dtype
+ * (loadModel's: 'auto', 'f16', 'q8', 'q4'), when given and not the one loaded, loads it again. */
+function model(folder, { hubUrl, onProgress, dtype } = {}) {
   const hub = folder.startsWith('hf:');
   const url = hub ? folder : new URL(folder.endsWith('/') ? folder : folder + '/', self.location.href).href;
   if (hub && hubUrl && hubUrls.has(url) && hubUrls.get(url) !== hubUrl) models.delete(url); // another Hub: load again
   if (hub && hubUrl) hubUrls.set(url, hubUrl);
+  if (dtype && dtypes.has(url) && dtypes.get(url) !== dtype) models.delete(url); // another precision: load again
+  if (dtype) dtypes.set(url, dtype);
   if (!models.has(url)) {
     const entry = (async () => {
       const fetchFile = hub ? hubFetcher(url, hubUrls.get(url), onProgress) : (file, as) => fetchOk(new URL(file, url), as);
@@ -89,7 +93,8 @@ function model(folder, { hubUrl, onProgress } = {}) {
       const load = LOADERS[type];
       if (!load) throw new Error(`${hub ? url : url + 'config.json'}: model_type ${JSON.stringify(type)} is not one the demo runs (${Object.keys(LOADERS).join(', ')})`);
       const name = hub ? url.slice(3) : decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? 'model');
-      const runner = await load({ attn: attnReady, config, name, fetchFile });
+      const runner = await load({ attn: attnReady, config, name, fetchFile, dtype: dtypes.get(url) ?? 'auto' });
+      runner.info.dtype = dtypes.get(url) ?? 'auto';
       performance.mark(`model ready: ${name}`);
       runner.info.variant = (await attnReady).variant;
       if (hub) runner.info.hubPage = `${(hubUrls.get(url) ?? 'https://huggingface.co').replace(/\/+$/, '')}/${url.slice(3).split('@')[0]}`;
@@ -102,9 +107,10 @@ function model(folder, { hubUrl, onProgress } = {}) {
 }
 
 const handlers = {
-  /** hubUrl (Hub models only): the Hub's address; the download's progress goes to request `id`. */
-  async model({ modelUrl, hubUrl }, id) {
-    return (await model(modelUrl, { hubUrl, onProgress: (progress) => self.postMessage({ id, progress }) })).info;
+  /** hubUrl (Hub models only): the Hub's address; the download's progress goes to request `id`;
+   * dtype: the weights' precision (the Hub panel's choice). */
+  async model({ modelUrl, hubUrl, dtype }, id) {
+    return (await model(modelUrl, { hubUrl, dtype, onProgress: (progress) => self.postMessage({ id, progress }) })).info;
   },
 
   /** payload: { modelUrl, text, layer, topK, ... } plus what the model's features take

@@ -12,14 +12,14 @@ import { headLabels, labelNote } from '../head_labels.js';
 
 const KINDS = ['cross', 'decoder', 'encoder'];
 
-export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, name }) {
+export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, name, dtype }) {
   const [weights, vocab, heads] = await Promise.all([
     fetchFile('model.safetensors', 'arrayBuffer'), fetchFile('vocab.json', 'json'),
     // Optional: the cross-attention heads' labels (tools/heads/label_heads.mjs).
     fetchFile('heads.json', 'json').catch(() => null),
   ]);
   const attn = await attnReady; // (the library, loaded while the files downloaded)
-  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: { vocab } });
+  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: { vocab } }, { dtype });
   const c = lm.config;
   const D = c.d_model;
   const g2p = c.task === 'grapheme-to-phoneme';

@@ -22,7 +22,7 @@ function queryWeights(tensors, D, l) {
   };
 }
 
-export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, name }) {
+export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, name, dtype }) {
   const [weights, vocab, tokenizerConfig, heads] = await Promise.all([
     fetchFile('model.safetensors', 'arrayBuffer'),
     fetchFile('vocab.txt', 'text').catch(() => null),
@@ -35,7 +35,7 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
     ? { vocab, doLowerCase: tokenizerConfig?.do_lower_case, stripAccents: tokenizerConfig?.strip_accents }
     : await fetchFile('tokenizer.json', 'json');
   const attn = await attnReady; // (the library, loaded while the files downloaded)
-  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer });
+  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer }, { dtype });
   const { num_hidden_layers: L, num_attention_heads: H, hidden_size: D, max_position_embeddings: P } = lm.config;
   const tk = lm.tokenizer;
   const tensors = new CheckpointTensors(parseSafetensors(weights), ['', 'bert.']);

@@ -25,7 +25,7 @@ function layerAttentionWeights(tensors, C, layer) {
   };
 }
 
-export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, name }) {
+export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, name, dtype }) {
   // The tokenizer is built as soon as its files are in, while the weights (far larger) still download.
   const tokenizer = Promise.all([fetchFile('vocab.json', 'json'), fetchFile('merges.txt', 'text')])
     .then(([vocab, merges]) => new BpeTokenizer({ vocab, merges }));
@@ -36,7 +36,7 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
   ]);
   performance.mark('gpt2 files fetched');
   const attn = await attnReady; // (the library, loaded while the files downloaded)
-  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: bpe });
+  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: bpe }, { dtype });
   performance.mark('gpt2 weights loaded');
   const { n_layer: L, n_head: H, n_embd: C, n_positions: P } = lm.config;
   // The demo feeds "<|endoftext|> + sentence", as the model was trained and analysed.
