@@ -10,7 +10,9 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 
 # fonts-dejavu-core: Chromium renders the demo's text in screenshots with it.
 # libeigen3-dev: Eigen's GEMM in the scalar WASM build (src/kernels_eigen.cpp).
-for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core libeigen3-dev; do
+# python3-sentencepiece: the reference the Llama-style tokenizer is tested against
+# (tests/js/sentencepiece_tokenizer.test.cjs trains a small model with it).
+for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core libeigen3-dev python3-sentencepiece; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 # PyTorch is only needed to regenerate reference fixtures, to train (tools/) and for the bench's

@@ -160,7 +160,8 @@ export class BpeTokenizer {
     checkIds('decode', ids);
     const bytes: number[] = [];
     for (const id of ids) for (const ch of this.token(id)) bytes.push(this.byteDecoder.get(ch) ?? 0x3f);
-    return new TextDecoder().decode(new Uint8Array(bytes));
+    // ignoreBOM: a text that starts with U+FEFF decodes with it (a TextDecoder drops it by default).
+    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(new Uint8Array(bytes));
   }
 
   /** How each token reads on its own (for display: "Ġthe" -> " the"). A token holding only part
@@ -173,7 +174,7 @@ export class BpeTokenizer {
     if (this.special?.test(token)) return token;
     const bytes = Uint8Array.from(token, (ch) => this.byteDecoder.get(ch) ?? 0x3f);
     try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch {
       return Array.from(bytes, (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
     }

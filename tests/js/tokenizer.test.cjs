@@ -57,4 +57,6 @@ test('a token holding part of a character reads as its bytes, never as U+FFFD', 
   const bytes = texts.flatMap((t) => (/^(<0x[0-9A-F]{2}>)+$/.test(t) ? t.match(/[0-9A-F]{2}/g).map((h) => parseInt(h, 16)) : [...Buffer.from(t, 'utf8')]));
   expect(Buffer.from(bytes).toString('utf8')).toBe(text);
   expect(tok.decode(ids)).toBe(text);
+  // A leading U+FEFF (a byte order mark) is text like any other: it decodes back.
+  expect(tok.decode(tok.encode('\ufeffhi'))).toBe('\ufeffhi');
 });
