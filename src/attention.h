@@ -37,10 +37,13 @@ struct Masks {
 
 // A read-only tensor addressed as [batch][head][row][col] with arbitrary strides, so both
 // B x H x S x d inputs and the B x S x (H*d) projection outputs are used in place.
+// group: consecutive heads that read one stored head (grouped-query attention: query head h reads
+// key/value head h / group, so each K/V head is stored and projected once for its whole group).
 struct Strided {
   const float* data;
   long batch_stride, head_stride, row_stride;
-  const float* at(int b, int h) const { return data + b * batch_stride + h * head_stride; }
+  int group = 1;
+  const float* at(int b, int h) const { return data + b * batch_stride + (h / group) * head_stride; }
 };
 struct StridedOut {
   float* data;

@@ -50,12 +50,48 @@ void LayerNorm::forward_rows(const float* x, int r0, int r1, int dim, float* y) 
   }
 }
 
-void Linear::add_to(TensorTable& t, const std::string& prefix, int in_features, int out_features, Layout layout) {
+void Linear::add_to(TensorTable& t, const std::string& prefix, int in_features, int out_features, Layout layout,
+                    bool has_bias) {
   in = in_features;
   out = out_features;
   if (layout == Layout::kTransposed) t.add_weight(prefix + "weight", {out, in}, &weight, layout, false);
   else t.add_weight(prefix + "weight", {in, out}, &weight, layout, false);
-  t.add(prefix + "bias", {out}, &bias);
+  if (has_bias) t.add(prefix + "bias", {out}, &bias);
+}
+
+void RmsNorm::add_to(TensorTable& t, const std::string& name, int dim) { t.add(name, {dim}, &weight); }
+
+void RmsNorm::forward(const float* x, int rows, int dim, float* y) const {
+  const float* g = weight.data();
+  for_rows(rows, dim, [&](int r0, int r1) {
+    for (int r = r0; r < r1; ++r) {
+      const float* xr = x + static_cast<long>(r) * dim;
+      float* yr = y + static_cast<long>(r) * dim;
+      float sum = 0.0f;
+      for (int i = 0; i < dim; ++i) sum += xr[i] * xr[i];
+      const float inv = 1.0f / std::sqrt(sum / dim + eps);
+      for (int i = 0; i < dim; ++i) yr[i] = xr[i] * inv * g[i];
+    }
+  });
+}
+
+void GatedMlp::add_to(TensorTable& t, const std::string& prefix, int dim, int hidden) {
+  gate.add_to(t, prefix + "gate_proj.", dim, hidden, Layout::kTransposed, false);
+  up.add_to(t, prefix + "up_proj.", dim, hidden, Layout::kTransposed, false);
+  down.add_to(t, prefix + "down_proj.", hidden, dim, Layout::kTransposed, false);
+}
+
+std::string GatedMlp::forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const {
+  const std::size_t hidden = std::size_t(rows) * gate.out;
+  if (!scratch.resize(2 * hidden)) return out_of_memory("the MLP activations", 2 * hidden);
+  float* g = scratch.data();
+  float* u = g + hidden;
+  std::string err = gate.forward(kn, x, rows, g);
+  if (err.empty()) err = up.forward(kn, x, rows, u);
+  if (!err.empty()) return err;
+  activate(kn, Activation::kSilu, g, rows, gate.out);
+  for (std::size_t i = 0; i < hidden; ++i) g[i] *= u[i];
+  return down.forward(kn, g, rows, y);
 }
 
 std::string Linear::forward(const Kernels& kn, const float* x, int rows, float* y) const {
@@ -83,6 +119,9 @@ void activate_range(const Kernels& kn, Activation a, float* x, std::size_t n) {
       break;
     case Activation::kTanh:
       for (std::size_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+      break;
+    case Activation::kSilu:
+      for (std::size_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
       break;
   }
 }

@@ -35,13 +35,23 @@ struct LayerNorm {
   void forward_rows(const float* x, int r0, int r1, int dim, float* y) const;
 };
 
+// y = x / sqrt(mean(x^2) + eps) * weight, per row (Llama's RMSNorm: no mean, no bias).
+struct RmsNorm {
+  Buffer weight;
+  float eps = 1e-6f;
+  void add_to(TensorTable& t, const std::string& name, int dim);
+  // Rows split across threads. y may be x.
+  void forward(const float* x, int rows, int dim, float* y) const;
+};
+
 // y = x W^T + b, W a weight matrix (out x in) in the model's storage type (weight.h).
 struct Linear {
   Weight weight;
   Buffer bias;
   int in = 0, out = 0;
-  // Registers "<prefix>weight" and "<prefix>bias"; layout says how the checkpoint stores W.
-  void add_to(TensorTable& t, const std::string& prefix, int in_features, int out_features, Layout layout);
+  // Registers "<prefix>weight" and (has_bias) "<prefix>bias"; layout says how the checkpoint stores W.
+  void add_to(TensorTable& t, const std::string& prefix, int in_features, int out_features, Layout layout,
+              bool has_bias = true);
   std::string forward(const Kernels& kn, const float* x, int rows, float* y) const;
 };
 
@@ -49,6 +59,7 @@ enum class Activation {
   kGeluTanh,  // GPT-2's "gelu_new": 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   kGeluErf,   // BERT's "gelu": x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2))
   kTanh,      // BERT's pooler
+  kSilu,      // x * sigmoid(x) (Llama's gate)
 };
 // In place over rows x cols, the rows split across threads when there are enough of them.
 void activate(const Kernels& kn, Activation a, float* x, int rows, int cols);
@@ -60,6 +71,15 @@ struct Mlp {
   Linear fc, proj;
   Activation act = Activation::kGeluErf;
   // y: rows x fc.in. scratch holds rows x fc.out.
+  std::string forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const;
+};
+
+// The gated feed-forward network of Llama-family models (SwiGLU): down(silu(gate(x)) * up(x)),
+// nn.Linear weights without biases.
+struct GatedMlp {
+  Linear gate, up, down;
+  void add_to(TensorTable& t, const std::string& prefix, int dim, int hidden);
+  // y: rows x down.out. scratch holds 2 x rows x hidden.
   std::string forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const;
 };
 

@@ -42,6 +42,13 @@ std::string MultiHeadAttention::configure(const MhaConfig& config) {
     c.d_k = c.d_model / c.num_heads;
   }
   if (c.d_v == 0) c.d_v = c.d_k;
+  if (c.num_kv_heads == 0) c.num_kv_heads = c.num_heads;
+  if (c.num_kv_heads < 1 || c.num_kv_heads > c.num_heads || c.num_heads % c.num_kv_heads != 0)
+    return "numHeads (" + std::to_string(c.num_heads) + ") is not a multiple of numKvHeads (" +
+           std::to_string(c.num_kv_heads) + ")";
+  if (c.rotary && c.rotary->head_dim() != c.d_k)
+    return "the rotary embedding's head_dim (" + std::to_string(c.rotary->head_dim()) + ") is not dK (" +
+           std::to_string(c.d_k) + ")";
   if (c.kdim == 0) c.kdim = c.d_model;
   if (c.vdim == 0) c.vdim = c.d_model;
   const struct { const char* name; int value; } dims[] = {
@@ -66,6 +73,7 @@ std::string MultiHeadAttention::configure(const MhaConfig& config) {
 std::string MultiHeadAttention::set_weights(const MhaWeightsView& w) {
   if (!configured_) return "not configured";
   const MhaConfig& c = cfg_;
+  if (c.num_kv_heads != c.num_heads) return "grouped-query attention takes a model's stored weights";
   const int hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
   // Validate everything before touching the stored weights: a refused set leaves the last good ones.
   const struct { const char* name; const float* p; std::size_t n; bool needed; } inputs[] = {
@@ -106,13 +114,11 @@ std::string MultiHeadAttention::set_weights(const MhaWeightsView& w) {
 std::string MultiHeadAttention::set_weights(MhaStoredWeights&& w) {
   if (!configured_) return "not configured";
   const MhaConfig& c = cfg_;
-  const int hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
   has_weights_ = false;
   if (c.kdim != c.d_model || c.vdim != c.d_model) return "stored weights need kdim = vdim = dModel";
-  if (w.qkv.out != 2 * hk + hv || w.qkv.in != c.d_model || w.o.out != c.d_model || w.o.in != hv || w.qkv.empty() ||
-      w.o.empty())
+  if (w.qkv.out != q_width() + k_width() + v_width() || w.qkv.in != c.d_model || w.o.out != c.d_model ||
+      w.o.in != z_width() || w.qkv.empty() || w.o.empty())
     return "the stored attention weights do not match the layer's shape";
-  if (c.bias && (!w.b_q || !w.b_k || !w.b_v || !w.b_o)) return "a bias is missing";
   fused_ = true;
   w_in_ = std::move(w.qkv);
   w_o_ = std::move(w.o);
@@ -126,28 +132,28 @@ std::string MultiHeadAttention::set_weights(MhaStoredWeights&& w) {
 
 std::string MultiHeadAttention::copy_biases(const float* b_q, const float* b_k, const float* b_v, const float* b_o) {
   const MhaConfig& c = cfg_;
-  const int hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
-  const int width = fused_ ? 2 * hk + hv : hk;
+  const int hq = q_width(), hk = k_width(), hv = v_width();
+  const int width = fused_ ? hq + hk + hv : hq;
   if (!b_in_.resize(width) || !b_o_.resize(c.d_model) || (!fused_ && (!b_k_sep_.resize(hk) || !b_v_sep_.resize(hv))))
     return out_of_memory("the biases", std::size_t(width) + c.d_model + hk + hv);
   const auto bias_or_zero = [&](const float* b, float* dst, int n) {
-    for (int i = 0; i < n; ++i) dst[i] = c.bias ? b[i] : 0.0f;
+    for (int i = 0; i < n; ++i) dst[i] = c.bias && b ? b[i] : 0.0f;
   };
-  bias_or_zero(b_q, b_in_.data(), hk);
+  bias_or_zero(b_q, b_in_.data(), hq);
   bias_or_zero(b_o, b_o_.data(), c.d_model);
-  bias_or_zero(b_k, fused_ ? b_in_.data() + hk : b_k_sep_.data(), hk);
-  bias_or_zero(b_v, fused_ ? b_in_.data() + 2 * hk : b_v_sep_.data(), hv);
+  bias_or_zero(b_k, fused_ ? b_in_.data() + hq : b_k_sep_.data(), hk);
+  bias_or_zero(b_v, fused_ ? b_in_.data() + hq + hk : b_v_sep_.data(), hv);
   return "";
 }
 
 void MultiHeadAttention::set_projections() {
-  const int hk = cfg_.num_heads * cfg_.d_k, hv = cfg_.num_heads * cfg_.d_v;
+  const int hq = q_width(), hk = k_width(), hv = v_width();
   const WeightView in = w_in_.view();
   proj_all_ = {in, b_in_.data()};
-  proj_q_ = {in.outputs(0, hk), b_in_.data()};
+  proj_q_ = {in.outputs(0, hq), b_in_.data()};
   if (fused_) {
-    proj_k_ = {in.outputs(hk, hk), b_in_.data() + hk};
-    proj_v_ = {in.outputs(2 * hk, hv), b_in_.data() + 2 * hk};
+    proj_k_ = {in.outputs(hq, hk), b_in_.data() + hq};
+    proj_v_ = {in.outputs(hq + hk, hv), b_in_.data() + hq + hk};
   } else {
     proj_k_ = {w_k_sep_.view(), b_k_sep_.data()};
     proj_v_ = {w_v_sep_.view(), b_v_sep_.data()};
@@ -188,20 +194,21 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
     err = check_finite("value", in.value, k_rows * c.vdim);
   if (!err.empty()) return err;
 
-  const int hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
+  const int hq = q_width(), hk = k_width(), hv = v_width(), hz = z_width();
   const long sq = in.seq_q, sk = in.seq_k;
   // Step 1 (seed 000): Q = X W^Q, K = X W^K, V = X W^V for all heads at once.
-  const float *q, *k, *v;
+  float *q, *k;
+  const float* v;
   long q_ld, k_ld, v_ld;
   if (fused_ && in.key == in.query && in.value == in.query && in.seq_k == in.seq_q) {
     // Self-attention: one GEMM over X yields [Q | K | V] side by side.
-    const int width = 2 * hk + hv;
+    const int width = hq + hk + hv;
     if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);
     err = project(in.query, static_cast<int>(q_rows), proj_all_, qkv_.data(), width);
     if (!err.empty()) return err;
-    q = qkv_.data(), k = q + hk, v = q + 2 * hk;
+    q = qkv_.data(), k = q + hq, v = q + hq + hk;
     q_ld = k_ld = v_ld = width;
-  } else {
+  } else {  // (separate matrices only without grouped K/V heads: hq = hk)
     if (!qkv_.resize(q_rows * hk) || !k_.resize(k_rows * hk) || !v_.resize(k_rows * hv))
       return out_of_memory("Q, K and V", q_rows * hk + k_rows * (hk + hv));
     err = project(in.query, static_cast<int>(q_rows), proj_q_, qkv_.data(), hk);
@@ -211,13 +218,19 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
     q = qkv_.data(), k = k_.data(), v = v_.data();
     q_ld = k_ld = hk, v_ld = hv;
   }
-  if (!concat_.resize(q_rows * hv)) return out_of_memory("the head outputs", q_rows * hv);
+  if (c.rotary) {
+    // Query and key rows both at positions 0.. of their sequence.
+    c.rotary->apply(q, q_ld, c.num_heads, nullptr, 0, 0, in.batch, in.seq_q, 0);
+    c.rotary->apply(nullptr, 0, 0, k, k_ld, c.num_kv_heads, in.batch, in.seq_k, 0);
+  }
+  if (!concat_.resize(q_rows * hz)) return out_of_memory("the head outputs", q_rows * hz);
 
-  // Step 2: Z_i = softmax(Q_i K_i^T / sqrt(d_k) + M) V_i, each head in its column block.
+  // Step 2: Z_i = softmax(Q_i K_i^T / sqrt(d_k) + M) V_i, each head in its column block (reading
+  // its group's K/V head).
   const Strided qs{q, sq * q_ld, c.d_k, q_ld};
-  const Strided ks{k, sk * k_ld, c.d_k, k_ld};
-  const Strided vs{v, sk * v_ld, c.d_v, v_ld};
-  const StridedOut zs{concat_.data(), sq * hv, c.d_v, hv};
+  const Strided ks{k, sk * k_ld, c.d_k, k_ld, group()};
+  const Strided vs{v, sk * v_ld, c.d_v, v_ld, group()};
+  const StridedOut zs{concat_.data(), sq * hz, c.d_v, hz};
   err = attention(*kn_, s, qs, ks, vs, zs, in.masks, scale, weights,
                   trace ? &trace->attention : nullptr, ws_);
   if (!err.empty()) return err;
@@ -228,9 +241,9 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
 
   if (trace) {
     err = split_heads(q, q_ld, in.batch, in.seq_q, c.num_heads, c.d_k, trace->q);
-    if (err.empty()) err = split_heads(k, k_ld, in.batch, in.seq_k, c.num_heads, c.d_k, trace->k);
-    if (err.empty()) err = split_heads(v, v_ld, in.batch, in.seq_k, c.num_heads, c.d_v, trace->v);
-    if (err.empty()) err = split_heads(concat_.data(), hv, in.batch, in.seq_q, c.num_heads, c.d_v, trace->z);
+    if (err.empty()) err = split_heads(k, k_ld, in.batch, in.seq_k, c.num_kv_heads, c.d_k, trace->k);
+    if (err.empty()) err = split_heads(v, v_ld, in.batch, in.seq_k, c.num_kv_heads, c.d_v, trace->v);
+    if (err.empty()) err = split_heads(concat_.data(), hz, in.batch, in.seq_q, c.num_heads, c.d_v, trace->z);
     if (err.empty() && !trace->concat.resize(concat_.size())) err = out_of_memory("the trace", concat_.size());
     if (err.empty()) std::memcpy(trace->concat.data(), concat_.data(), concat_.size() * sizeof(float));
     const std::size_t n_out = q_rows * c.d_model;
@@ -282,7 +295,7 @@ std::string KvCache::reorder(const int* order, int new_batch) {
 
 std::string MultiHeadAttention::start_cache(KvCache& cache, int batch, int capacity) const {
   if (!has_weights_) return "weights have not been set: call setWeights() first";
-  return cache.reset(batch, capacity, cfg_.num_heads * cfg_.d_k, cfg_.num_heads * cfg_.d_v);
+  return cache.reset(batch, capacity, k_width(), v_width());
 }
 
 std::string MultiHeadAttention::fill_cache(const float* memory, int batch, int seq, KvCache& cache) {
@@ -308,7 +321,7 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
                                                const std::uint8_t* key_padding, float* output, float* weights) {
   if (!has_weights_) return "weights have not been set: call setWeights() first";
   const MhaConfig& c = cfg_;
-  const int batch = cache.batch, hk = c.num_heads * c.d_k, hv = c.num_heads * c.d_v;
+  const int batch = cache.batch, hq = q_width(), hk = k_width(), hv = v_width(), hz = z_width();
   if (hk != cache.hk || hv != cache.hv) return "the KV cache was made for another layer shape";
   if (seq_q < 1) return "need at least one new position";
   if (append && !fused_) return "a self-attention cache needs kdim = vdim = dModel";
@@ -323,24 +336,28 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   long q_ld;
   if (append) {
     // One GEMM over the new rows yields [Q | K | V]; K and V go to the end of the cache.
-    const int width = 2 * hk + hv;
+    const int width = hq + hk + hv;
     if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);
     err = project(query, static_cast<int>(q_rows), proj_all_, qkv_.data(), width);
     if (!err.empty()) return err;
+    // The new rows sit at positions length.. : rotated there, K enters the cache rotated.
+    if (c.rotary)
+      c.rotary->apply(qkv_.data(), width, c.num_heads, qkv_.data() + hq, width, c.num_kv_heads, batch, seq_q,
+                      cache.length);
     for (int b = 0; b < batch; ++b)
       for (int i = 0; i < seq_q; ++i) {
         const float* row = qkv_.data() + (std::size_t(b) * seq_q + i) * width;
         const std::size_t at = std::size_t(b) * cache.capacity + cache.length + i;
-        std::memcpy(cache.k.data() + at * hk, row + hk, hk * sizeof(float));
-        std::memcpy(cache.v.data() + at * hv, row + 2 * hk, hv * sizeof(float));
+        std::memcpy(cache.k.data() + at * hk, row + hq, hk * sizeof(float));
+        std::memcpy(cache.v.data() + at * hv, row + hq + hk, hv * sizeof(float));
       }
     cache.length += seq_q;
     q = qkv_.data(), q_ld = width;
   } else {
-    if (!qkv_.resize(q_rows * hk)) return out_of_memory("Q", q_rows * hk);
-    err = project(query, static_cast<int>(q_rows), proj_q_, qkv_.data(), hk);
+    if (!qkv_.resize(q_rows * hq)) return out_of_memory("Q", q_rows * hq);
+    err = project(query, static_cast<int>(q_rows), proj_q_, qkv_.data(), hq);
     if (!err.empty()) return err;
-    q = qkv_.data(), q_ld = hk;
+    q = qkv_.data(), q_ld = hq;
   }
   AttentionShape s{batch, c.num_heads, seq_q, cache.length, c.d_k, c.d_v};
   Masks m;
@@ -350,12 +367,12 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   float scale = 0.0f;
   err = resolve_scale(std::numeric_limits<float>::quiet_NaN(), c.d_k, &scale);
   if (!err.empty()) return err;
-  if (!concat_.resize(q_rows * hv)) return out_of_memory("the head outputs", q_rows * hv);
+  if (!concat_.resize(q_rows * hz)) return out_of_memory("the head outputs", q_rows * hz);
   const long cap = cache.capacity;
   const Strided qs{q, seq_q * q_ld, c.d_k, q_ld};
-  const Strided ks{cache.k.data(), cap * hk, c.d_k, hk};
-  const Strided vs{cache.v.data(), cap * hv, c.d_v, hv};
-  const StridedOut zs{concat_.data(), long(seq_q) * hv, c.d_v, hv};
+  const Strided ks{cache.k.data(), cap * hk, c.d_k, hk, group()};
+  const Strided vs{cache.v.data(), cap * hv, c.d_v, hv, group()};
+  const StridedOut zs{concat_.data(), long(seq_q) * hz, c.d_v, hz};
   err = attention(*kn_, s, qs, ks, vs, zs, m, scale, weights, nullptr, ws_);
   if (!err.empty()) return err;
   return project(concat_.data(), static_cast<int>(q_rows), proj_o_, output, c.d_model);

@@ -12,6 +12,7 @@
 #include "attention.h"
 #include "buffer.h"
 #include "kernels.h"
+#include "rotary.h"
 #include "weight.h"
 
 namespace attn {
@@ -24,6 +25,12 @@ struct MhaConfig {
   int kdim = 0;  // feature size of the key input, 0: d_model (cross-attention may differ)
   int vdim = 0;  // feature size of the value input, 0: d_model
   bool bias = true;
+  // Grouped-query attention: num_heads query heads share num_kv_heads key/value heads (0: one each),
+  // query head h reading K/V head h / (num_heads / num_kv_heads). K and V are projected, cached and
+  // traced per K/V head. Fewer K/V heads than query heads need the stored (fused) weights.
+  int num_kv_heads = 0;
+  // Rotary position embeddings applied to Q and K after projection (null: none). Not owned.
+  const RotaryEmbedding* rotary = nullptr;
 };
 
 struct MhaWeightsView {
@@ -38,8 +45,9 @@ struct MhaWeightsView {
 };
 
 // Weights a model already holds in its storage type (weight.h), handed over without a copy:
-// the fused input projection (outputs [Q | K | V]: h*d_k, h*d_k, h*d_v, over d_model inputs;
-// so kdim = vdim = d_model) and the output projection (d_model outputs over h*d_v inputs).
+// the fused input projection (outputs [Q | K | V]: h*d_k, kv*d_k, kv*d_v with kv the K/V heads,
+// over d_model inputs; so kdim = vdim = d_model) and the output projection (d_model outputs over
+// h*d_v inputs). A null bias (with bias on) counts as zeros: Qwen2 has Q/K/V biases, no O bias.
 struct MhaStoredWeights {
   Weight qkv, o;
   const float* b_q = nullptr;  // biases (copied) are read only when the config has bias
@@ -60,7 +68,7 @@ struct MhaInput {
 // The seeds' step-by-step walk for one call. Per-head tensors are batch x heads x rows x cols.
 struct MhaTrace {
   Buffer x;         // batch x seq_q x d_model: the query input X the walk starts from
-  Buffer q, k, v;   // batch x heads x seq x d_k (d_v for v)
+  Buffer q, k, v;   // batch x heads x seq x d_k (d_v for v); k and v per K/V head; after rotation
   AttentionTrace attention;
   Buffer z;         // batch x heads x seq_q x d_v
   Buffer concat;    // batch x seq_q x (heads*d_v)
@@ -121,6 +129,13 @@ class MultiHeadAttention {
   // Points the projections into w_in_ (and the separate matrices), after the weights change.
   void set_projections();
   std::string copy_biases(const float* b_q, const float* b_k, const float* b_v, const float* b_o);
+  // Widths of the projections: Q (heads x d_k), K (K/V heads x d_k), V (K/V heads x d_v), and the
+  // concatenated head outputs (heads x d_v); the query heads per K/V head.
+  int q_width() const { return cfg_.num_heads * cfg_.d_k; }
+  int k_width() const { return cfg_.num_kv_heads * cfg_.d_k; }
+  int v_width() const { return cfg_.num_kv_heads * cfg_.d_v; }
+  int z_width() const { return cfg_.num_heads * cfg_.d_v; }
+  int group() const { return cfg_.num_heads / cfg_.num_kv_heads; }
 
   const Kernels* kn_;
   MhaConfig cfg_;

@@ -1,0 +1,208 @@
+#include "llama.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace attn {
+namespace {
+
+constexpr int kMaxVocab = 1 << 20;
+constexpr int kMaxPositions = 1 << 20;
+
+std::string check_config(const LlamaConfig& c) {
+  std::string err = check_dims({{"vocab_size", c.vocab_size, kMaxVocab},
+                                {"max_position_embeddings", c.max_position_embeddings, kMaxPositions},
+                                {"hidden_size", c.hidden_size, 1 << 14},
+                                {"intermediate_size", c.intermediate_size, 1 << 16},
+                                {"num_hidden_layers", c.num_hidden_layers, 1024},
+                                {"num_attention_heads", c.num_attention_heads, 1024}});
+  if (!err.empty()) return err;
+  if (c.head_dim == 0 && c.hidden_size % c.num_attention_heads != 0)
+    return "hidden_size (" + std::to_string(c.hidden_size) + ") is not divisible by num_attention_heads (" +
+           std::to_string(c.num_attention_heads) + ")";
+  if (c.head_dim < 0 || c.head_dim > 1024) return "head_dim must be between 1 and 1024, got " + std::to_string(c.head_dim);
+  const int kv = c.num_key_value_heads == 0 ? c.num_attention_heads : c.num_key_value_heads;
+  if (kv < 1 || kv > c.num_attention_heads || c.num_attention_heads % kv != 0)
+    return "num_attention_heads (" + std::to_string(c.num_attention_heads) +
+           ") is not a multiple of num_key_value_heads (" + std::to_string(c.num_key_value_heads) + ")";
+  if (!(c.rms_norm_eps > 0.0f) || !std::isfinite(c.rms_norm_eps)) return "rms_norm_eps must be a positive number";
+  if (c.sliding_window < 0) return "sliding_window must be >= 0, got " + std::to_string(c.sliding_window);
+  bool ok = true;
+  product_or_zero({std::size_t(c.vocab_size), std::size_t(c.hidden_size)}, &ok);
+  product_or_zero({std::size_t(c.hidden_size), std::size_t(c.intermediate_size), 2}, &ok);
+  if (!ok) return "model too large: its tensors exceed the memory limit";
+  return "";
+}
+
+}  // namespace
+
+int Llama::context() const {
+  const int n = cfg_.max_position_embeddings;
+  return cfg_.sliding_window > 0 ? std::min(n, cfg_.sliding_window) : n;
+}
+
+std::string Llama::configure(const LlamaConfig& config) {
+  configured_ = ready_ = false;
+  std::string err = check_config(config);
+  if (!err.empty()) return err;
+  LlamaConfig c = config;
+  if (c.num_key_value_heads == 0) c.num_key_value_heads = c.num_attention_heads;
+  if (c.head_dim == 0) c.head_dim = c.hidden_size / c.num_attention_heads;
+  err = rotary_.configure(c.rope, c.head_dim);
+  if (!err.empty()) return err;
+  cfg_ = c;
+  const int D = c.hidden_size, hq = c.num_attention_heads * c.head_dim, hkv = c.num_key_value_heads * c.head_dim;
+  tensors_.clear();
+  blocks_.clear();
+  blocks_.resize(c.num_hidden_layers);
+  embed_.add_to(tensors_, "model.embed_tokens.weight", c.vocab_size, D, /*quantizable=*/true);
+  for (int l = 0; l < c.num_hidden_layers; ++l) {
+    Block& B = blocks_[l];
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    B.input_norm.eps = B.post_norm.eps = c.rms_norm_eps;
+    B.input_norm.add_to(tensors_, p + "input_layernorm.weight", D);
+    B.q.add_to(tensors_, p + "self_attn.q_proj.", D, hq, Layout::kTransposed, c.attention_bias);
+    B.k.add_to(tensors_, p + "self_attn.k_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
+    B.v.add_to(tensors_, p + "self_attn.v_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
+    B.o.add_to(tensors_, p + "self_attn.o_proj.", hq, D, Layout::kTransposed, false);
+    B.post_norm.add_to(tensors_, p + "post_attention_layernorm.weight", D);
+    B.mlp.add_to(tensors_, p + "mlp.", D, c.intermediate_size);
+  }
+  norm_.eps = c.rms_norm_eps;
+  norm_.add_to(tensors_, "model.norm.weight", D);
+  if (!c.tie_word_embeddings) lm_head_.add_to(tensors_, "lm_head.weight", c.vocab_size, D, /*quantizable=*/true);
+  configured_ = true;
+  return "";
+}
+
+std::string Llama::finalize() {
+  if (!configured_) return "not configured";
+  if (ready_) return "";
+  std::string err = tensors_.check_complete();
+  if (!err.empty()) return err;
+  MhaConfig mc{cfg_.hidden_size, cfg_.num_attention_heads, cfg_.head_dim, cfg_.head_dim, 0, 0, cfg_.attention_bias};
+  mc.num_kv_heads = cfg_.num_key_value_heads;
+  mc.rotary = &rotary_;
+  for (Block& B : blocks_) {
+    err = B.attn.configure(mc);
+    // Q, K and V become one matrix [Q | K | V] (the layer's fused input projection); no o bias.
+    MhaStoredWeights w;
+    Weight* parts[] = {&B.q.weight, &B.k.weight, &B.v.weight};
+    if (err.empty()) err = concat_outputs(parts, 3, &w.qkv);
+    if (err.empty()) {
+      w.o = std::move(B.o.weight);
+      w.b_q = B.q.bias.data(), w.b_k = B.k.bias.data(), w.b_v = B.v.bias.data();
+      err = B.attn.set_weights(std::move(w));
+    }
+    B.q = Linear(), B.k = Linear(), B.v = Linear(), B.o = Linear();
+    if (!err.empty()) return err;
+  }
+  tensors_.seal();
+  ready_ = true;
+  return "";
+}
+
+std::string Llama::head_logits(const float* x, int rows, float* logits) {
+  return cfg_.tie_word_embeddings ? embed_.logits(*kn_, x, rows, logits) : lm_head_.logits(*kn_, x, rows, logits);
+}
+
+std::string Llama::forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,
+                           MhaTrace* trace, int logit_rows) {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  if (n < 1) return "need at least one token";
+  if (n > context())
+    return std::to_string(n) + " tokens exceed the model's context of " + std::to_string(context()) + " positions";
+  std::string err = check_ids("token", tokens, n, cfg_.vocab_size, "vocabulary");
+  if (!err.empty()) return err;
+  if (logit_rows == -1) logit_rows = n;
+  if (logit_rows < 0 || logit_rows > n)
+    return "logit rows " + std::to_string(logit_rows) + " out of range [0, " + std::to_string(n) + "] (the run's tokens)";
+  const int L = cfg_.num_hidden_layers, H = cfg_.num_attention_heads, D = cfg_.hidden_size;
+  if (trace && (trace_layer < 0 || trace_layer >= L))
+    return "trace layer " + std::to_string(trace_layer) + " out of range (n_layer " + std::to_string(L) + ")";
+  const std::size_t nd = std::size_t(n) * D;
+  if (!x_.resize(nd) || !h_.resize(nd) || !a_.resize(nd)) return out_of_memory("activations", nd * 3);
+  float* x = x_.data();
+  std::memset(x, 0, nd * sizeof(float));
+  embed_.add_rows(tokens, n, x);
+  for (int l = 0; l < L; ++l) {
+    Block& B = blocks_[l];
+    B.input_norm.forward(x, n, D, h_.data());
+    MhaInput in;
+    in.query = in.key = in.value = h_.data();
+    in.seq_q = in.seq_k = n;
+    in.masks.causal = true;
+    float* w = attention ? attention + std::size_t(l) * H * n * n : nullptr;
+    err = B.attn.forward(in, a_.data(), w, trace && l == trace_layer ? trace : nullptr);
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+    B.post_norm.forward(x, n, D, h_.data());
+    err = B.mlp.forward(*kn_, h_.data(), n, f_, a_.data());
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+  }
+  const int first = n - logit_rows;
+  norm_.forward(x + std::size_t(first) * D, logit_rows, D, h_.data());
+  return head_logits(h_.data(), logit_rows, logits);
+}
+
+std::string Llama::start_decoding(int batch, int capacity) {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  capacity = std::min(capacity, context());
+  cache_.resize(cfg_.num_hidden_layers);
+  for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
+    std::string err = blocks_[l].attn.start_cache(cache_[l], batch, capacity);
+    if (!err.empty()) {
+      cache_.clear();
+      return err;
+    }
+  }
+  return "";
+}
+
+std::string Llama::reorder_cache(const int* order, int new_batch) {
+  if (cache_.empty()) return "no decoding in progress: call start_decoding() first";
+  for (KvCache& c : cache_) {
+    std::string err = c.reorder(order, new_batch);
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+std::string Llama::step(const std::int32_t* tokens, int n, float* logits, float* attention) {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  if (cache_.empty()) return "no decoding in progress: call start_decoding() first";
+  if (n < 1) return "need at least one token";
+  const int past = cached_length(), batch = cache_[0].batch;
+  if (past + n > cache_[0].capacity)
+    return std::to_string(past + n) + " tokens exceed the decoding capacity of " + std::to_string(cache_[0].capacity) +
+           " positions (the model's context is " + std::to_string(context()) + ")";
+  const std::size_t rows = std::size_t(batch) * n;
+  std::string err = check_ids("token", tokens, rows, cfg_.vocab_size, "vocabulary");
+  if (!err.empty()) return err;
+  const int D = cfg_.hidden_size, H = cfg_.num_attention_heads, len = past + n;
+  const std::size_t nd = rows * D;
+  if (!x_.resize(nd) || !h_.resize(nd) || !a_.resize(nd)) return out_of_memory("activations", nd * 3);
+  float* x = x_.data();
+  std::memset(x, 0, nd * sizeof(float));
+  embed_.add_rows(tokens, static_cast<int>(rows), x);
+  for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
+    Block& B = blocks_[l];
+    B.input_norm.forward(x, static_cast<int>(rows), D, h_.data());
+    float* w = attention ? attention + std::size_t(l) * batch * H * n * len : nullptr;
+    err = B.attn.forward_cached(h_.data(), n, cache_[l], true, true, nullptr, a_.data(), w);
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+    B.post_norm.forward(x, static_cast<int>(rows), D, h_.data());
+    err = B.mlp.forward(*kn_, h_.data(), static_cast<int>(rows), f_, a_.data());
+    if (!err.empty()) return err;
+    add_in_place(x, a_.data(), nd);
+  }
+  // Only each sequence's last position needs logits.
+  for (int b = 0; b < batch; ++b)
+    norm_.forward(x + (std::size_t(b) * n + n - 1) * D, 1, D, h_.data() + std::size_t(b) * D);
+  return head_logits(h_.data(), batch, logits);
+}
+
+}  // namespace attn

@@ -1,0 +1,87 @@
+// The Llama-family decoder (Llama, Qwen2, Mistral, SmolLM2, TinyLlama), composed from the shared
+// layers:
+//   x = embed_tokens[token]
+//   per layer: x += Attn(RMSNorm(x)), causal, rotary on Q and K, grouped-query K/V heads;
+//              x += down(silu(gate(h)) * up(h)), h = RMSNorm(x)
+//   logits = RMSNorm_f(x) lm_head^T (lm_head tied to embed_tokens when tie_word_embeddings)
+// Checkpoint names are Hugging Face's, unchanged: model.embed_tokens.weight,
+// model.layers.N.self_attn.{q,k,v,o}_proj.weight (q/k/v .bias with attention_bias: Qwen2),
+// model.layers.N.mlp.{gate,up,down}_proj.weight, model.layers.N.{input,post_attention}_layernorm.weight,
+// model.norm.weight, lm_head.weight (nn.Linear: out x in).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "buffer.h"
+#include "kernels.h"
+#include "layers.h"
+#include "multi_head_attention.h"
+#include "rotary.h"
+#include "tensor_table.h"
+
+namespace attn {
+
+struct LlamaConfig {
+  int vocab_size = 0;
+  int max_position_embeddings = 0;
+  int hidden_size = 0;
+  int intermediate_size = 0;
+  int num_hidden_layers = 0;
+  int num_attention_heads = 0;
+  int num_key_value_heads = 0;  // 0: num_attention_heads
+  int head_dim = 0;             // 0: hidden_size / num_attention_heads
+  float rms_norm_eps = 1e-6f;
+  RopeConfig rope;
+  bool attention_bias = false;  // biases on q, k and v (Qwen2); o_proj has none
+  bool tie_word_embeddings = false;
+  // Mistral's sliding window (0: none). Runs are limited to it, where the window changes nothing.
+  int sliding_window = 0;
+};
+
+class Llama {
+ public:
+  explicit Llama(const Kernels& kernels = default_kernels()) : kn_(&kernels) {}
+
+  // Validates the config and declares the checkpoint's tensors in tensors().
+  std::string configure(const LlamaConfig& c);
+  const LlamaConfig& config() const { return cfg_; }
+  // The longest run: max_position_embeddings, or the sliding window when shorter.
+  int context() const;
+  TensorTable& tensors() { return tensors_; }
+  // Checks every tensor is present and hands Q/K/V/O to the attention layers.
+  std::string finalize();
+
+  // As Gpt2::forward. attention (optional): n_layer x n_head x n x n, per query head.
+  std::string forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,
+                      MhaTrace* trace, int logit_rows = -1);
+
+  // As Gpt2's KV-cache decoding; the cache holds the K/V heads only (already rotated).
+  std::string start_decoding(int batch, int capacity);
+  std::string step(const std::int32_t* tokens, int n, float* logits, float* attention);
+  std::string reorder_cache(const int* order, int new_batch);
+  int cached_length() const { return cache_.empty() ? 0 : cache_[0].length; }
+
+ private:
+  struct Block {
+    RmsNorm input_norm, post_norm;
+    Linear q, k, v, o;  // held only until finalize() gives them to attn
+    MultiHeadAttention attn;
+    GatedMlp mlp;
+  };
+  std::string head_logits(const float* x, int rows, float* logits);
+
+  const Kernels* kn_;
+  LlamaConfig cfg_;
+  bool configured_ = false, ready_ = false;
+  TensorTable tensors_;
+  RotaryEmbedding rotary_;
+  Embedding embed_, lm_head_;  // lm_head_ unused when tied
+  RmsNorm norm_;
+  std::vector<Block> blocks_;
+  std::vector<KvCache> cache_;  // one per layer
+  Buffer x_, h_, a_, f_;
+};
+
+}  // namespace attn

@@ -1,0 +1,288 @@
+// The Llama-family decoder against a float64 reference written here from the architecture (Hugging
+// Face's modeling_llama: RMSNorm, rotate-half rotary embeddings, grouped-query attention, SwiGLU),
+// not from the core: random weights under the checkpoint's names, GQA with 1, 2 and all K/V heads,
+// rope_theta and rope_scaling, q/k/v biases (Qwen2), tied and untied heads; and every cached
+// decoding step equal to the uncached forward.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "llama.h"
+#include "reference.h"
+
+namespace {
+
+using Vec = std::vector<double>;
+using Tensors = std::map<std::string, Vec>;
+
+// Fills every declared tensor with seeded values (norm gains near 1, as trained models have them)
+// and keeps them for the reference.
+Tensors load_random(attn::TensorTable& t, unsigned seed) {
+  std::mt19937 rng(seed);
+  Tensors all;
+  for (int i = 0; i < t.size(); ++i) {
+    const auto& e = t.entry(i);
+    size_t n = 1;
+    for (int d : e.shape) n *= d;
+    Vec v = ref::random_vec(rng, n, 0.4);
+    if (e.name.find("norm") != std::string::npos)
+      for (double& x : v) x = 1.0 + 0.5 * x;
+    for (double& x : v) x = static_cast<float>(x);  // the reference sees exactly the stored values
+    auto f = ref::to_float(v);
+    EXPECT_EQ(t.set(e.name, f.data(), f.size()), "") << e.name;
+    all[e.name] = v;
+  }
+  return all;
+}
+
+// x (rows x in) times W^T, W as nn.Linear stores it (out x in), plus an optional bias.
+Vec matmul_t(const Vec& x, int rows, int in, const Vec& w, int out, const Vec* bias) {
+  Vec y(size_t(rows) * out);
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < out; ++o) {
+      double s = bias ? (*bias)[o] : 0.0;
+      for (int i = 0; i < in; ++i) s += x[size_t(r) * in + i] * w[size_t(o) * in + i];
+      y[size_t(r) * out + o] = s;
+    }
+  return y;
+}
+
+Vec rms_norm(const Vec& x, int rows, int dim, const Vec& g, double eps) {
+  Vec y(x.size());
+  for (int r = 0; r < rows; ++r) {
+    double ss = 0;
+    for (int i = 0; i < dim; ++i) ss += x[size_t(r) * dim + i] * x[size_t(r) * dim + i];
+    const double inv = 1.0 / std::sqrt(ss / dim + eps);
+    for (int i = 0; i < dim; ++i) y[size_t(r) * dim + i] = x[size_t(r) * dim + i] * inv * g[i];
+  }
+  return y;
+}
+
+// The rotary frequencies, from the formulas of RoFormer and of HF's rope_scaling types.
+Vec frequencies(const attn::RopeConfig& rope, int d) {
+  Vec f(d / 2);
+  for (int i = 0; i < d / 2; ++i) f[i] = std::pow(rope.theta, -2.0 * i / d);
+  for (double& x : f) {
+    if (rope.scaling == "linear") x /= rope.factor;
+    if (rope.scaling != "llama3") continue;
+    const double wavelen = 2 * M_PI / x, old = rope.original_max_position_embeddings;
+    if (wavelen > old / rope.low_freq_factor) x /= rope.factor;
+    else if (wavelen >= old / rope.high_freq_factor) {
+      const double smooth = (old / wavelen - rope.low_freq_factor) / (rope.high_freq_factor - rope.low_freq_factor);
+      x = (1 - smooth) * x / rope.factor + smooth * x;
+    }
+  }
+  return f;
+}
+
+// q * cos + rotate_half(q) * sin, rotate_half(x) = [-x2, x1], on one head vector at `pos`.
+void rotate(double* x, int d, const Vec& freq, int pos) {
+  for (int i = 0; i < d / 2; ++i) {
+    const double c = std::cos(pos * freq[i]), s = std::sin(pos * freq[i]);
+    const double a = x[i], b = x[i + d / 2];
+    x[i] = a * c - b * s;
+    x[i + d / 2] = b * c + a * s;
+  }
+}
+
+struct RefOut {
+  Vec logits;     // n x vocab
+  Vec attention;  // layers x heads x n x n
+};
+
+RefOut reference(const attn::LlamaConfig& c, const Tensors& w, const std::vector<int32_t>& tokens) {
+  const int n = static_cast<int>(tokens.size()), D = c.hidden_size, H = c.num_attention_heads;
+  const int KV = c.num_key_value_heads ? c.num_key_value_heads : H, d = c.head_dim ? c.head_dim : D / H;
+  const Vec freq = frequencies(c.rope, d);
+  const Vec& embed = w.at("model.embed_tokens.weight");
+  Vec x(size_t(n) * D);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < D; ++j) x[size_t(i) * D + j] = embed[size_t(tokens[i]) * D + j];
+  RefOut out;
+  for (int l = 0; l < c.num_hidden_layers; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    const auto bias = [&](const char* name) { return c.attention_bias ? &w.at(p + name) : nullptr; };
+    Vec h = rms_norm(x, n, D, w.at(p + "input_layernorm.weight"), c.rms_norm_eps);
+    Vec q = matmul_t(h, n, D, w.at(p + "self_attn.q_proj.weight"), H * d, bias("self_attn.q_proj.bias"));
+    Vec k = matmul_t(h, n, D, w.at(p + "self_attn.k_proj.weight"), KV * d, bias("self_attn.k_proj.bias"));
+    Vec v = matmul_t(h, n, D, w.at(p + "self_attn.v_proj.weight"), KV * d, bias("self_attn.v_proj.bias"));
+    for (int i = 0; i < n; ++i) {
+      for (int hh = 0; hh < H; ++hh) rotate(&q[(size_t(i) * H + hh) * d], d, freq, i);
+      for (int g = 0; g < KV; ++g) rotate(&k[(size_t(i) * KV + g) * d], d, freq, i);
+    }
+    Vec z(size_t(n) * H * d, 0.0);
+    for (int hh = 0; hh < H; ++hh) {
+      const int g = hh / (H / KV);  // repeat_kv: query head hh reads K/V head hh / n_rep
+      for (int i = 0; i < n; ++i) {
+        Vec s(i + 1);
+        double mx = -1e300, sum = 0;
+        for (int j = 0; j <= i; ++j) {
+          double dot = 0;
+          for (int t = 0; t < d; ++t) dot += q[(size_t(i) * H + hh) * d + t] * k[(size_t(j) * KV + g) * d + t];
+          s[j] = dot / std::sqrt(double(d));
+          mx = std::max(mx, s[j]);
+        }
+        for (double& e : s) sum += (e = std::exp(e - mx));
+        for (int j = 0; j < n; ++j) {
+          const double pj = j <= i ? s[j] / sum : 0.0;
+          out.attention.push_back(pj);
+          if (j <= i)
+            for (int t = 0; t < d; ++t) z[(size_t(i) * H + hh) * d + t] += pj * v[(size_t(j) * KV + g) * d + t];
+        }
+      }
+    }
+    Vec o = matmul_t(z, n, H * d, w.at(p + "self_attn.o_proj.weight"), D, nullptr);
+    for (size_t i = 0; i < x.size(); ++i) x[i] += o[i];
+    h = rms_norm(x, n, D, w.at(p + "post_attention_layernorm.weight"), c.rms_norm_eps);
+    const int F = c.intermediate_size;
+    Vec gate = matmul_t(h, n, D, w.at(p + "mlp.gate_proj.weight"), F, nullptr);
+    Vec up = matmul_t(h, n, D, w.at(p + "mlp.up_proj.weight"), F, nullptr);
+    for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1 + std::exp(-gate[i])) * up[i];
+    Vec m = matmul_t(gate, n, F, w.at(p + "mlp.down_proj.weight"), D, nullptr);
+    for (size_t i = 0; i < x.size(); ++i) x[i] += m[i];
+  }
+  x = rms_norm(x, n, D, w.at("model.norm.weight"), c.rms_norm_eps);
+  const Vec& head = c.tie_word_embeddings ? embed : w.at("lm_head.weight");
+  out.logits = matmul_t(x, n, D, head, c.vocab_size, nullptr);
+  return out;
+}
+
+attn::LlamaConfig tiny(int kv_heads, bool bias, bool tied) {
+  attn::LlamaConfig c;
+  c.vocab_size = 23;
+  c.max_position_embeddings = 32;
+  c.hidden_size = 16;
+  c.intermediate_size = 24;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 4;
+  c.num_key_value_heads = kv_heads;
+  c.rms_norm_eps = 1e-5f;
+  c.attention_bias = bias;
+  c.tie_word_embeddings = tied;
+  return c;
+}
+
+double max_abs_diff(const float* a, const Vec& b, size_t offset, size_t n) {
+  double m = 0;
+  for (size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(double(a[i]) - b[offset + i]));
+  return m;
+}
+
+const std::vector<int32_t> kTokens = {3, 17, 5, 5, 22, 0, 9, 14, 1, 8};
+
+// The forward against the reference, then decoding: the prompt's first 4 tokens at once, the rest
+// one at a time, each step's logits and attention equal to the uncached forward's last row.
+void check_model(const attn::LlamaConfig& c, unsigned seed) {
+  attn::Llama m;
+  ASSERT_EQ(m.configure(c), "");
+  const Tensors w = load_random(m.tensors(), seed);
+  ASSERT_EQ(m.finalize(), "");
+  const int n = static_cast<int>(kTokens.size()), V = c.vocab_size, H = c.num_attention_heads, L = c.num_hidden_layers;
+  std::vector<float> logits(size_t(n) * V), attention(size_t(L) * H * n * n);
+  ASSERT_EQ(m.forward(kTokens.data(), n, logits.data(), attention.data(), 0, nullptr), "");
+  const RefOut ref = reference(c, w, kTokens);
+  const double logit_err = max_abs_diff(logits.data(), ref.logits, 0, logits.size());
+  const double attention_err = max_abs_diff(attention.data(), ref.attention, 0, attention.size());
+  EXPECT_LT(logit_err, 2e-5) << "logits";
+  EXPECT_LT(attention_err, 2e-6) << "attention";
+  std::printf("kv=%d bias=%d tied=%d theta=%g scaling=%s: logits %.2e attention %.2e\n", c.num_key_value_heads,
+              c.attention_bias, c.tie_word_embeddings, c.rope.theta, c.rope.scaling.c_str(), logit_err, attention_err);
+
+  ASSERT_EQ(m.start_decoding(1, n), "");
+  int done = 0;
+  for (int step_n : {4, 1, 1, 1, 1, 1, 1}) {
+    std::vector<float> step_logits(V), step_attention(size_t(L) * H * step_n * (done + step_n));
+    ASSERT_EQ(m.step(kTokens.data() + done, step_n, step_logits.data(), step_attention.data()), "");
+    done += step_n;
+    const size_t last = size_t(done - 1) * V;
+    EXPECT_LT(max_abs_diff(step_logits.data(), ref.logits, last, V), 2e-5) << "step ending at " << done;
+    // Each new query row i (position done - step_n + i) against the done keys.
+    for (int l = 0; l < L; ++l)
+      for (int h = 0; h < H; ++h)
+        for (int i = 0; i < step_n; ++i) {
+          const int pos = done - step_n + i;
+          const size_t at = ((size_t(l) * H + h) * step_n + i) * done;
+          const size_t ref_at = ((size_t(l) * H + h) * n + pos) * n;
+          EXPECT_LT(max_abs_diff(step_attention.data() + at, ref.attention, ref_at, done), 2e-6)
+              << "layer " << l << " head " << h << " position " << pos;
+        }
+  }
+  EXPECT_EQ(m.cached_length(), n);
+}
+
+TEST(Llama, GroupedQueryHeadsOneTwoAndAll) {
+  check_model(tiny(1, false, true), 1);
+  check_model(tiny(2, false, false), 2);
+  check_model(tiny(4, false, true), 3);
+}
+
+TEST(Llama, Qwen2BiasesAndUntiedHead) {
+  check_model(tiny(2, true, false), 4);
+  check_model(tiny(1, true, true), 5);
+}
+
+TEST(Llama, RopeThetaAndScaling) {
+  attn::LlamaConfig c = tiny(2, false, true);
+  c.rope.theta = 500000.0;
+  check_model(c, 6);
+  c.rope.scaling = "linear";
+  c.rope.factor = 4.0;
+  check_model(c, 7);
+  // head_dim 8 at theta 1e4: wavelengths 6.3, 63, 628 and 6283 positions; with an original
+  // context of 64 (bands at 16 and 64) the first is kept, the second blended, the others scaled.
+  c.rope.theta = 10000.0;
+  c.head_dim = 8;
+  c.rope.scaling = "llama3";
+  c.rope.factor = 8.0;
+  c.rope.low_freq_factor = 1.0;
+  c.rope.high_freq_factor = 4.0;
+  c.rope.original_max_position_embeddings = 64;
+  check_model(c, 8);
+}
+
+TEST(Llama, HeadDimOtherThanHiddenOverHeads) {
+  attn::LlamaConfig c = tiny(2, true, false);
+  c.head_dim = 6;
+  check_model(c, 9);
+}
+
+TEST(Llama, RefusesUnsupportedConfigsByName) {
+  attn::Llama m;
+  attn::LlamaConfig c = tiny(3, false, true);
+  EXPECT_EQ(m.configure(c), "num_attention_heads (4) is not a multiple of num_key_value_heads (3)");
+  c = tiny(2, false, true);
+  c.rope.scaling = "yarn";
+  EXPECT_EQ(m.configure(c), "rope_scaling type 'yarn' is not supported (supported: linear, llama3)");
+  c = tiny(2, false, true);
+  c.head_dim = 5;
+  EXPECT_EQ(m.configure(c), "rotary embeddings need an even head_dim, got 5");
+  c = tiny(2, false, false);
+  ASSERT_EQ(m.configure(c), "");
+  EXPECT_EQ(m.finalize(), "missing tensor model.embed_tokens.weight");
+  // Tied: no lm_head.weight is declared; Llama has no biases unless attention_bias.
+  c.tie_word_embeddings = true;
+  ASSERT_EQ(m.configure(c), "");
+  std::vector<float> head(23 * 16, 0.0f);
+  EXPECT_EQ(m.tensors().set("lm_head.weight", head.data(), head.size()), "unknown tensor lm_head.weight");
+  EXPECT_EQ(m.tensors().set("model.layers.0.self_attn.q_proj.bias", head.data(), 16),
+            "unknown tensor model.layers.0.self_attn.q_proj.bias");
+}
+
+TEST(Llama, SlidingWindowLimitsTheContext) {
+  attn::LlamaConfig c = tiny(2, false, true);
+  c.sliding_window = 6;
+  attn::Llama m;
+  ASSERT_EQ(m.configure(c), "");
+  load_random(m.tensors(), 10);
+  ASSERT_EQ(m.finalize(), "");
+  std::vector<float> logits(kTokens.size() * 23);
+  EXPECT_EQ(m.forward(kTokens.data(), 7, logits.data(), nullptr, 0, nullptr),
+            "7 tokens exceed the model's context of 6 positions");
+  EXPECT_EQ(m.forward(kTokens.data(), 6, logits.data(), nullptr, 0, nullptr), "");
+}
+
+}  // namespace
