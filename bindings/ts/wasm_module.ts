@@ -38,6 +38,17 @@ export interface Gpt2Handle extends ModelHandle {
   forward(tokens: number, n: number, logits: number, attention: number, traceLayer: number, logitRows: number): string;
 }
 
+/** A decoder-only model's handle without its configure (bindings/embind.cpp's DecoderHandle). */
+export type DecoderModelHandle = Omit<Gpt2DecodingHandle, 'configure'>;
+
+/** The Llama family (bindings/embind.cpp's LlamaHandle); scaling '' for no rope_scaling. */
+export interface LlamaHandle extends DecoderModelHandle {
+  configure(vocabSize: number, maxPositions: number, hidden: number, intermediate: number, layers: number, heads: number,
+    kvHeads: number, headDim: number, eps: number, ropeTheta: number, scaling: string, factor: number, lowFreqFactor: number,
+    highFreqFactor: number, originalMaxPositions: number, attentionBias: boolean, tieWordEmbeddings: boolean,
+    slidingWindow: number): string;
+}
+
 /** Incremental decoding through the KV cache, as GPT-2 and BART offer it. */
 export interface DecodingHandle {
   step(tokens: number, n: number, logits: number, ...attention: number[]): string;
@@ -82,6 +93,7 @@ export interface WasmModule {
   MultiHeadAttentionHandle: new () => MultiHeadAttentionHandle;
   AttentionHandle: new () => AttentionHandle;
   Gpt2Handle: new () => Gpt2DecodingHandle;
+  LlamaHandle: new () => LlamaHandle;
   BartHandle: new () => BartHandle;
   BertHandle: new () => BertHandle;
   /** Sentence embeddings from hidden states: kind 0 = mean over real tokens, 1 = first token. */
