@@ -13,6 +13,7 @@
 #include "bart.h"
 #include "bert.h"
 #include "gpt2.h"
+#include "llama.h"
 #include "layers.h"
 
 namespace {
@@ -204,16 +205,15 @@ void bind_model_handle(emscripten::class_<H>& c) {
       .function("traceSize", optional_override([](const H& h, int slot) { return h.traceSize(slot); }));
 }
 
-// GPT-2 (decoder-only).
-class Gpt2Handle : public ModelHandle<attn::Gpt2> {
+// A decoder-only language model (GPT-2, the Llama family): forward, and decoding with a KV cache.
+template <class Model>
+class DecoderHandle : public ModelHandle<Model> {
  public:
-  std::string configure(int vocab_size, int n_positions, int n_embd, int n_layer, int n_head, float eps) {
-    return model_.configure({vocab_size, n_positions, n_embd, n_layer, n_head, eps});
-  }
+  using ModelHandle<Model>::model_;
   std::string forward(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention, int trace_layer,
                       int logit_rows) {
     return model_.forward(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(attention), trace_layer,
-                          trace_for(trace_layer), logit_rows);
+                          this->trace_for(trace_layer), logit_rows);
   }
   std::string startDecoding(int batch, int capacity) { return model_.start_decoding(batch, capacity); }
   std::string step(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention) {
@@ -221,6 +221,61 @@ class Gpt2Handle : public ModelHandle<attn::Gpt2> {
   }
   std::string reorderCache(std::uintptr_t order, int new_batch) { return model_.reorder_cache(at<const int>(order), new_batch); }
   int cachedLength() const { return model_.cached_length(); }
+};
+
+template <class H>
+void bind_decoder_handle(emscripten::class_<H>& c) {
+  using emscripten::optional_override;
+  bind_model_handle(c);
+  c.function("forward", optional_override([](H& h, std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention,
+                                             int trace_layer, int logit_rows) {
+     return h.forward(tokens, n, logits, attention, trace_layer, logit_rows);
+   }))
+      .function("startDecoding", optional_override([](H& h, int batch, int capacity) { return h.startDecoding(batch, capacity); }))
+      .function("step", optional_override([](H& h, std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention) {
+                  return h.step(tokens, n, logits, attention);
+                }))
+      .function("reorderCache", optional_override([](H& h, std::uintptr_t order, int new_batch) { return h.reorderCache(order, new_batch); }))
+      .function("cachedLength", optional_override([](const H& h) { return h.cachedLength(); }));
+}
+
+// GPT-2 (decoder-only).
+class Gpt2Handle : public DecoderHandle<attn::Gpt2> {
+ public:
+  std::string configure(int vocab_size, int n_positions, int n_embd, int n_layer, int n_head, float eps) {
+    return model_.configure({vocab_size, n_positions, n_embd, n_layer, n_head, eps});
+  }
+};
+
+// The Llama family (Llama, Qwen2, Mistral): config.json's fields in order; rope_scaling's type ""
+// for none.
+class LlamaHandle : public DecoderHandle<attn::Llama> {
+ public:
+  std::string configure(int vocab_size, int max_positions, int hidden, int intermediate, int layers, int heads,
+                        int kv_heads, int head_dim, float eps, double theta, const std::string& scaling, double factor,
+                        double low_freq_factor, double high_freq_factor, int original_max_positions, bool attention_bias,
+                        bool tie_word_embeddings, int sliding_window) {
+    attn::LlamaConfig c;
+    c.vocab_size = vocab_size;
+    c.max_position_embeddings = max_positions;
+    c.hidden_size = hidden;
+    c.intermediate_size = intermediate;
+    c.num_hidden_layers = layers;
+    c.num_attention_heads = heads;
+    c.num_key_value_heads = kv_heads;
+    c.head_dim = head_dim;
+    c.rms_norm_eps = eps;
+    c.rope.theta = theta;
+    c.rope.scaling = scaling;
+    c.rope.factor = factor;
+    c.rope.low_freq_factor = low_freq_factor;
+    c.rope.high_freq_factor = high_freq_factor;
+    c.rope.original_max_position_embeddings = original_max_positions;
+    c.attention_bias = attention_bias;
+    c.tie_word_embeddings = tie_word_embeddings;
+    c.sliding_window = sliding_window;
+    return model_.configure(c);
+  }
 };
 
 // BART (encoder-decoder). Activation: 0 = erf GELU, 1 = tanh GELU.
@@ -345,13 +400,11 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("poolHidden", &poolHidden);
   emscripten::function("logSumExpRows", &logSumExpRows);
   emscripten::class_<Gpt2Handle> gpt2("Gpt2Handle");
-  bind_model_handle(gpt2);
-  gpt2.function("configure", &Gpt2Handle::configure)
-      .function("forward", &Gpt2Handle::forward)
-      .function("startDecoding", &Gpt2Handle::startDecoding)
-      .function("step", &Gpt2Handle::step)
-      .function("reorderCache", &Gpt2Handle::reorderCache)
-      .function("cachedLength", &Gpt2Handle::cachedLength);
+  bind_decoder_handle(gpt2);
+  gpt2.function("configure", &Gpt2Handle::configure);
+  emscripten::class_<LlamaHandle> llama("LlamaHandle");
+  bind_decoder_handle(llama);
+  llama.function("configure", &LlamaHandle::configure);
   emscripten::class_<BartHandle> bart("BartHandle");
   bind_model_handle(bart);
   bart.function("configure", &BartHandle::configure)

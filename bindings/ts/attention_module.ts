@@ -7,11 +7,13 @@ import type { MultiHeadAttentionConfig } from './multi_head_attention.js';
 import { BartModel } from './bart_model.js';
 import { BertModel } from './bert_model.js';
 import { Gpt2Model } from './gpt2_model.js';
+import { LlamaModel } from './llama_model.js';
+import type { LlamaFiles } from './llama_model.js';
 import { AttentionError } from './errors.js';
 import { HUB_OPTION_RULES, HubError } from './hub.js';
 import type { HubOptions } from './hub.js';
 import { fetchHubFile, fetchHubModelFiles } from './hub_model.js';
-import { fetchModelFiles, filesInMemory, modelType } from './model_files.js';
+import { LLAMA_TYPES, fetchModelFiles, filesInMemory, modelType } from './model_files.js';
 import type { BartFiles, BertFiles, Gpt2Files, ModelFiles } from './model_files.js';
 import type { Platform } from './platform.js';
 import { ScaledDotProductAttention } from './scaled_dot_product_attention.js';
@@ -25,7 +27,7 @@ import { MODEL_LOAD_OPTION_RULES } from './weight_dtype.js';
 import type { ModelLoadOptions } from './weight_dtype.js';
 
 /** Any model loadModel() returns; `type` tells which. */
-export type Model = Gpt2Model | BertModel | BartModel;
+export type Model = Gpt2Model | BertModel | BartModel | LlamaModel;
 
 /** One instantiated WebAssembly module. Layers created from it share its memory. */
 export class AttentionModule {
@@ -63,7 +65,9 @@ export class AttentionModule {
    * - "gpt2" -> Gpt2Model: model.safetensors + vocab.json/merges.txt (or tokenizer.json);
    * - "bert" -> BertModel: model.safetensors + vocab.txt (+ tokenizer_config.json) or tokenizer.json,
    *   and sentence-transformers' modules.json / 1_Pooling/config.json when present;
-   * - "bart" -> BartModel (encoder-decoder): model.safetensors + vocab.json (+ merges.txt).
+   * - "bart" -> BartModel (encoder-decoder): model.safetensors + vocab.json (+ merges.txt);
+   * - "llama", "qwen2", "mistral" -> LlamaModel: model.safetensors (Hugging Face's names) +
+   *   tokenizer.json (+ tokenizer_config.json, generation_config.json).
    * Sharded checkpoints (model.safetensors.index.json) load too. Weights may be F32, F16 or BF16;
    * `dtype` says how the model holds them: 'auto' (as stored), 'f32', 'f16', 'q8' or 'q4'.
    * Narrow the result with `model.type` (a shipped model's import already says which class it loads).
@@ -84,6 +88,7 @@ export class AttentionModule {
     const load = { dtype: options.dtype };
     if (type === 'bert') return new BertModel(this.mod, files as BertFiles, load);
     if (type === 'bart') return new BartModel(this.mod, files as BartFiles, load);
+    if (LLAMA_TYPES.includes(type)) return new LlamaModel(this.mod, files as LlamaFiles, load);
     return new Gpt2Model(this.mod, files as Gpt2Files, load);
   }
 

@@ -9,12 +9,15 @@ import type { Platform } from './platform.js';
 import { show } from './validate.js';
 import type { SafetensorsWeights } from './safetensors.js';
 import type { SymbolTokenizer } from './symbol_tokenizer.js';
+import type { LlamaFiles, LlamaModelType } from './llama_model.js';
 import { WordPieceTokenizer } from './wordpiece_tokenizer.js';
 import type { WordPieceFiles } from './wordpiece_tokenizer.js';
 
 /** The model families this library runs, by config.json's model_type. */
-export type ModelType = 'gpt2' | 'bert' | 'bart';
-export const MODEL_TYPES: readonly ModelType[] = ['gpt2', 'bert', 'bart'];
+export type ModelType = 'gpt2' | 'bert' | 'bart' | LlamaModelType;
+export const MODEL_TYPES: readonly ModelType[] = ['gpt2', 'bert', 'bart', 'llama', 'qwen2', 'mistral'];
+/** The model types LlamaModel loads. */
+export const LLAMA_TYPES: readonly string[] = ['llama', 'qwen2', 'mistral'];
 
 /** A GPT-2 checkpoint in memory: parsed config.json, safetensors bytes, tokenizer files. */
 export interface Gpt2Files {
@@ -48,7 +51,7 @@ export interface BartFiles {
   tokenizer: { vocab: Record<string, number>; merges?: string } | SymbolTokenizer | BpeTokenizer;
 }
 
-export type ModelFiles = Gpt2Files | BertFiles | BartFiles;
+export type ModelFiles = Gpt2Files | BertFiles | BartFiles | LlamaFiles;
 
 /** A model's files given in memory, read once into a plain object: a getter or Proxy that throws
  * is a named error, and nothing is read from the caller's object again. */
@@ -161,6 +164,12 @@ export async function readModelFiles(source: ModelFileSource): Promise<ModelFile
         throw source.isMissing(e) ? missingError(e, 'a BERT needs vocab.txt or tokenizer.json; neither was found') : e;
       });
     return { config, weights: weightBytes, tokenizer, sentenceEmbedding: sentenceTransformersConfig(modules, pooling, sbert) };
+  }
+  if (LLAMA_TYPES.includes(type)) {
+    // tokenizer.json, with the BOS/EOS of tokenizer_config.json and generation_config.json.
+    const [weightBytes, tokenizer, tokenizerConfig, generation] = await Promise.all([
+      weights, readJson('tokenizer.json'), optionalJson('tokenizer_config.json'), optionalJson('generation_config.json')]);
+    return { config, weights: weightBytes, tokenizer: { tokenizer, config: tokenizerConfig, generation } };
   }
   if (type === 'bart') {
     const [weightBytes, vocab, merges] = await Promise.all([weights, readJson('vocab.json'), optional(text('merges.txt'))]);

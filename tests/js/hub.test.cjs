@@ -36,7 +36,7 @@ beforeAll(async () => {
     'test/sharded-gpt2': { files: shardedGpt2() },
     'test/gated-gpt2': { files: gpt2Files, token: 'hf_secret' },
     'test/no-weights': { files: new Map([...gpt2Files].filter(([f]) => f !== 'model.safetensors')) },
-    'test/llama': { files: new Map([['config.json', Buffer.from('{"model_type": "llama", "hidden_size": 8}')], ['model.safetensors', gpt2Files.get('model.safetensors')]]) },
+    'test/t5': { files: new Map([['config.json', Buffer.from('{"model_type": "t5", "d_model": 8}')], ['model.safetensors', gpt2Files.get('model.safetensors')]]) },
     'test/cut-once': { files: gpt2Files, cut: { file: 'model.safetensors', after: 1_000_000, times: 1 } },
     'test/cut-no-ranges': { files: gpt2Files, cut: { file: 'model.safetensors', after: 500_000, times: 1 }, noRanges: true },
     'test/cut-always': { files: gpt2Files, cut: { file: 'model.safetensors', after: 700_000, times: Infinity } },
@@ -282,9 +282,9 @@ describe('named errors', () => {
   });
 
   test('a model type the library does not run: unsupported-model, before the weights are asked for', async () => {
-    await fails('hf:test/llama', {}, { code: 'unsupported-model', message: expect.stringContaining('"llama" model (config.json\'s model_type); this library runs gpt2, bert, bart') });
-    expect(server.count('llama/resolve/main/model.safetensors')).toBe(0);
-    expect(server.requests.filter((r) => r.path.startsWith('/test/llama/'))).toHaveLength(1);
+    await fails('hf:test/t5', {}, { code: 'unsupported-model', message: expect.stringContaining('"t5" model (config.json\'s model_type); this library runs gpt2, bert, bart, llama, qwen2, mistral') });
+    expect(server.count('t5/resolve/main/model.safetensors')).toBe(0);
+    expect(server.requests.filter((r) => r.path.startsWith('/test/t5/'))).toHaveLength(1);
   });
 
   test('a malformed id or hubUrl: bad-id', async () => {
