@@ -55,9 +55,22 @@ def int8_matmul(x, w):
     return ((xq @ wq) * (sx * sw)).float()
 
 
+class DynamicallyQuantized(torch.nn.Module):
+    """A module's output as DynamicQuantizeLinear leaves it, (q - zero) * scale: put on ln_f, the
+    tied LM head's product with the int8 table below is the int8 graph's product exactly."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x):
+        q, scale = dynamic_uint8(self.inner(x))
+        return (q * scale).float()
+
+
 def quantize(model):
-    """Every Conv1D through int8_matmul, the embeddings through int8, the LM head int8."""
-    lm_head = model.wte.weight.detach().T.contiguous()
+    """Every Conv1D through int8_matmul; the embedding tables (and so the tied LM head) through
+    int8; the LM head's input through DynamicQuantizeLinear."""
     with torch.no_grad():
         for m in model.modules():
             if isinstance(m, export.Conv1D):
@@ -65,16 +78,7 @@ def quantize(model):
         for emb in (model.wte, model.wpe):
             q, s = int8_weight(emb.weight.detach())
             emb.weight.copy_((q * s).float())
-
-    def forward(input_ids, *past):
-        p, s = past[0].shape[2], input_ids.shape[1]
-        x = model.wte(input_ids) + model.wpe(torch.arange(p, p + s))
-        presents = []
-        for i, block in enumerate(model.h):
-            x, k, v = block(x, past[2 * i], past[2 * i + 1])
-            presents += [k, v]
-        return (int8_matmul(model.ln_f(x[:, -1]), lm_head), *presents)
-    model.forward = forward
+    model.ln_f = DynamicallyQuantized(model.ln_f)
 
 
 def main():
