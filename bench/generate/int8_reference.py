@@ -6,7 +6,7 @@ float64, the two embedding tables read through int8. Writes OUT_JSON with its gr
 top-2 margins and the prompt's last-position logits, for int8_check.mjs to compare with the graph.
 
 Usage: /usr/bin/python3 bench/generate/int8_reference.py [SRC_DIR] [OUT_JSON]
-  (defaults: build/bench-generate, build/bench-generate-int8/reference.json; about 1-3 minutes)
+  (defaults: build/bench-generate, build/bench-generate-int8/reference.json; about 40 s)
 """
 
 import json
