@@ -25,7 +25,8 @@ void apply_masks(const AttentionShape& s, const Masks& m, int b, int h, int i0, 
     const long mrow = mask_offset + static_cast<long>(i) * s.seq_k;
     for (int c = 0; c < cols; ++c) {
       const int j = j0 + c;
-      bool masked = (m.causal && j > i + m.causal_offset) || (kp && kp[j]);
+      bool masked = (m.causal && j > i + m.causal_offset) || (kp && kp[j]) ||
+                    (m.window > 0 && j <= i + m.causal_offset - m.window);
       if (m.attn_kind == MaskKind::Bool)
         masked = masked || static_cast<const std::uint8_t*>(m.attn)[mrow + j];
       else if (m.attn_kind == MaskKind::Float)
@@ -35,7 +36,7 @@ void apply_masks(const AttentionShape& s, const Masks& m, int b, int h, int i0, 
   }
 }
 
-bool any_mask(const Masks& m) { return m.causal || m.key_padding || m.attn_kind != MaskKind::None; }
+bool any_mask(const Masks& m) { return m.causal || m.window > 0 || m.key_padding || m.attn_kind != MaskKind::None; }
 
 // K^T of one head (d_k x seq_k), so that Q K^T runs through the GEMM kernel.
 void transpose_keys(const AttentionShape& s, const float* kb, long row_stride, float* kt) {
@@ -67,7 +68,10 @@ void attend_query_block(const Kernels& kn, const AttentionShape& s, const Masks&
   // Causal: the block's last query sees keys up to i0 + br - 1 + offset; later ones are all masked.
   const long visible = static_cast<long>(i0) + br + m.causal_offset;
   const int j_end = m.causal && visible < s.seq_k ? static_cast<int>(visible < 0 ? 0 : visible) : s.seq_k;
-  for (int j0 = 0; j0 < j_end; j0 += kKeyBlock) {
+  // Sliding window: keys before the block's first query's window are never computed either.
+  const long first_seen = static_cast<long>(i0) + m.causal_offset - m.window + 1;
+  const int j_begin = m.window > 0 && first_seen > 0 ? static_cast<int>(first_seen < j_end ? first_seen : j_end) : 0;
+  for (int j0 = j_begin; j0 < j_end; j0 += kKeyBlock) {
     const int bc = j_end - j0 < kKeyBlock ? j_end - j0 : kKeyBlock;
     kn.gemm(br, bc, s.d_k, q + i0 * q_stride, static_cast<int>(q_stride), kt + j0, s.seq_k, S, bc, false);
     for (long i = 0; i < static_cast<long>(br) * bc; ++i) S[i] *= scale;
@@ -110,6 +114,7 @@ long first_non_finite(const float* x, std::size_t n) {
 std::string validate_masks(const AttentionShape& s, const Masks& m) {
   if (m.attn_kind != MaskKind::None && !m.attn) return "attn_mask kind given without data";
   if (m.causal_offset < 0) return "causal_offset must be >= 0";
+  if (m.window < 0) return "window must be >= 0";
   if (m.attn_kind == MaskKind::Float) {
     const long n = static_cast<long>(s.seq_q) * s.seq_k * (m.attn_per_head ? static_cast<long>(s.batch) * s.heads : 1);
     const float* f = static_cast<const float*>(m.attn);

@@ -26,6 +26,9 @@ struct Masks {
   // new query i sits at position causal_offset + i.
   bool causal = false;
   int causal_offset = 0;
+  // Causal sliding window (Mistral): query i also may not see key j <= i + causal_offset - window,
+  // so it sees the `window` latest positions, itself included. 0: no window.
+  int window = 0;
   // batch x seq_k, nonzero = ignore this key (PyTorch's key_padding_mask convention).
   const std::uint8_t* key_padding = nullptr;
   // seq_q x seq_k, or batch x heads x seq_q x seq_k when attn_per_head.

@@ -37,11 +37,6 @@ std::string check_config(const LlamaConfig& c) {
 
 }  // namespace
 
-int Llama::context() const {
-  const int n = cfg_.max_position_embeddings;
-  return cfg_.sliding_window > 0 ? std::min(n, cfg_.sliding_window) : n;
-}
-
 std::string Llama::configure(const LlamaConfig& config) {
   configured_ = ready_ = false;
   std::string err = check_config(config);
@@ -84,6 +79,7 @@ std::string Llama::finalize() {
   MhaConfig mc{cfg_.hidden_size, cfg_.num_attention_heads, cfg_.head_dim, cfg_.head_dim, 0, 0, cfg_.attention_bias};
   mc.num_kv_heads = cfg_.num_key_value_heads;
   mc.rotary = &rotary_;
+  mc.window = cfg_.sliding_window;
   for (Block& B : blocks_) {
     err = B.attn.configure(mc);
     // Q, K and V become one matrix [Q | K | V] (the layer's fused input projection); no o bias.

@@ -36,7 +36,7 @@ struct LlamaConfig {
   RopeConfig rope;
   bool attention_bias = false;  // biases on q, k and v (Qwen2); o_proj has none
   bool tie_word_embeddings = false;
-  // Mistral's sliding window (0: none). Runs are limited to it, where the window changes nothing.
+  // Mistral's sliding window (0: none): each position attends to the latest sliding_window ones.
   int sliding_window = 0;
 };
 
@@ -47,8 +47,8 @@ class Llama {
   // Validates the config and declares the checkpoint's tensors in tensors().
   std::string configure(const LlamaConfig& c);
   const LlamaConfig& config() const { return cfg_; }
-  // The longest run: max_position_embeddings, or the sliding window when shorter.
-  int context() const;
+  // The longest run: max_position_embeddings.
+  int context() const { return cfg_.max_position_embeddings; }
   TensorTable& tensors() { return tensors_; }
   // Checks every tensor is present and hands Q/K/V/O to the attention layers.
   std::string finalize();

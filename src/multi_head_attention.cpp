@@ -49,6 +49,7 @@ std::string MultiHeadAttention::configure(const MhaConfig& config) {
   if (c.rotary && c.rotary->head_dim() != c.d_k)
     return "the rotary embedding's head_dim (" + std::to_string(c.rotary->head_dim()) + ") is not dK (" +
            std::to_string(c.d_k) + ")";
+  if (c.window < 0) return "window must be >= 0, got " + std::to_string(c.window);
   if (c.kdim == 0) c.kdim = c.d_model;
   if (c.vdim == 0) c.vdim = c.d_model;
   const struct { const char* name; int value; } dims[] = {
@@ -187,7 +188,9 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   const std::size_t per_row = 3 * std::size_t(c.num_heads) * std::size_t(std::max(c.d_k, c.d_v));
   product_or_zero({std::max(q_rows, k_rows), std::max(per_row, std::size_t(std::max({c.d_model, c.kdim, c.vdim})))}, &ok);
   if (err.empty() && !ok) err = "input too large: batch * seqLen * features exceeds the memory limit";
-  if (err.empty()) err = validate_masks(s, in.masks);
+  Masks masks = in.masks;
+  if (masks.causal && c.window > 0) masks.window = c.window;
+  if (err.empty()) err = validate_masks(s, masks);
   if (err.empty()) err = check_finite("query", in.query, q_rows * c.d_model);
   if (err.empty() && in.key != in.query) err = check_finite("key", in.key, k_rows * c.kdim);
   if (err.empty() && in.value != in.query && in.value != in.key)
@@ -231,7 +234,7 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   const Strided ks{k, sk * k_ld, c.d_k, k_ld, group()};
   const Strided vs{v, sk * v_ld, c.d_v, v_ld, group()};
   const StridedOut zs{concat_.data(), sq * hz, c.d_v, hz};
-  err = attention(*kn_, s, qs, ks, vs, zs, in.masks, scale, weights,
+  err = attention(*kn_, s, qs, ks, vs, zs, masks, scale, weights,
                   trace ? &trace->attention : nullptr, ws_);
   if (!err.empty()) return err;
 
@@ -363,6 +366,7 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   Masks m;
   m.causal = causal;
   m.causal_offset = cache.length - seq_q;
+  if (causal) m.window = c.window;
   m.key_padding = key_padding;
   float scale = 0.0f;
   err = resolve_scale(std::numeric_limits<float>::quiet_NaN(), c.d_k, &scale);

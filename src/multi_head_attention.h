@@ -31,6 +31,8 @@ struct MhaConfig {
   int num_kv_heads = 0;
   // Rotary position embeddings applied to Q and K after projection (null: none). Not owned.
   const RotaryEmbedding* rotary = nullptr;
+  // Causal attention sees only the latest `window` positions (Mistral's sliding_window); 0: all.
+  int window = 0;
 };
 
 struct MhaWeightsView {

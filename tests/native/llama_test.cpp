@@ -118,9 +118,11 @@ RefOut reference(const attn::LlamaConfig& c, const Tensors& w, const std::vector
     for (int hh = 0; hh < H; ++hh) {
       const int g = hh / (H / KV);  // repeat_kv: query head hh reads K/V head hh / n_rep
       for (int i = 0; i < n; ++i) {
-        Vec s(i + 1);
+        // Causal, and with a sliding window W only keys j > i - W (HF's sliding_window_overlay).
+        const int first = c.sliding_window > 0 ? std::max(0, i - c.sliding_window + 1) : 0;
+        Vec s(i + 1, -1e300);
         double mx = -1e300, sum = 0;
-        for (int j = 0; j <= i; ++j) {
+        for (int j = first; j <= i; ++j) {
           double dot = 0;
           for (int t = 0; t < d; ++t) dot += q[(size_t(i) * H + hh) * d + t] * k[(size_t(j) * KV + g) * d + t];
           s[j] = dot / std::sqrt(double(d));
@@ -128,7 +130,7 @@ RefOut reference(const attn::LlamaConfig& c, const Tensors& w, const std::vector
         }
         for (double& e : s) sum += (e = std::exp(e - mx));
         for (int j = 0; j < n; ++j) {
-          const double pj = j <= i ? s[j] / sum : 0.0;
+          const double pj = j >= first && j <= i ? s[j] / sum : 0.0;
           out.attention.push_back(pj);
           if (j <= i)
             for (int t = 0; t < d; ++t) z[(size_t(i) * H + hh) * d + t] += pj * v[(size_t(j) * KV + g) * d + t];
@@ -174,32 +176,19 @@ double max_abs_diff(const float* a, const Vec& b, size_t offset, size_t n) {
 
 const std::vector<int32_t> kTokens = {3, 17, 5, 5, 22, 0, 9, 14, 1, 8};
 
-// The forward against the reference, then decoding: the prompt's first 4 tokens at once, the rest
-// one at a time, each step's logits and attention equal to the uncached forward's last row.
-void check_model(const attn::LlamaConfig& c, unsigned seed) {
-  attn::Llama m;
-  ASSERT_EQ(m.configure(c), "");
-  const Tensors w = load_random(m.tensors(), seed);
-  ASSERT_EQ(m.finalize(), "");
+// Decodes `tokens` through the cache (the first 4 at once, then one at a time), each step's logits
+// (and, with_attention, its attention rows) against the reference's rows of the full sequence.
+void check_decoding(attn::Llama& m, const attn::LlamaConfig& c, const RefOut& ref, bool with_attention) {
   const int n = static_cast<int>(kTokens.size()), V = c.vocab_size, H = c.num_attention_heads, L = c.num_hidden_layers;
-  std::vector<float> logits(size_t(n) * V), attention(size_t(L) * H * n * n);
-  ASSERT_EQ(m.forward(kTokens.data(), n, logits.data(), attention.data(), 0, nullptr), "");
-  const RefOut ref = reference(c, w, kTokens);
-  const double logit_err = max_abs_diff(logits.data(), ref.logits, 0, logits.size());
-  const double attention_err = max_abs_diff(attention.data(), ref.attention, 0, attention.size());
-  EXPECT_LT(logit_err, 2e-5) << "logits";
-  EXPECT_LT(attention_err, 2e-6) << "attention";
-  std::printf("kv=%d bias=%d tied=%d theta=%g scaling=%s: logits %.2e attention %.2e\n", c.num_key_value_heads,
-              c.attention_bias, c.tie_word_embeddings, c.rope.theta, c.rope.scaling.c_str(), logit_err, attention_err);
-
   ASSERT_EQ(m.start_decoding(1, n), "");
   int done = 0;
   for (int step_n : {4, 1, 1, 1, 1, 1, 1}) {
     std::vector<float> step_logits(V), step_attention(size_t(L) * H * step_n * (done + step_n));
-    ASSERT_EQ(m.step(kTokens.data() + done, step_n, step_logits.data(), step_attention.data()), "");
+    ASSERT_EQ(m.step(kTokens.data() + done, step_n, step_logits.data(), with_attention ? step_attention.data() : nullptr), "");
     done += step_n;
     const size_t last = size_t(done - 1) * V;
     EXPECT_LT(max_abs_diff(step_logits.data(), ref.logits, last, V), 2e-5) << "step ending at " << done;
+    if (!with_attention) continue;
     // Each new query row i (position done - step_n + i) against the done keys.
     for (int l = 0; l < L; ++l)
       for (int h = 0; h < H; ++h)
@@ -212,6 +201,30 @@ void check_model(const attn::LlamaConfig& c, unsigned seed) {
         }
   }
   EXPECT_EQ(m.cached_length(), n);
+}
+
+// The forward against the reference (with attention weights: the materializing path; without:
+// the tiled one), then decoding, each cached step equal to the uncached forward's row.
+void check_model(const attn::LlamaConfig& c, unsigned seed) {
+  attn::Llama m;
+  ASSERT_EQ(m.configure(c), "");
+  const Tensors w = load_random(m.tensors(), seed);
+  ASSERT_EQ(m.finalize(), "");
+  const int n = static_cast<int>(kTokens.size()), V = c.vocab_size, H = c.num_attention_heads, L = c.num_hidden_layers;
+  std::vector<float> logits(size_t(n) * V), attention(size_t(L) * H * n * n), tiled(size_t(n) * V);
+  ASSERT_EQ(m.forward(kTokens.data(), n, logits.data(), attention.data(), 0, nullptr), "");
+  ASSERT_EQ(m.forward(kTokens.data(), n, tiled.data(), nullptr, 0, nullptr), "");
+  const RefOut ref = reference(c, w, kTokens);
+  EXPECT_LT(max_abs_diff(tiled.data(), ref.logits, 0, tiled.size()), 2e-5) << "logits, tiled";
+  const double logit_err = max_abs_diff(logits.data(), ref.logits, 0, logits.size());
+  const double attention_err = max_abs_diff(attention.data(), ref.attention, 0, attention.size());
+  EXPECT_LT(logit_err, 2e-5) << "logits";
+  EXPECT_LT(attention_err, 2e-6) << "attention";
+  std::printf("kv=%d bias=%d tied=%d theta=%g scaling=%s: logits %.2e attention %.2e\n", c.num_key_value_heads,
+              c.attention_bias, c.tie_word_embeddings, c.rope.theta, c.rope.scaling.c_str(), logit_err, attention_err);
+
+  check_decoding(m, c, ref, true);
+  check_decoding(m, c, ref, false);
 }
 
 TEST(Llama, GroupedQueryHeadsOneTwoAndAll) {
@@ -272,17 +285,35 @@ TEST(Llama, RefusesUnsupportedConfigsByName) {
             "unknown tensor model.layers.0.self_attn.q_proj.bias");
 }
 
-TEST(Llama, SlidingWindowLimitsTheContext) {
-  attn::LlamaConfig c = tiny(2, false, true);
-  c.sliding_window = 6;
+TEST(Llama, LongSequenceWithASlidingWindowTiled) {
+  // 300 positions: several 32-query and 128-key blocks of the tiled path, the window skipping
+  // whole key blocks, against the reference and the materializing path.
+  attn::LlamaConfig c = tiny(2, true, false);
+  c.max_position_embeddings = 512;
+  c.sliding_window = 40;
   attn::Llama m;
   ASSERT_EQ(m.configure(c), "");
-  load_random(m.tensors(), 10);
+  const Tensors w = load_random(m.tensors(), 12);
   ASSERT_EQ(m.finalize(), "");
-  std::vector<float> logits(kTokens.size() * 23);
-  EXPECT_EQ(m.forward(kTokens.data(), 7, logits.data(), nullptr, 0, nullptr),
-            "7 tokens exceed the model's context of 6 positions");
-  EXPECT_EQ(m.forward(kTokens.data(), 6, logits.data(), nullptr, 0, nullptr), "");
+  std::mt19937 rng(5);
+  std::vector<int32_t> tokens(300);
+  for (int32_t& t : tokens) t = static_cast<int32_t>(rng() % 23);
+  const RefOut ref = reference(c, w, tokens);
+  std::vector<float> tiled(300 * 23), materialized(300 * 23), attention(size_t(2) * 4 * 300 * 300);
+  ASSERT_EQ(m.forward(tokens.data(), 300, tiled.data(), nullptr, 0, nullptr), "");
+  ASSERT_EQ(m.forward(tokens.data(), 300, materialized.data(), attention.data(), 0, nullptr), "");
+  EXPECT_LT(max_abs_diff(tiled.data(), ref.logits, 0, tiled.size()), 5e-5);
+  EXPECT_LT(max_abs_diff(materialized.data(), ref.logits, 0, tiled.size()), 5e-5);
+  EXPECT_LT(max_abs_diff(attention.data(), ref.attention, 0, attention.size()), 2e-6);
+}
+
+TEST(Llama, SlidingWindowShorterThanTheSequence) {
+  // Mistral's window: 3 and 1 (each position sees itself only) of 10 positions, cached and not.
+  attn::LlamaConfig c = tiny(2, false, false);
+  c.sliding_window = 3;
+  check_model(c, 10);
+  c.sliding_window = 1;
+  check_model(c, 11);
 }
 
 }  // namespace
