@@ -52,7 +52,7 @@ export interface LlamaConfig {
   /** Biases on q_proj, k_proj and v_proj (Qwen2 always; Llama when attention_bias). */
   attention_bias: boolean;
   tie_word_embeddings: boolean;
-  /** Mistral's (and Qwen2's with use_sliding_window) window; 0 for none. Runs are limited to it. */
+  /** Mistral's sliding window: each position attends to the latest this-many; 0 for none. */
   sliding_window: number;
 }
 
@@ -85,9 +85,12 @@ function readRopeScaling(c: Record<string, unknown>): RopeScaling {
   };
 }
 
-/** The sliding window the model attends within, 0 for none (Qwen2 only with use_sliding_window). */
+/** The sliding window every layer attends within (Mistral), 0 for none. Qwen2's, on only the
+ * layers from max_window_layers on, is refused. */
 function readSlidingWindow(c: Record<string, unknown>, type: LlamaModelType): number {
-  if (type === 'llama' || (type === 'qwen2' && c.use_sliding_window !== true)) return 0;
+  if (type === 'qwen2' && c.use_sliding_window === true)
+    throw new AttentionError('config.json: use_sliding_window true is not supported for qwen2 (a window on some layers only)');
+  if (type !== 'mistral') return 0;
   const w = c.sliding_window;
   if (w === undefined || w === null) return 0;
   if (!Number.isInteger(w) || (w as number) < 1) throw new AttentionError(`config.json: sliding_window must be a positive integer or null, got ${show(w)}`);
@@ -97,6 +100,16 @@ function readSlidingWindow(c: Record<string, unknown>, type: LlamaModelType): nu
 /** config.json of a Llama-family model, checked; variants the core does not run are refused by
  * name here, before any weights are read. */
 export function readLlamaConfig(c: Record<string, unknown>): LlamaConfig {
+  // config.json is data from JSON.parse; a hand-made one whose field throws when read is named.
+  try {
+    return readFields(c);
+  } catch (e) {
+    if (e instanceof AttentionError) throw e;
+    throw new AttentionError(`config.json: a field could not be read (${show((e as Error)?.message ?? e)})`);
+  }
+}
+
+function readFields(c: Record<string, unknown>): LlamaConfig {
   const type = c.model_type as LlamaModelType;
   const act = c.hidden_act ?? 'silu';
   if (act !== 'silu') throw new AttentionError(`config.json: hidden_act ${show(act)} is not supported (the Llama family uses silu)`);
@@ -142,9 +155,8 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     if (tokenizer.vocabSize > V)
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${V}`);
     const file = parseWeights(files.weights);
-    const context = config.sliding_window ? Math.min(config.max_position_embeddings, config.sliding_window) : config.max_position_embeddings;
     super(mod, new mod.LlamaHandle(), 'LlamaModel', tokenizer,
-      { vocab: V, layers: config.num_hidden_layers, heads: config.num_attention_heads, context },
+      { vocab: V, layers: config.num_hidden_layers, heads: config.num_attention_heads, context: config.max_position_embeddings },
       vocabTokenId(files.config.bos_token_id, V) ?? vocabTokenId(tokenizer.bosId, V), eosOf(files.config, tokenizer, V));
     this.config = config;
     const handle = this.live(), c = config, r = c.rope_scaling;

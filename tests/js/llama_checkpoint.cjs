@@ -1,0 +1,179 @@
+// Tiny Llama-family checkpoints in Hugging Face's exact layout (config.json fields, tensor names,
+// nn.Linear out x in), written as safetensors, and a float64 reference written from the
+// architecture (RMSNorm, rotate-half rotary embeddings, grouped-query attention with an optional
+// sliding window, SwiGLU): shared by llama.test.cjs and fuzz_llama.test.cjs.
+
+// --- a checkpoint in the Hugging Face layout -------------------------------------------------
+
+/** safetensors bytes of F32 tensors: an 8-byte header length, the JSON header, the data. */
+function safetensors(tensors) {
+  const header = {};
+  let offset = 0;
+  for (const [name, { shape, data }] of Object.entries(tensors)) {
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + data.length * 4] };
+    offset += data.length * 4;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const out = new Uint8Array(8 + json.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(new TextEncoder().encode(json), 8);
+  let at = 8 + json.length;
+  for (const { data } of Object.values(tensors)) {
+    out.set(new Uint8Array(Float32Array.from(data).buffer), at);
+    at += data.length * 4;
+  }
+  return out;
+}
+
+/** mulberry32: the same weights every run. */
+function random(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
+  };
+}
+
+const LETTERS = 'abcdefghijklmnopqrstu'.split('');
+const VOCAB = ['<s>', '</s>', ...LETTERS];  // 23 tokens
+
+/** One character a token, <s> and </s> special: expectations need no BPE rules. */
+function tokenizerFiles() {
+  return {
+    tokenizer: {
+      version: '1.0', normalizer: null, pre_tokenizer: null, post_processor: null, decoder: null,
+      added_tokens: ['<s>', '</s>'].map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+      model: { type: 'BPE', vocab: Object.fromEntries(VOCAB.map((t, i) => [t, i])), merges: [] },
+    },
+    config: { bos_token: '<s>', eos_token: '</s>' },
+  };
+}
+
+/** A config.json of this model type, and its tensors under Hugging Face's names (values float32). */
+function checkpoint(config, seed) {
+  const next = random(seed);
+  const { hidden_size: D, intermediate_size: F, num_attention_heads: H, vocab_size: V } = config;
+  const KV = config.num_key_value_heads, d = config.head_dim ?? D / H;
+  const bias = config.model_type === 'qwen2' || config.attention_bias === true;
+  const tensors = {};
+  const add = (name, shape, around = 0) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    tensors[name] = { shape, data: Array.from({ length: n }, () => Math.fround(around + 0.8 * next())) };
+  };
+  add('model.embed_tokens.weight', [V, D]);
+  for (let l = 0; l < config.num_hidden_layers; l++) {
+    const p = `model.layers.${l}.`;
+    add(p + 'input_layernorm.weight', [D], 1);
+    add(p + 'self_attn.q_proj.weight', [H * d, D]);
+    add(p + 'self_attn.k_proj.weight', [KV * d, D]);
+    add(p + 'self_attn.v_proj.weight', [KV * d, D]);
+    if (bias) for (const m of ['q', 'k', 'v']) add(p + `self_attn.${m}_proj.bias`, [(m === 'q' ? H : KV) * d]);
+    add(p + 'self_attn.o_proj.weight', [D, H * d]);
+    add(p + 'post_attention_layernorm.weight', [D], 1);
+    add(p + 'mlp.gate_proj.weight', [F, D]);
+    add(p + 'mlp.up_proj.weight', [F, D]);
+    add(p + 'mlp.down_proj.weight', [D, F]);
+  }
+  add('model.norm.weight', [D], 1);
+  if (!config.tie_word_embeddings) add('lm_head.weight', [V, D]);
+  return tensors;
+}
+
+// --- the float64 reference, from the architecture ----------------------------------------------
+
+/** x (rows x in) W^T (+ b), W out x in as nn.Linear stores it. */
+function linear(x, rows, W, b) {
+  const [out, inn] = W.shape, y = new Float64Array(rows * out);
+  for (let r = 0; r < rows; r++)
+    for (let o = 0; o < out; o++) {
+      let s = b ? b.data[o] : 0;
+      for (let i = 0; i < inn; i++) s += x[r * inn + i] * W.data[o * inn + i];
+      y[r * out + o] = s;
+    }
+  return y;
+}
+
+function rmsNorm(x, rows, g, eps) {
+  const dim = g.data.length, y = new Float64Array(x.length);
+  for (let r = 0; r < rows; r++) {
+    let ss = 0;
+    for (let i = 0; i < dim; i++) ss += x[r * dim + i] ** 2;
+    const inv = 1 / Math.sqrt(ss / dim + eps);
+    for (let i = 0; i < dim; i++) y[r * dim + i] = x[r * dim + i] * inv * g.data[i];
+  }
+  return y;
+}
+
+/** Frequencies theta^(-2i/d), stretched by rope_scaling linear (positions / factor). */
+function frequencies(config, d) {
+  const theta = config.rope_theta ?? 10000, factor = config.rope_scaling?.type === 'linear' ? config.rope_scaling.factor : 1;
+  return Array.from({ length: d / 2 }, (_, i) => theta ** (-2 * i / d) / factor);
+}
+
+/** x * cos + rotate_half(x) * sin on each head of width d in a row, at `pos`. */
+function rotate(row, offset, heads, d, freq, pos) {
+  for (let h = 0; h < heads; h++)
+    for (let i = 0; i < d / 2; i++) {
+      const a = row[offset + h * d + i], b = row[offset + h * d + i + d / 2];
+      const c = Math.cos(pos * freq[i]), s = Math.sin(pos * freq[i]);
+      row[offset + h * d + i] = a * c - b * s;
+      row[offset + h * d + i + d / 2] = b * c + a * s;
+    }
+}
+
+/** logits (n x V) and attention (layers x H x n x n) of a token sequence. */
+function reference(config, w, tokens) {
+  const n = tokens.length, { hidden_size: D, num_attention_heads: H, num_key_value_heads: KV, vocab_size: V } = config;
+  const d = config.head_dim ?? D / H, eps = config.rms_norm_eps, freq = frequencies(config, d);
+  const x = new Float64Array(n * D);
+  tokens.forEach((t, i) => { for (let j = 0; j < D; j++) x[i * D + j] = w['model.embed_tokens.weight'].data[t * D + j]; });
+  const attention = [];
+  for (let l = 0; l < config.num_hidden_layers; l++) {
+    const p = `model.layers.${l}.`;
+    const h = rmsNorm(x, n, w[p + 'input_layernorm.weight'], eps);
+    const q = linear(h, n, w[p + 'self_attn.q_proj.weight'], w[p + 'self_attn.q_proj.bias']);
+    const k = linear(h, n, w[p + 'self_attn.k_proj.weight'], w[p + 'self_attn.k_proj.bias']);
+    const v = linear(h, n, w[p + 'self_attn.v_proj.weight'], w[p + 'self_attn.v_proj.bias']);
+    for (let i = 0; i < n; i++) { rotate(q, i * H * d, H, d, freq, i); rotate(k, i * KV * d, KV, d, freq, i); }
+    const z = new Float64Array(n * H * d);
+    for (let hh = 0; hh < H; hh++) {
+      const g = Math.floor(hh / (H / KV));  // repeat_kv: H / KV query heads per K/V head
+      for (let i = 0; i < n; i++) {
+        // Causal; with a sliding window W, only keys j > i - W (Mistral).
+        const first = config.sliding_window ? Math.max(0, i - config.sliding_window + 1) : 0;
+        const s = [];
+        for (let j = first; j <= i; j++) {
+          let dot = 0;
+          for (let t = 0; t < d; t++) dot += q[(i * H + hh) * d + t] * k[(j * KV + g) * d + t];
+          s.push(dot / Math.sqrt(d));
+        }
+        const max = Math.max(...s), e = s.map((x) => Math.exp(x - max)), sum = e.reduce((a, b) => a + b, 0);
+        for (let j = 0; j < n; j++) {
+          const pj = j >= first && j <= i ? e[j - first] / sum : 0;
+          attention.push(pj);
+          for (let t = 0; t < d && pj > 0; t++) z[(i * H + hh) * d + t] += pj * v[(j * KV + g) * d + t];
+        }
+      }
+    }
+    const o = linear(z, n, w[p + 'self_attn.o_proj.weight']);
+    for (let i = 0; i < x.length; i++) x[i] += o[i];
+    const h2 = rmsNorm(x, n, w[p + 'post_attention_layernorm.weight'], eps);
+    const gate = linear(h2, n, w[p + 'mlp.gate_proj.weight']), up = linear(h2, n, w[p + 'mlp.up_proj.weight']);
+    for (let i = 0; i < gate.length; i++) gate[i] = gate[i] / (1 + Math.exp(-gate[i])) * up[i];
+    const m = linear(gate, n, w[p + 'mlp.down_proj.weight']);
+    for (let i = 0; i < x.length; i++) x[i] += m[i];
+  }
+  const final = rmsNorm(x, n, w['model.norm.weight'], eps);
+  const head = config.tie_word_embeddings ? w['model.embed_tokens.weight'] : w['lm_head.weight'];
+  return { logits: linear(final, n, head), attention: Float64Array.from(attention), vocab: V };
+}
+
+const maxDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+const argmax = (row) => row.reduce((best, x, i) => (x > row[best] ? i : best), 0);
+
+/** A loadable model's files: config, its checkpoint's bytes and the one-character tokenizer. */
+const modelFiles = (config, tensors) => ({ config, weights: safetensors(tensors), tokenizer: tokenizerFiles() });
+
+module.exports = { safetensors, checkpoint, tokenizerFiles, reference, modelFiles, maxDiff, argmax };
