@@ -1,5 +1,6 @@
 #include "gpt2.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -122,37 +123,19 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
 
 std::string Gpt2::start_decoding(int batch, int capacity) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
-  if (capacity > cfg_.n_positions) capacity = cfg_.n_positions;
-  cache_.resize(cfg_.n_layer);
-  for (int l = 0; l < cfg_.n_layer; ++l) {
-    std::string err = blocks_[l].attn.start_cache(cache_[l], batch, capacity);
-    if (!err.empty()) {
-      cache_.clear();
-      return err;
-    }
-  }
-  return "";
+  const auto attn = [this](int l) -> const MultiHeadAttention& { return blocks_[l].attn; };
+  return start_layer_caches(cache_, cfg_.n_layer, attn, batch, std::min(capacity, cfg_.n_positions));
 }
 
-std::string Gpt2::reorder_cache(const int* order, int new_batch) {
-  if (cache_.empty()) return "no decoding in progress: call start_decoding() first";
-  for (KvCache& c : cache_) {
-    std::string err = c.reorder(order, new_batch);
-    if (!err.empty()) return err;
-  }
-  return "";
-}
+std::string Gpt2::reorder_cache(const int* order, int new_batch) { return reorder_layer_caches(cache_, order, new_batch); }
 
 std::string Gpt2::step(const std::int32_t* tokens, int n, float* logits, float* attention) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
-  if (cache_.empty()) return "no decoding in progress: call start_decoding() first";
-  if (n < 1) return "need at least one token";
+  std::string err = check_decoding_step(cache_, n, cfg_.n_positions);
+  if (!err.empty()) return err;
   const int past = cached_length(), batch = cache_[0].batch;
-  if (past + n > cache_[0].capacity)
-    return std::to_string(past + n) + " tokens exceed the decoding capacity of " + std::to_string(cache_[0].capacity) +
-           " positions (the model's context is " + std::to_string(cfg_.n_positions) + ")";
   const std::size_t rows = std::size_t(batch) * n;
-  std::string err = check_ids("token", tokens, rows, cfg_.vocab_size, "vocabulary");
+  err = check_ids("token", tokens, rows, cfg_.vocab_size, "vocabulary");
   if (!err.empty()) return err;
   const int D = cfg_.n_embd, H = cfg_.n_head, len = past + n;
   const std::size_t nd = rows * D;

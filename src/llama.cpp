@@ -145,37 +145,19 @@ std::string Llama::forward(const std::int32_t* tokens, int n, float* logits, flo
 
 std::string Llama::start_decoding(int batch, int capacity) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
-  capacity = std::min(capacity, context());
-  cache_.resize(cfg_.num_hidden_layers);
-  for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
-    std::string err = blocks_[l].attn.start_cache(cache_[l], batch, capacity);
-    if (!err.empty()) {
-      cache_.clear();
-      return err;
-    }
-  }
-  return "";
+  const auto attn = [this](int l) -> const MultiHeadAttention& { return blocks_[l].attn; };
+  return start_layer_caches(cache_, cfg_.num_hidden_layers, attn, batch, std::min(capacity, context()));
 }
 
-std::string Llama::reorder_cache(const int* order, int new_batch) {
-  if (cache_.empty()) return "no decoding in progress: call start_decoding() first";
-  for (KvCache& c : cache_) {
-    std::string err = c.reorder(order, new_batch);
-    if (!err.empty()) return err;
-  }
-  return "";
-}
+std::string Llama::reorder_cache(const int* order, int new_batch) { return reorder_layer_caches(cache_, order, new_batch); }
 
 std::string Llama::step(const std::int32_t* tokens, int n, float* logits, float* attention) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
-  if (cache_.empty()) return "no decoding in progress: call start_decoding() first";
-  if (n < 1) return "need at least one token";
+  std::string err = check_decoding_step(cache_, n, context());
+  if (!err.empty()) return err;
   const int past = cached_length(), batch = cache_[0].batch;
-  if (past + n > cache_[0].capacity)
-    return std::to_string(past + n) + " tokens exceed the decoding capacity of " + std::to_string(cache_[0].capacity) +
-           " positions (the model's context is " + std::to_string(context()) + ")";
   const std::size_t rows = std::size_t(batch) * n;
-  std::string err = check_ids("token", tokens, rows, cfg_.vocab_size, "vocabulary");
+  err = check_ids("token", tokens, rows, cfg_.vocab_size, "vocabulary");
   if (!err.empty()) return err;
   const int D = cfg_.hidden_size, H = cfg_.num_attention_heads, len = past + n;
   const std::size_t nd = rows * D;

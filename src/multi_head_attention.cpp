@@ -382,4 +382,23 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   return project(concat_.data(), static_cast<int>(q_rows), proj_o_, output, c.d_model);
 }
 
+std::string reorder_layer_caches(std::vector<KvCache>& caches, const int* order, int new_batch) {
+  if (caches.empty()) return "no decoding in progress: call start_decoding() first";
+  for (KvCache& c : caches) {
+    std::string err = c.reorder(order, new_batch);
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+std::string check_decoding_step(const std::vector<KvCache>& caches, int n, int context) {
+  if (caches.empty()) return "no decoding in progress: call start_decoding() first";
+  if (n < 1) return "need at least one token";
+  const KvCache& c = caches[0];
+  if (c.length + n > c.capacity)
+    return std::to_string(c.length + n) + " tokens exceed the decoding capacity of " + std::to_string(c.capacity) +
+           " positions (the model's context is " + std::to_string(context) + ")";
+  return "";
+}
+
 }  // namespace attn

@@ -8,6 +8,7 @@
 
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "attention.h"
 #include "buffer.h"
@@ -91,6 +92,18 @@ struct KvCache {
   std::string reorder(const int* order, int new_batch);
 };
 
+class MultiHeadAttention;
+
+// A decoder's KV caches, one per layer (GPT-2, the Llama family). Starting them empties them and
+// makes each layer's for batch x capacity rows; attn(l) is layer l's attention. They are left
+// empty if one fails.
+template <class AttnOf>
+std::string start_layer_caches(std::vector<KvCache>& caches, int layers, const AttnOf& attn, int batch, int capacity);
+// Beam search: every layer's cache reordered alike (KvCache::reorder).
+std::string reorder_layer_caches(std::vector<KvCache>& caches, const int* order, int new_batch);
+// "" when a step of n new positions per sequence fits the started caches, else why not.
+std::string check_decoding_step(const std::vector<KvCache>& caches, int n, int context);
+
 class MultiHeadAttention {
  public:
   explicit MultiHeadAttention(const Kernels& kernels = default_kernels()) : kn_(&kernels) {}
@@ -151,5 +164,18 @@ class MultiHeadAttention {
   Buffer qkv_, k_, v_, concat_;  // per-call scratch, kept to avoid re-allocating
   AttentionWorkspace ws_;
 };
+
+template <class AttnOf>
+std::string start_layer_caches(std::vector<KvCache>& caches, int layers, const AttnOf& attn, int batch, int capacity) {
+  caches.resize(layers);
+  for (int l = 0; l < layers; ++l) {
+    std::string err = attn(l).start_cache(caches[l], batch, capacity);
+    if (!err.empty()) {
+      caches.clear();
+      return err;
+    }
+  }
+  return "";
+}
 
 }  // namespace attn
