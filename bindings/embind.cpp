@@ -37,7 +37,7 @@ attn::Masks make_masks(bool causal, std::uintptr_t key_padding, int mask_kind, s
 }
 
 // Trace tensors in the order the seeds walk through them; the wrapper names them.
-enum TraceSlot { kQ, kK, kV, kRaw, kScaled, kMasked, kWeights, kZ, kConcat, kOutput, kInput, kSlots };
+enum TraceSlot { kQ, kK, kV, kRaw, kScaled, kMasked, kWeights, kZ, kConcat, kOutput, kInput, kQBeforeRotary, kKBeforeRotary, kSlots };
 
 const attn::Buffer* attention_slot(const attn::AttentionTrace& t, int slot) {
   switch (slot) {
@@ -58,6 +58,8 @@ const attn::Buffer* mha_slot(const attn::MhaTrace& t, int slot) {
     case kConcat: return &t.concat;
     case kOutput: return &t.output;
     case kInput: return &t.x;
+    case kQBeforeRotary: return &t.q_before_rotary;
+    case kKBeforeRotary: return &t.k_before_rotary;
     default: return attention_slot(t.attention, slot);
   }
 }

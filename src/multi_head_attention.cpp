@@ -222,6 +222,11 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
     q_ld = k_ld = hk, v_ld = hv;
   }
   if (c.rotary) {
+    if (trace) {  // the walk shows what the rotation does: Q and K before it too
+      err = split_heads(q, q_ld, in.batch, in.seq_q, c.num_heads, c.d_k, trace->q_before_rotary);
+      if (err.empty()) err = split_heads(k, k_ld, in.batch, in.seq_k, c.num_kv_heads, c.d_k, trace->k_before_rotary);
+      if (!err.empty()) return err;
+    }
     // Query and key rows both at positions 0.. of their sequence.
     c.rotary->apply(q, q_ld, c.num_heads, nullptr, 0, 0, in.batch, in.seq_q, 0);
     c.rotary->apply(nullptr, 0, 0, k, k_ld, c.num_kv_heads, in.batch, in.seq_k, 0);

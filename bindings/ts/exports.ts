@@ -9,7 +9,7 @@ export type { AttentionTrace, ScaledDotProductAttentionOptions, ScaledDotProduct
 export { weightsFromPyTorch } from './pytorch.js';
 export { Gpt2Model, Gpt2Model as LanguageModel } from './gpt2_model.js';
 export { LlamaModel } from './llama_model.js';
-export type { LlamaConfig, LlamaFiles, LlamaModelType, RopeScaling } from './llama_model.js';
+export type { LlamaConfig, LlamaFiles, LlamaModelType, LlamaRunResult, LlamaTrace, RopeScaling } from './llama_model.js';
 export type { GenerateOptions, GenerateResult, Gpt2Config, RunOptions, RunResult, TokenEvent } from './gpt2_model.js';
 export { BartModel, MAX_PRONOUNCE_WORDS, MAX_LENGTH_PENALTY } from './bart_model.js';
 export type { BartConfig, Pronunciation, Seq2SeqOptions, Seq2SeqResult, Seq2SeqRunResult } from './bart_model.js';

@@ -5,7 +5,9 @@
 // models' shared ones (decoder_model.ts).
 import { configEps, configInt, loadCheckpoint } from './checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
+import type { RunOptions, RunResult } from './decoder_model.js';
 import { AttentionError, throwIfError } from './errors.js';
+import { copyOut } from './heap.js';
 import { HfTokenizer } from './hf_tokenizer.js';
 import type { HfTokenizerFiles } from './hf_tokenizer.js';
 import { readMhaTrace } from './multi_head_attention.js';
@@ -13,6 +15,7 @@ import type { MultiHeadTrace } from './multi_head_attention.js';
 import { parseWeights } from './safetensors.js';
 import type { SafetensorsWeights } from './safetensors.js';
 import { show } from './validate.js';
+import { Slot } from './wasm_module.js';
 import type { LlamaHandle, WasmModule } from './wasm_module.js';
 import type { ModelLoadOptions } from './weight_dtype.js';
 
@@ -142,6 +145,19 @@ function eosOf(config: Record<string, unknown>, tokenizer: HfTokenizer, vocab: n
   return vocabTokenId(eos, vocab) ?? vocabTokenId(tokenizer.eosIds[0], vocab);
 }
 
+/** A traced layer's walk: q and k are after the rotary embedding (the scores use them); these are
+ * the same rows as projected, before it (shapes as shapes.q and shapes.k: k per K/V head). Row 0
+ * is the same in both (position 0 is not rotated). */
+export interface LlamaTrace extends MultiHeadTrace {
+  qBeforeRotary: Float32Array;
+  kBeforeRotary: Float32Array;
+}
+
+/** run()'s result; its trace (with traceLayer) shows Q and K before and after the rotation. */
+export interface LlamaRunResult extends RunResult {
+  trace?: LlamaTrace;
+}
+
 /** A Llama-family (decoder-only) language model. */
 export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
   readonly type = 'llama' as const;
@@ -181,12 +197,19 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     return Math.floor(head / (H / this.config.num_key_value_heads));
   }
 
-  /** The traced layer's walk: q per query head, k and v per K/V head, after rotation. */
-  protected readTrace(handle: LlamaHandle, n: number): MultiHeadTrace {
+  /** Runs the model on text (tokenized with tokenizer.json, its template's BOS included) or on
+   * token ids; the trace also holds Q and K before the rotation. */
+  run(input: string | number[], opts?: RunOptions): LlamaRunResult {
+    return super.run(input, opts) as LlamaRunResult;
+  }
+
+  /** The traced layer's walk: q per query head, k and v per K/V head, after and before rotation. */
+  protected readTrace(handle: LlamaHandle, n: number): LlamaTrace {
     const { num_attention_heads: H, num_key_value_heads: KV, head_dim: d, hidden_size: D } = this.config;
     const trace = readMhaTrace(this.mod, handle, { numHeads: H, dK: d, dV: d, dModel: D }, 1, n, n);
     trace.shapes.k = [1, KV, n, d];
     trace.shapes.v = [1, KV, n, d];
-    return trace;
+    const read = (slot: Slot) => copyOut(this.mod, handle.traceData(slot), handle.traceSize(slot));
+    return { ...trace, qBeforeRotary: read(Slot.QBeforeRotary), kBeforeRotary: read(Slot.KBeforeRotary) };
   }
 }

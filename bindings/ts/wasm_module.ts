@@ -101,6 +101,6 @@ export interface WasmModule {
 }
 
 /** Trace slots, in the order of bindings/embind.cpp's TraceSlot. */
-export const enum Slot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output, Input }
+export const enum Slot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output, Input, QBeforeRotary, KBeforeRotary }
 
 export type GlueFactory = (moduleArg: Record<string, unknown>) => Promise<WasmModule>;

@@ -4,7 +4,7 @@
 // float16; greedy generation through the KV cache against the reference's own greedy continuation.
 const { variants, load } = require('./helpers.cjs');
 const { expectNamed } = require('./fuzz.cjs');
-const { argmax, checkpoint, maxDiff, modelFiles, reference, tokenizerFiles } = require('./llama_checkpoint.cjs');
+const { argmax, checkpoint, frequencies, maxDiff, modelFiles, reference, rotate, tokenizerFiles } = require('./llama_checkpoint.cjs');
 
 // --- the models tested -------------------------------------------------------------------------
 
@@ -86,7 +86,7 @@ describe('LlamaModel specifics', () => {
     }
   });
 
-  test('the trace holds q per query head and k, v per K/V head', async () => {
+  test('the trace holds q per query head and k, v per K/V head, after and before the rotation', async () => {
     const model = await mod.loadModel(files());
     try {
       const { trace } = model.run(TOKENS.slice(0, 5), { traceLayer: 1 });
@@ -94,6 +94,15 @@ describe('LlamaModel specifics', () => {
       expect(trace.shapes.k).toEqual([1, 2, 5, 4]);
       expect(trace.k.length).toBe(2 * 5 * 4);
       expect(trace.weights.length).toBe(4 * 5 * 5);
+      // Each row before the rotation, rotated at its position, is the row after it.
+      const freq = frequencies(config, 4);
+      for (const [before, after, heads] of [[trace.qBeforeRotary, trace.q, 4], [trace.kBeforeRotary, trace.k, 2]]) {
+        expect(before.length).toBe(after.length);
+        const rotated = Float64Array.from(before);
+        for (let h = 0; h < heads; h++) for (let i = 0; i < 5; i++) rotate(rotated, (h * 5 + i) * 4, 1, 4, freq, i);
+        expect(maxDiff(rotated, after)).toBeLessThan(1e-5);
+        expect(maxDiff(before, after)).toBeGreaterThan(1e-3);
+      }
     } finally {
       model.dispose();
     }

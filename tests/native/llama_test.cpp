@@ -5,10 +5,12 @@
 // decoding step equal to the uncached forward.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "llama.h"
@@ -261,6 +263,41 @@ TEST(Llama, HeadDimOtherThanHiddenOverHeads) {
   attn::LlamaConfig c = tiny(2, true, false);
   c.head_dim = 6;
   check_model(c, 9);
+}
+
+TEST(Llama, TraceHoldsQAndKBeforeAndAfterTheRotation) {
+  attn::LlamaConfig c = tiny(2, true, false);
+  c.rope.theta = 100.0;
+  attn::Llama m;
+  ASSERT_EQ(m.configure(c), "");
+  load_random(m.tensors(), 13);
+  ASSERT_EQ(m.finalize(), "");
+  const int n = static_cast<int>(kTokens.size()), d = 4;
+  std::vector<float> logits(size_t(n) * 23);
+  attn::MhaTrace trace;
+  ASSERT_EQ(m.forward(kTokens.data(), n, logits.data(), nullptr, 1, &trace), "");
+  const Vec freq = frequencies(c.rope, d);
+  // q: 1 x 4 heads x n x d; k: 1 x 2 K/V heads x n x d. Rotating the "before" rows at their
+  // position gives the "after" ones; position 0 is not rotated at all.
+  for (auto [before, after, heads] : {std::make_tuple(&trace.q_before_rotary, &trace.q, 4),
+                                      std::make_tuple(&trace.k_before_rotary, &trace.k, 2)}) {
+    ASSERT_EQ(before->size(), size_t(heads) * n * d);
+    ASSERT_EQ(after->size(), before->size());
+    double err = 0, moved = 0;
+    for (int h = 0; h < heads; ++h)
+      for (int i = 0; i < n; ++i) {
+        const float* b = before->data() + (size_t(h) * n + i) * d;
+        const float* a = after->data() + (size_t(h) * n + i) * d;
+        Vec x(b, b + d);
+        rotate(x.data(), d, freq, i);
+        for (int t = 0; t < d; ++t) {
+          err = std::max(err, std::fabs(x[t] - a[t]));
+          if (i > 0) moved = std::max(moved, std::fabs(double(b[t]) - a[t]));
+        }
+      }
+    EXPECT_LT(err, 1e-5);
+    EXPECT_GT(moved, 0.01);  // the rotation did something
+  }
 }
 
 TEST(Llama, RefusesUnsupportedConfigsByName) {
