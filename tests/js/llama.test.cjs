@@ -68,6 +68,30 @@ describe.each(variants)('%s build', (variant) => {
   });
 });
 
+describe.each(variants)('%s build, 8- and 4-bit storage', (variant) => {
+  // Quantized blocks run along a matrix's inputs, 32 at a time: a 32-wide model.
+  const config = { ...BASE, model_type: 'llama', hidden_size: 32, intermediate_size: 64, num_key_value_heads: 2, tie_word_embeddings: false, rope_theta: 5e5 };
+  const tensors = checkpoint(config, 21);
+  // Relative to the largest logit: 8 bits hold a weight to ~0.4 % of its block's largest (and the
+  // products quantize the activations too); 4 bits to ~7 %. This random model amplifies them:
+  // weights rounded to Q8_0 alone (in the reference) move its logits by 2.4 % of the largest.
+  test.each([['q8', 0.04, 0.1], ['q4', 0.4, 0.6]])('dtype %s: logits within %s x the largest logit of the float64 reference; attention within %s', async (dtype, tol, attentionTol) => {
+    const mod = await load(variant);
+    const model = await mod.loadModel(modelFiles(config, tensors), { dtype });
+    try {
+      const run = model.run(TOKENS, { attention: true }), ref = reference(config, tensors, TOKENS);
+      const scale = ref.logits.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+      const logitErr = maxDiff(run.logits, ref.logits) / scale, attentionErr = maxDiff(run.attention, ref.attention);
+      worst[`${dtype} llama (relative to the largest logit)`] = Math.max(worst[`${dtype} llama (relative to the largest logit)`] ?? 0, logitErr);
+      worst[`${dtype} llama attention`] = Math.max(worst[`${dtype} llama attention`] ?? 0, attentionErr);
+      expect(logitErr).toBeLessThan(tol);
+      expect(attentionErr).toBeLessThan(attentionTol);
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
 describe('LlamaModel specifics', () => {
   let mod;
   beforeAll(async () => { mod = await load('simd'); });
