@@ -92,6 +92,33 @@ describe.each(variants)('%s build, 8- and 4-bit storage', (variant) => {
   });
 });
 
+describe.each(variants)('%s build, beam search', (variant) => {
+  // Beams reorder the KV cache (K/V heads, rotated keys) between steps: every hypothesis's score
+  // must be the reference's log-probability of its tokens (lengthPenalty 0: no normalization).
+  const config = CASES['qwen2, 2 K/V heads, q/k/v biases, untied head, rope_theta 1e6'], tensors = checkpoint(config, 41);
+  test('each hypothesis scores its tokens as the float64 reference does', async () => {
+    const mod = await load(variant);
+    const model = await mod.loadModel(modelFiles(config, tensors));
+    try {
+      const prompt = TOKENS.slice(0, 3);
+      const out = await model.generate(prompt, { beams: 3, maxNewTokens: 4, lengthPenalty: 0 });
+      expect(out.hypotheses.length).toBe(3);
+      for (const h of out.hypotheses) {
+        const seq = [...prompt, ...h.tokens], { logits } = reference(config, tensors, h.tokens.length < 4 ? [...seq, 1] : seq);
+        let logProb = 0;
+        const scored = h.tokens.length < 4 ? [...h.tokens, 1] : h.tokens;  // a hypothesis shorter than 4 ended with </s>
+        scored.forEach((t, i) => {
+          const row = logits.subarray((prompt.length - 1 + i) * 23, (prompt.length + i) * 23), max = Math.max(...row);
+          logProb += row[t] - max - Math.log(row.reduce((a, x) => a + Math.exp(x - max), 0));
+        });
+        expect(Math.abs(h.score - logProb)).toBeLessThan(1e-4);
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
 describe('LlamaModel specifics', () => {
   let mod;
   beforeAll(async () => { mod = await load('simd'); });
