@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "parallel_gemm.h"
+#include "pre_norm_block.h"
 
 namespace attn {
 namespace {
@@ -99,21 +100,12 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
 
   for (int l = 0; l < cfg_.n_layer; ++l) {
     Block& B = blocks_[l];
-    B.ln_1.forward(x, n, D, h_.data());
-    MhaInput in;
-    in.query = in.key = in.value = h_.data();
-    in.batch = 1;
-    in.seq_q = in.seq_k = n;
-    in.masks.causal = true;
     float* layer_attention = attention ? attention + std::size_t(l) * H * n * n : nullptr;
-    err = B.attn.forward(in, a_.data(), layer_attention, trace && l == trace_layer ? trace : nullptr);
+    const auto attend = [&](const float* h, float* out) {
+      return B.attn.forward(causal_self_attention(h, n), out, layer_attention, trace && l == trace_layer ? trace : nullptr);
+    };
+    err = pre_norm_block(*kn_, B.ln_1, attend, B.ln_2, B.mlp, x, n, D, h_, a_, f_);
     if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
-
-    B.ln_2.forward(x, n, D, h_.data());
-    err = B.mlp.forward(*kn_, h_.data(), n, f_, a_.data());
-    if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
   }
   // Only the rows whose logits are wanted go through LN_f and the head.
   const int first = n - logit_rows;
@@ -146,15 +138,12 @@ std::string Gpt2::step(const std::int32_t* tokens, int n, float* logits, float* 
   for (int b = 0; b < batch; ++b) wpe_.add_range(past, n, x + std::size_t(b) * n * D);
   for (int l = 0; l < cfg_.n_layer; ++l) {
     Block& B = blocks_[l];
-    B.ln_1.forward(x, static_cast<int>(rows), D, h_.data());
     float* w = attention ? attention + std::size_t(l) * batch * H * n * len : nullptr;
-    err = B.attn.forward_cached(h_.data(), n, cache_[l], true, true, nullptr, a_.data(), w);
+    const auto attend = [&](const float* h, float* out) {
+      return B.attn.forward_cached(h, n, cache_[l], true, true, nullptr, out, w);
+    };
+    err = pre_norm_block(*kn_, B.ln_1, attend, B.ln_2, B.mlp, x, static_cast<int>(rows), D, h_, a_, f_);
     if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
-    B.ln_2.forward(x, static_cast<int>(rows), D, h_.data());
-    err = B.mlp.forward(*kn_, h_.data(), static_cast<int>(rows), f_, a_.data());
-    if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
   }
   // Only each sequence's last position needs logits: the LM head is the largest GEMM.
   for (int b = 0; b < batch; ++b)

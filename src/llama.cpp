@@ -1,5 +1,7 @@
 #include "llama.h"
 
+#include "pre_norm_block.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -124,19 +126,12 @@ std::string Llama::forward(const std::int32_t* tokens, int n, float* logits, flo
   embed_.add_rows(tokens, n, x);
   for (int l = 0; l < L; ++l) {
     Block& B = blocks_[l];
-    B.input_norm.forward(x, n, D, h_.data());
-    MhaInput in;
-    in.query = in.key = in.value = h_.data();
-    in.seq_q = in.seq_k = n;
-    in.masks.causal = true;
     float* w = attention ? attention + std::size_t(l) * H * n * n : nullptr;
-    err = B.attn.forward(in, a_.data(), w, trace && l == trace_layer ? trace : nullptr);
+    const auto attend = [&](const float* h, float* out) {
+      return B.attn.forward(causal_self_attention(h, n), out, w, trace && l == trace_layer ? trace : nullptr);
+    };
+    err = pre_norm_block(*kn_, B.input_norm, attend, B.post_norm, B.mlp, x, n, D, h_, a_, f_);
     if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
-    B.post_norm.forward(x, n, D, h_.data());
-    err = B.mlp.forward(*kn_, h_.data(), n, f_, a_.data());
-    if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
   }
   const int first = n - logit_rows;
   norm_.forward(x + std::size_t(first) * D, logit_rows, D, h_.data());
@@ -167,15 +162,12 @@ std::string Llama::step(const std::int32_t* tokens, int n, float* logits, float*
   embed_.add_rows(tokens, static_cast<int>(rows), x);
   for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
     Block& B = blocks_[l];
-    B.input_norm.forward(x, static_cast<int>(rows), D, h_.data());
     float* w = attention ? attention + std::size_t(l) * batch * H * n * len : nullptr;
-    err = B.attn.forward_cached(h_.data(), n, cache_[l], true, true, nullptr, a_.data(), w);
+    const auto attend = [&](const float* h, float* out) {
+      return B.attn.forward_cached(h, n, cache_[l], true, true, nullptr, out, w);
+    };
+    err = pre_norm_block(*kn_, B.input_norm, attend, B.post_norm, B.mlp, x, static_cast<int>(rows), D, h_, a_, f_);
     if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
-    B.post_norm.forward(x, static_cast<int>(rows), D, h_.data());
-    err = B.mlp.forward(*kn_, h_.data(), static_cast<int>(rows), f_, a_.data());
-    if (!err.empty()) return err;
-    add_in_place(x, a_.data(), nd);
   }
   // Only each sequence's last position needs logits.
   for (int b = 0; b < batch; ++b)
