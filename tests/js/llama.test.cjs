@@ -4,7 +4,7 @@
 // float16; greedy generation through the KV cache against the reference's own greedy continuation.
 const { variants, load } = require('./helpers.cjs');
 const { expectNamed } = require('./fuzz.cjs');
-const { argmax, checkpoint, frequencies, maxDiff, modelFiles, reference, rotate, tokenizerFiles } = require('./llama_checkpoint.cjs');
+const { argmax, checkpoint, frequencies, maxDiff, modelFiles, reference, rotate, safetensors, tokenizerFiles } = require('./llama_checkpoint.cjs');
 
 // --- the models tested -------------------------------------------------------------------------
 
@@ -86,6 +86,23 @@ describe.each(variants)('%s build, 8- and 4-bit storage', (variant) => {
       worst[`${dtype} llama attention`] = Math.max(worst[`${dtype} llama attention`] ?? 0, attentionErr);
       expect(logitErr).toBeLessThan(tol);
       expect(attentionErr).toBeLessThan(attentionTol);
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
+describe.each(variants)('%s build, a bfloat16 checkpoint', (variant) => {
+  // SmolLM2 and most Llama-family checkpoints are stored in bfloat16: held as stored ('auto') and
+  // converted to float32, the numbers are the float64 reference's on the same (bfloat16) values.
+  const config = CASES['llama, 1 K/V head (multi-query), tied head'], tensors = checkpoint(config, 51, true);
+  test.each(['auto', 'f32'])('dtype %s', async (dtype) => {
+    const mod = await load(variant);
+    const model = await mod.loadModel({ ...modelFiles(config, tensors), weights: safetensors(tensors, 'BF16') }, { dtype });
+    try {
+      const run = model.run(TOKENS, { attention: true }), ref = reference(config, tensors, TOKENS);
+      expect(maxDiff(run.logits, ref.logits)).toBeLessThan(2e-5);
+      expect(maxDiff(run.attention, ref.attention)).toBeLessThan(2e-6);
     } finally {
       model.dispose();
     }

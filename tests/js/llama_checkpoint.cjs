@@ -1,17 +1,31 @@
 // Tiny Llama-family checkpoints in Hugging Face's exact layout (config.json fields, tensor names,
 // nn.Linear out x in), written as safetensors, and a float64 reference written from the
 // architecture (RMSNorm, rotate-half rotary embeddings, grouped-query attention with an optional
-// sliding window, SwiGLU): shared by llama.test.cjs and fuzz_llama.test.cjs.
+// sliding window, SwiGLU): shared by llama.test.cjs, fuzz_llama.test.cjs and llama_hub.test.cjs.
 
 // --- a checkpoint in the Hugging Face layout -------------------------------------------------
 
-/** safetensors bytes of F32 tensors: an 8-byte header length, the JSON header, the data. */
-function safetensors(tensors) {
-  const header = {};
+/** The upper 16 bits of each float32: bfloat16, exact for values that are bfloat16 already. */
+function bf16Bytes(data) {
+  const words = new Uint32Array(Float32Array.from(data).buffer);
+  return new Uint8Array(Uint16Array.from(words, (w) => w >>> 16).buffer);
+}
+
+/** A float32 rounded to the nearest bfloat16 (ties to even), as a number. */
+function toBf16(x) {
+  const w = new Uint32Array(Float32Array.of(x).buffer)[0];
+  const rounded = (w + 0x7fff + ((w >>> 16) & 1)) & 0xffff0000;
+  return new Float32Array(Uint32Array.of(rounded >>> 0).buffer)[0];
+}
+
+/** safetensors bytes (an 8-byte header length, the JSON header, the data) of tensors stored as
+ * F32, or as BF16 (values must then be bfloat16 already: see checkpoint's bf16). */
+function safetensors(tensors, dtype = 'F32') {
+  const size = dtype === 'BF16' ? 2 : 4, header = {};
   let offset = 0;
   for (const [name, { shape, data }] of Object.entries(tensors)) {
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + data.length * 4] };
-    offset += data.length * 4;
+    header[name] = { dtype, shape, data_offsets: [offset, offset + data.length * size] };
+    offset += data.length * size;
   }
   let json = JSON.stringify(header);
   json += ' '.repeat((8 - (json.length % 8)) % 8);
@@ -20,8 +34,8 @@ function safetensors(tensors) {
   out.set(new TextEncoder().encode(json), 8);
   let at = 8 + json.length;
   for (const { data } of Object.values(tensors)) {
-    out.set(new Uint8Array(Float32Array.from(data).buffer), at);
-    at += data.length * 4;
+    out.set(dtype === 'BF16' ? bf16Bytes(data) : new Uint8Array(Float32Array.from(data).buffer), at);
+    at += data.length * size;
   }
   return out;
 }
@@ -51,8 +65,9 @@ function tokenizerFiles() {
   };
 }
 
-/** A config.json of this model type, and its tensors under Hugging Face's names (values float32). */
-function checkpoint(config, seed) {
+/** A config.json of this model type, and its tensors under Hugging Face's names (values float32;
+ * with bf16, values that are bfloat16, as a checkpoint trained in it holds). */
+function checkpoint(config, seed, bf16 = false) {
   const next = random(seed);
   const { hidden_size: D, intermediate_size: F, num_attention_heads: H, vocab_size: V } = config;
   const KV = config.num_key_value_heads, d = config.head_dim ?? D / H;
@@ -60,7 +75,8 @@ function checkpoint(config, seed) {
   const tensors = {};
   const add = (name, shape, around = 0) => {
     const n = shape.reduce((a, b) => a * b, 1);
-    tensors[name] = { shape, data: Array.from({ length: n }, () => Math.fround(around + 0.8 * next())) };
+    const value = () => Math.fround(around + 0.8 * next());
+    tensors[name] = { shape, data: Array.from({ length: n }, bf16 ? () => toBf16(value()) : value) };
   };
   add('model.embed_tokens.weight', [V, D]);
   for (let l = 0; l < config.num_hidden_layers; l++) {
