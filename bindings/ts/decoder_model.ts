@@ -147,7 +147,22 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
     this.eosId = eosTokenId;
   }
 
-  /** The traced layer's attention walk after a forward of n tokens. */
+  /**
+   * The text of token ids. A config's vocab_size may exceed the tokenizer's (Qwen2's is padded
+   * past its tokenizer's ids): those embedding rows have no text, so such an id (which a model can
+   * still produce) reads as nothing instead of failing the decode.
+   */
+  private decodeIds(ids: number[]): string {
+    const V = this.tokenizer.vocabSize;
+    return this.tokenizer.decode(ids.some((id) => id >= V) ? ids.filter((id) => id < V) : ids);
+  }
+
+  /** How one token reads on its own ('' for an id past the tokenizer's vocabulary, see decodeIds). */
+  private tokenText(id: number): string {
+    return id < this.tokenizer.vocabSize ? this.tokenizer.tokenText(id) : '';
+  }
+
+  /** The traced layer's attention walk after a forward of n tokens (LlamaModel's holds more). */
   protected abstract readTrace(handle: H, n: number): MultiHeadTrace;
 
   /** Runs the model on text (tokenized here) or on token ids. */
@@ -172,7 +187,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
       st.writeI32(rt, tokens);
       throwIfError(handle.forward(rt.ptr, n, rl.ptr, ra.ptr, trace ?? -1, keep), 'run');
       const result: RunResult = {
-        tokens, tokenTexts: tokens.map((t) => this.tokenizer.tokenText(t)), logits: st.readF32(rl, keep * V), logitsFrom: n - keep,
+        tokens, tokenTexts: tokens.map((t) => this.tokenText(t)), logits: st.readF32(rl, keep * V), logitsFrom: n - keep,
       };
       this.ownLogits.add(result.logits);
       if (options.attention) result.attention = st.readF32(ra, L * H * n * n);
@@ -197,7 +212,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
     const row = position - from;
     const [lse] = logSumExpRows(this.mod, this.staging, logits, V, [row]);
     if (!Number.isFinite(lse)) throw new AttentionError(`predictNext: the logits at position ${position} hold NaN or Infinity`);
-    return topK(logits.subarray(row * V, (row + 1) * V), lse, k, (id) => this.tokenizer.tokenText(id));
+    return topK(logits.subarray(row * V, (row + 1) * V), lse, k, (id) => this.tokenText(id));
   }
 
   /** Mean next-token negative log-likelihood (nats) over the run's tokens, and its exp. */
@@ -356,7 +371,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
       // Feed it now: the next logits, and (when asked) its own attention row for the event.
       if (i + 1 < room || options.attention) logits = stepper.step([token], 1);
       // Emit whole characters only: a byte token may end inside a UTF-8 sequence.
-      const text = this.tokenizer.decode(tokens);
+      const text = this.decodeIds(tokens);
       const ready = text.endsWith('\ufffd') ? emitted : text;
       options.onToken?.({ token, text: ready.slice(emitted.length), index: i, attention: stepper.attention });
       emitted = ready;
@@ -389,7 +404,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
 
   private generateResult(promptTokens: number[], d: Decoded, stops: string[], t0: number): GenerateResult {
     const cut = (text: string) => stops.reduce((t, s) => (t.includes(s) ? t.slice(0, t.indexOf(s)) : t), text);
-    const outputs = d.hypotheses.map((h) => ({ tokens: h.tokens, text: cut(this.tokenizer.decode(h.tokens)), score: h.score }));
+    const outputs = d.hypotheses.map((h) => ({ tokens: h.tokens, text: cut(this.decodeIds(h.tokens)), score: h.score }));
     const best = d.hypotheses[0], now = performance.now(), firstAt = d.firstAt || now;
     return {
       promptTokens, tokens: best.tokens, text: outputs[0].text, finishReason: d.finishReason,

@@ -15,6 +15,7 @@ const CASES = {
   'mistral, 4 K/V heads, linear rope_scaling, sliding window 4 (of 11 positions)': { ...BASE, model_type: 'mistral', num_key_value_heads: 4, tie_word_embeddings: false, sliding_window: 4, rope_scaling: { type: 'linear', factor: 2 } },
 };
 const TOKENS = [0, 5, 9, 2, 2, 17, 11, 4, 20, 3, 8];
+const VOCAB_LETTERS = 'abcdefghijklmnopqrstu';  // ids 2..22 (llama_checkpoint's tokenizer)
 
 // Largest differences seen, printed at the end (the report's figures).
 const worst = {};
@@ -192,6 +193,26 @@ describe('LlamaModel specifics', () => {
     await refused({ partial_rotary_factor: 0.5 }, /partial_rotary_factor 0.5 is not supported/);
     await refused({ num_key_value_heads: 3 }, /num_attention_heads \(4\) is not a multiple of num_key_value_heads \(3\)/);
     await refused({ use_sliding_window: true, sliding_window: 4 }, /use_sliding_window true is not supported for qwen2/);
+  });
+
+  test('a vocab_size padded past the tokenizer (as Qwen2\'s): those ids read as no text, and generation goes on', async () => {
+    const padded = { ...config, vocab_size: 26 };
+    const model = await mod.loadModel(files(padded, checkpoint(padded, 61)));
+    try {
+      // Near-uniform sampling: ids 23 to 25 (no token of the tokenizer) come up within a few
+      // seeds (each run may also end early at </s>).
+      let out;
+      for (let seed = 1; seed < 50 && !out?.tokens.some((t) => t >= 23); seed++)
+        out = await model.generate([0, 4, 5], { maxNewTokens: 30, temperature: 1000, seed });
+      expect(out.tokens.some((t) => t >= 23)).toBe(true);
+      // (tokenizer.json without a decoder: tokens joined by spaces, as Hugging Face's decode does)
+      expect(out.text).toBe(out.tokens.filter((t) => t >= 2 && t < 23).map((t) => VOCAB_LETTERS[t - 2]).join(' '));
+      const run = model.run([0, 24, 4]);
+      expect(run.tokenTexts).toEqual(['<s>', '', 'c']);
+      expect(model.predictNext(run, 26).filter((p) => p.id >= 23).map((p) => p.text)).toEqual(['', '', '']);
+    } finally {
+      model.dispose();
+    }
   });
 
   test('a missing tensor is named with its Hugging Face name', async () => {
