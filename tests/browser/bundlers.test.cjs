@@ -109,7 +109,7 @@ test('Vite dev server (npx vite), no config: the .wasm arrives as WebAssembly', 
 }, 90000);
 
 test('Vite build, no config: no warnings, only the browser entry in the output', async () => {
-  const out = await run(process.execPath, [VITE, 'build', '--logLevel', 'info'], { cwd: app.dir });
+  const out = await run(process.execPath, [VITE, 'build', '--logLevel', 'info'], { cwd: app.dir, env: { ...process.env, NO_COLOR: '1' } });
   expect(out).toMatch(/built in/);
   expect(out).not.toMatch(/warn|node:|attention-wasm|\(!\)/i);
   expectBrowserOnly(path.join(app.dir, 'dist'));

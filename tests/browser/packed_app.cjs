@@ -39,17 +39,10 @@ function servePage(html) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` })));
 }
 
-/** The environment for child tools: no colour codes in the logs the tests read. FORCE_COLOR (set
- * by a CI terminal or Jest) is dropped, not zeroed: Node warns when it and NO_COLOR are both set. */
-function plainEnv(env = process.env) {
-  const { FORCE_COLOR, ...rest } = env;
-  return { ...rest, NO_COLOR: '1' };
-}
-
 /** Runs a command to its end; resolves with its output, rejects with it on a non-zero exit. */
 function run(command, args, options) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, env: plainEnv(options?.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { out += d; });
@@ -62,21 +55,19 @@ const freePort = () => new Promise((resolve) => {
   const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
 });
 
-/** Starts a server command (vite, vite preview) on a free port and waits for `ready` in its log
- * (without colour codes, which split the port number from its host);
+/** Starts a server command (vite, vite preview) on a free port and waits for `ready` in its log;
  * returns { url, log(), stop() }. */
 async function startServer(args, cwd, ready) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...args, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv() });
+  const child = spawn(process.execPath, [...args, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (d) => { log += d; });
   child.stderr.on('data', (d) => { log += d; });
   const t0 = Date.now();
-  const plain = () => log.replace(/\x1b\[[0-9;]*m/g, '');
-  while (!ready.test(plain())) {
+  while (!ready.test(log)) {
     if (Date.now() - t0 > 60000 || child.exitCode !== null) {
       child.kill();
-      throw new Error(`${args.join(' ')} did not start:\n${plain()}`);
+      throw new Error(`${args.join(' ')} did not start:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

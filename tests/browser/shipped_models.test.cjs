@@ -108,7 +108,7 @@ test('Vite dev server, then Vite build + vite preview, no config', async () => {
   } finally {
     dev.stop();
   }
-  const out = await run(process.execPath, [VITE, 'build', '--logLevel', 'info'], { cwd: app.dir });
+  const out = await run(process.execPath, [VITE, 'build', '--logLevel', 'info'], { cwd: app.dir, env: { ...process.env, NO_COLOR: '1' } });
   expect(out).not.toMatch(/warn|\(!\)/i);
   // The model's files are in the build (the weights as an asset of their own).
   expect(fs.readdirSync(path.join(app.dir, 'dist/assets')).some((f) => f.endsWith('.safetensors'))).toBe(true);
