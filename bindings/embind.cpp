@@ -7,14 +7,14 @@
 #include <cstdint>
 #include <string>
 
-#include "attention.h"
-#include "multi_head_attention.h"
-#include "parallel.h"
-#include "bart.h"
-#include "bert.h"
-#include "gpt2.h"
-#include "llama.h"
-#include "layers.h"
+#include "attention/attention.h"
+#include "attention/multi_head_attention.h"
+#include "kernels/parallel.h"
+#include "models/bart.h"
+#include "models/bert.h"
+#include "models/gpt2.h"
+#include "models/llama.h"
+#include "layers/layers.h"
 
 namespace {
 

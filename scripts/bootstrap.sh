@@ -9,7 +9,7 @@ have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
 # fonts-dejavu-core: Chromium renders the demo's text in screenshots with it.
-# libeigen3-dev: Eigen's GEMM in the scalar WASM build (src/kernels_eigen.cpp).
+# libeigen3-dev: Eigen's GEMM in the scalar WASM build (src/kernels/kernels_eigen.cpp).
 # python3-sentencepiece: the reference the Llama-style tokenizer is tested against
 # (tests/js/sentencepiece_tokenizer.test.cjs trains a small model with it).
 for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core libeigen3-dev python3-sentencepiece; do

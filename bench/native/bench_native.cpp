@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "multi_head_attention.h"
+#include "attention/multi_head_attention.h"
 
 namespace {
 

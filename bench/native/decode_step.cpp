@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels.h"
-#include "parallel.h"
-#include "parallel_gemm.h"
-#include "weight.h"
+#include "kernels/kernels.h"
+#include "kernels/parallel.h"
+#include "kernels/parallel_gemm.h"
+#include "tensors/weight.h"
 
 namespace {
 

@@ -29,7 +29,7 @@ export interface CheckpointHandle {
   finalize(): string;
 }
 
-/** The stored dtypes the core reads (codes as in src/tensor_table.h's Dtype). */
+/** The stored dtypes the core reads (codes as in src/tensors/tensor_table.h's Dtype). */
 const DTYPE_CODES: Partial<Record<SafetensorsDtype, number>> = { F32: 0, F16: 1, BF16: 2 };
 
 /** A tensor larger than this goes to the core in parts of whole rows: the staging block (whose

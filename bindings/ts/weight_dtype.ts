@@ -1,4 +1,4 @@
-// loadModel's dtype: how a model holds its weight matrices in the core (src/tensor_table.h's
+// loadModel's dtype: how a model holds its weight matrices in the core (src/tensors/tensor_table.h's
 // WeightStorage). 'auto' keeps the checkpoint's own precision (F16 and BF16 stay 16-bit, F32 stays
 // F32); 'f32' and 'f16' convert to that; 'q8' and 'q4' quantize each matrix as it loads
 // (llama.cpp's Q8_0 / Q4_0: blocks of 32 inputs with an f16 scale, 8.5 / 4.5 bits a weight).

@@ -1,6 +1,6 @@
-#include "attention.h"
+#include "attention/attention.h"
 
-#include "parallel.h"
+#include "kernels/parallel.h"
 
 #include <algorithm>
 #include <cmath>

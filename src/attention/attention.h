@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "buffer.h"
-#include "kernels.h"
+#include "tensors/buffer.h"
+#include "kernels/kernels.h"
 
 namespace attn {
 

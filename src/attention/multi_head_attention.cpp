@@ -1,9 +1,9 @@
-#include "multi_head_attention.h"
+#include "attention/multi_head_attention.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "parallel_gemm.h"
+#include "kernels/parallel_gemm.h"
 
 namespace attn {
 namespace {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
-#include "buffer.h"
-#include "kernels.h"
-#include "rotary.h"
-#include "weight.h"
+#include "attention/attention.h"
+#include "tensors/buffer.h"
+#include "kernels/kernels.h"
+#include "attention/rotary.h"
+#include "tensors/weight.h"
 
 namespace attn {
 

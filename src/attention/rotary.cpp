@@ -1,4 +1,4 @@
-#include "rotary.h"
+#include "attention/rotary.h"
 
 #include <cmath>
 #include <vector>

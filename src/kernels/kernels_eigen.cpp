@@ -2,7 +2,7 @@
 // the hand-written scalar twin's i-k-j loop spends most of its time loading and storing C, while
 // Eigen keeps a block of C in registers over the depth (measured: see kernels.h eigen_kernels()).
 // The remaining kernels (softmax, exp, GELU) are the scalar twins.
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 #if defined(ATTN_HAVE_EIGEN)
 // One thread: the library's own pool splits the work. No exceptions in the WASM builds.

@@ -2,8 +2,8 @@
 // scales (unpack_quant_row), then per block an exact integer dot product with A's quantized row.
 #include <vector>
 
-#include "kernels_quant.h"
-#include "weight.h"
+#include "kernels/kernels_quant.h"
+#include "tensors/weight.h"
 
 namespace attn {
 namespace {

@@ -8,10 +8,10 @@
 #include <cstring>
 #include <vector>
 
-#include "half.h"
-#include "kernels_quant.h"
-#include "simd4.h"
-#include "weight.h"
+#include "tensors/half.h"
+#include "kernels/kernels_quant.h"
+#include "kernels/simd4.h"
+#include "tensors/weight.h"
 
 namespace attn {
 

@@ -4,9 +4,9 @@
 #include <limits>
 #include <vector>
 
-#include "half.h"
-#include "kernels.h"
-#include "kernels_quant.h"
+#include "tensors/half.h"
+#include "kernels/kernels.h"
+#include "kernels/kernels_quant.h"
 
 namespace attn {
 namespace {

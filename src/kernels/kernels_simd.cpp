@@ -3,10 +3,10 @@
 #include <limits>
 #include <vector>
 
-#include "half.h"
-#include "kernels.h"
-#include "kernels_quant.h"
-#include "simd4.h"
+#include "tensors/half.h"
+#include "kernels/kernels.h"
+#include "kernels/kernels_quant.h"
+#include "kernels/simd4.h"
 
 namespace attn {
 

@@ -1,4 +1,4 @@
-#include "parallel.h"
+#include "kernels/parallel.h"
 
 #if defined(ATTN_THREADS)
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "parallel_gemm.h"
+#include "kernels/parallel_gemm.h"
 
 #include <algorithm>
 #include <string>

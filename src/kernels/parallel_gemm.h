@@ -3,9 +3,9 @@
 
 #include <cstring>
 
-#include "kernels.h"
-#include "parallel.h"
-#include "weight.h"
+#include "kernels/kernels.h"
+#include "kernels/parallel.h"
+#include "tensors/weight.h"
 
 namespace attn {
 

@@ -1,12 +1,12 @@
-#include "layers.h"
+#include "layers/layers.h"
 
 #include <cmath>
 #include <cstring>
 #include <vector>
 
-#include "half.h"
-#include "parallel.h"
-#include "parallel_gemm.h"
+#include "tensors/half.h"
+#include "kernels/parallel.h"
+#include "kernels/parallel_gemm.h"
 
 namespace attn {
 

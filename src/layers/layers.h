@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <string>
 
-#include "buffer.h"
-#include "kernels.h"
-#include "tensor_table.h"
-#include "weight.h"
+#include "tensors/buffer.h"
+#include "kernels/kernels.h"
+#include "tensors/tensor_table.h"
+#include "tensors/weight.h"
 
 namespace attn {
 

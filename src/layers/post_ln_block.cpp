@@ -1,4 +1,4 @@
-#include "post_ln_block.h"
+#include "layers/post_ln_block.h"
 
 namespace attn {
 

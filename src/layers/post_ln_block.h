@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <string>
 
-#include "buffer.h"
-#include "kernels.h"
-#include "layers.h"
-#include "multi_head_attention.h"
-#include "tensor_table.h"
+#include "tensors/buffer.h"
+#include "kernels/kernels.h"
+#include "layers/layers.h"
+#include "attention/multi_head_attention.h"
+#include "tensors/tensor_table.h"
 
 namespace attn {
 

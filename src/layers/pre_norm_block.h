@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "buffer.h"
-#include "kernels.h"
-#include "layers.h"
-#include "multi_head_attention.h"
+#include "tensors/buffer.h"
+#include "kernels/kernels.h"
+#include "layers/layers.h"
+#include "attention/multi_head_attention.h"
 
 namespace attn {
 

@@ -1,9 +1,9 @@
-#include "bart.h"
+#include "models/bart.h"
 
 #include <cmath>
 #include <cstring>
 
-#include "parallel_gemm.h"
+#include "kernels/parallel_gemm.h"
 
 namespace attn {
 namespace {

@@ -1,9 +1,9 @@
-#include "bert.h"
+#include "models/bert.h"
 
 #include <cmath>
 #include <cstring>
 
-#include "parallel_gemm.h"
+#include "kernels/parallel_gemm.h"
 
 namespace attn {
 

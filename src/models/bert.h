@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "buffer.h"
-#include "kernels.h"
-#include "layers.h"
-#include "multi_head_attention.h"
-#include "post_ln_block.h"
-#include "tensor_table.h"
+#include "tensors/buffer.h"
+#include "kernels/kernels.h"
+#include "layers/layers.h"
+#include "attention/multi_head_attention.h"
+#include "layers/post_ln_block.h"
+#include "tensors/tensor_table.h"
 
 namespace attn {
 

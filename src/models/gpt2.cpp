@@ -1,11 +1,11 @@
-#include "gpt2.h"
+#include "models/gpt2.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "parallel_gemm.h"
-#include "pre_norm_block.h"
+#include "kernels/parallel_gemm.h"
+#include "layers/pre_norm_block.h"
 
 namespace attn {
 namespace {

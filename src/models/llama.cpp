@@ -1,6 +1,6 @@
-#include "llama.h"
+#include "models/llama.h"
 
-#include "pre_norm_block.h"
+#include "layers/pre_norm_block.h"
 
 #include <algorithm>
 #include <cmath>

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "buffer.h"
-#include "kernels.h"
-#include "layers.h"
-#include "multi_head_attention.h"
-#include "rotary.h"
-#include "tensor_table.h"
+#include "tensors/buffer.h"
+#include "kernels/kernels.h"
+#include "layers/layers.h"
+#include "attention/multi_head_attention.h"
+#include "attention/rotary.h"
+#include "tensors/tensor_table.h"
 
 namespace attn {
 

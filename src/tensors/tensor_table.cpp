@@ -1,10 +1,10 @@
-#include "tensor_table.h"
+#include "tensors/tensor_table.h"
 
 #include <cstring>
 #include <vector>
 
-#include "attention.h"  // first_non_finite, non_finite_message
-#include "half.h"
+#include "attention/attention.h"  // first_non_finite, non_finite_message
+#include "tensors/half.h"
 
 namespace attn {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "buffer.h"
-#include "weight.h"
+#include "tensors/buffer.h"
+#include "tensors/weight.h"
 
 namespace attn {
 

@@ -1,10 +1,10 @@
-#include "weight.h"
+#include "tensors/weight.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
-#include "half.h"
+#include "tensors/half.h"
 
 namespace attn {
 

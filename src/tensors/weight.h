@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "buffer.h"
+#include "tensors/buffer.h"
 
 namespace attn {
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "attention.h"
+#include "attention/attention.h"
 #include "reference.h"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <map>
 #include <random>
 
-#include "bert.h"
+#include "models/bert.h"
 #include "model_test_util.h"
 
 namespace {

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "bart.h"
-#include "gpt2.h"
+#include "models/bart.h"
+#include "models/gpt2.h"
 #include "model_test_util.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "reference.h"
-#include "gpt2.h"
+#include "models/gpt2.h"
 #include "model_test_util.h"
 
 namespace {

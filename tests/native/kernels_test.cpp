@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "half.h"
-#include "kernels.h"
+#include "tensors/half.h"
+#include "kernels/kernels.h"
 #include "reference.h"
 
 namespace {

@@ -7,9 +7,9 @@
 #include <vector>
 #include <algorithm>
 
-#include "half.h"
-#include "layers.h"
-#include "tensor_table.h"
+#include "tensors/half.h"
+#include "layers/layers.h"
+#include "tensors/tensor_table.h"
 
 namespace {
 

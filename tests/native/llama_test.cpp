@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include "llama.h"
+#include "models/llama.h"
 #include "reference.h"
 
 namespace {

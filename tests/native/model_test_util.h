@@ -6,7 +6,7 @@
 #include <random>
 
 #include "reference.h"
-#include "tensor_table.h"
+#include "tensors/tensor_table.h"
 
 inline void load_random_tensors(attn::TensorTable& table, unsigned seed, double scale) {
   std::mt19937 rng(seed);

@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "multi_head_attention.h"
+#include "attention/multi_head_attention.h"
 #include "reference.h"
 
 namespace {

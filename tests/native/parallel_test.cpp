@@ -7,9 +7,9 @@
 #include <random>
 #include <vector>
 
-#include "multi_head_attention.h"
-#include "parallel.h"
-#include "parallel_gemm.h"
+#include "attention/multi_head_attention.h"
+#include "kernels/parallel.h"
+#include "kernels/parallel_gemm.h"
 #include "reference.h"
 
 namespace {

@@ -9,14 +9,14 @@
 #include <random>
 #include <vector>
 
-#include "bart.h"
-#include "bert.h"
-#include "gpt2.h"
-#include "half.h"
-#include "layers.h"
+#include "models/bart.h"
+#include "models/bert.h"
+#include "models/gpt2.h"
+#include "tensors/half.h"
+#include "layers/layers.h"
 #include "model_test_util.h"
-#include "parallel_gemm.h"
-#include "weight.h"
+#include "kernels/parallel_gemm.h"
+#include "tensors/weight.h"
 
 namespace {
 

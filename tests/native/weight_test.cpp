@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "half.h"
-#include "kernels.h"
-#include "weight.h"
+#include "tensors/half.h"
+#include "kernels/kernels.h"
+#include "tensors/weight.h"
 
 namespace {
 
