@@ -1,0 +1,129 @@
+// The random Llama of llama_weights.mjs as llama.cpp loads it: GGUF names and metadata, Q and K
+// rows permuted, matrices at F32, F16, Q8_0 or Q4_0 (norms stay F32, as llama.cpp's converter
+// keeps them). Both sides then hold one network: our loader reads Hugging Face's layout, llama.cpp
+// the permuted one.
+//
+// The permutation: Hugging Face rotates half-split pairs (i, i + d/2) of each head's d dims;
+// llama.cpp's rope (LLAMA_ROPE_TYPE_NORM) rotates adjacent pairs (2i, 2i + 1). Its converter
+// reorders each head's rows so that row 2i + k (k = 0, 1) is the original row k * d/2 + i.
+import { encode, GGML_TYPE } from './ggml_quant.mjs';
+import { llamaShapes, llamaTensor } from './llama_weights.mjs';
+import { writeGguf } from './gguf_writer.mjs';
+
+export const FILE_TYPE = { F32: 0, F16: 1, Q4_0: 2, Q8_0: 7 };  // general.file_type (llama_ftype)
+
+/** Rows of a q_proj / k_proj weight (heads x d rows of `cols`) reordered from rotate-half to adjacent pairs. */
+export function permuteRotary(x, heads, cols) {
+  const d = x.length / cols / heads;
+  const out = new Float32Array(x.length);
+  for (let h = 0; h < heads; h++) {
+    for (let i = 0; i < d / 2; i++) {
+      for (let k = 0; k < 2; k++) {
+        const from = (h * d + k * (d / 2) + i) * cols, to = (h * d + 2 * i + k) * cols;
+        out.set(x.subarray(from, from + cols), to);
+      }
+    }
+  }
+  return out;
+}
+
+/** The GGUF name of a Hugging Face tensor name. */
+export function ggufName(hf) {
+  const fixed = { 'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight' };
+  if (fixed[hf]) return fixed[hf];
+  const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hf);
+  const part = {
+    'input_layernorm.weight': 'attn_norm.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
+    'self_attn.q_proj.weight': 'attn_q.weight', 'self_attn.k_proj.weight': 'attn_k.weight', 'self_attn.v_proj.weight': 'attn_v.weight',
+    'self_attn.o_proj.weight': 'attn_output.weight', 'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight',
+    'mlp.down_proj.weight': 'ffn_down.weight',
+  }[m?.[2]];
+  if (!part) throw new Error(`no GGUF name for ${hf}`);
+  return `blk.${m[1]}.${part}`;
+}
+
+// wllama takes a prompt as text and answers with text. So that text names token ids one to one,
+// every token from id 3 on is one character, U+20000 + id (CJK Extension B on: no space, no
+// special meaning to a tokenizer), and no two characters merge (there is no longer token): the
+// SentencePiece tokenizer of llama.cpp turns such a text into exactly those ids, and a generated
+// text back into its ids. Ids 0-2 are <unk>, <s>, </s> (no text when generated: the bench then
+// says so instead of guessing).
+export const FIRST_TEXT_ID = 3;
+export const tokenText = (id) => String.fromCodePoint(0x20000 + id);
+
+/** The ids a text of tokenText characters names (null if a character is not one). */
+export function textIds(text) {
+  const ids = [];
+  for (const ch of text) {
+    const id = ch.codePointAt(0) - 0x20000;
+    if (id < FIRST_TEXT_ID) return null;
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** A vocabulary llama.cpp accepts (SentencePiece kind, no space prefix): <unk>, <s>, </s>, then tokenText(id). */
+export function vocabMetadata(V) {
+  const tokens = Array.from({ length: V }, (_, i) => (i === 0 ? '<unk>' : i === 1 ? '<s>' : i === 2 ? '</s>' : tokenText(i)));
+  const types = tokens.map((_, i) => (i === 0 ? 2 : i < 3 ? 3 : 1));  // UNKNOWN, CONTROL, NORMAL
+  return {
+    'tokenizer.ggml.model': { type: 'string', value: 'llama' },
+    'tokenizer.ggml.tokens': { type: 'array', of: 'string', value: tokens },
+    'tokenizer.ggml.scores': { type: 'array', of: 'f32', value: tokens.map(() => 0) },
+    'tokenizer.ggml.token_type': { type: 'array', of: 'i32', value: types },
+    'tokenizer.ggml.unknown_token_id': { type: 'u32', value: 0 },
+    'tokenizer.ggml.bos_token_id': { type: 'u32', value: 1 },
+    'tokenizer.ggml.eos_token_id': { type: 'u32', value: 2 },
+    'tokenizer.ggml.add_bos_token': { type: 'bool', value: false },
+    'tokenizer.ggml.add_eos_token': { type: 'bool', value: false },
+    'tokenizer.ggml.add_space_prefix': { type: 'bool', value: false },
+  };
+}
+
+/** Key-values for a Llama of config `c` (Hugging Face's config.json fields) stored as `fileType`. */
+export function llamaMetadata(c, fileType, name = 'random-llama') {
+  const u32 = (value) => ({ type: 'u32', value });
+  const hd = c.head_dim ?? c.hidden_size / c.num_attention_heads;
+  return {
+    'general.architecture': { type: 'string', value: 'llama' },
+    'general.name': { type: 'string', value: name },
+    'general.file_type': u32(FILE_TYPE[fileType]),
+    'llama.vocab_size': u32(c.vocab_size),
+    'llama.context_length': u32(c.max_position_embeddings),
+    'llama.embedding_length': u32(c.hidden_size),
+    'llama.block_count': u32(c.num_hidden_layers),
+    'llama.feed_forward_length': u32(c.intermediate_size),
+    'llama.rope.dimension_count': u32(hd),
+    'llama.attention.head_count': u32(c.num_attention_heads),
+    'llama.attention.head_count_kv': u32(c.num_key_value_heads),
+    'llama.attention.key_length': u32(hd),
+    'llama.attention.value_length': u32(hd),
+    'llama.attention.layer_norm_rms_epsilon': { type: 'f32', value: c.rms_norm_eps },
+    'llama.rope.freq_base': { type: 'f32', value: c.rope_theta },
+    ...vocabMetadata(c.vocab_size),
+  };
+}
+
+/**
+ * The tensors of the GGUF file: [{ name, dims (ne0 first), type, hf, bytes() }]. `values(hf, shape)`
+ * gives a tensor's Float32Array in Hugging Face's layout (default: llama_weights.mjs's).
+ */
+export function llamaGgufTensors(c, fileType, values = (hf, shape) => llamaTensor(hf, shape)) {
+  const matrixType = GGML_TYPE[fileType];
+  return llamaShapes(c).map(([hf, shape]) => {
+    const type = shape.length === 1 ? GGML_TYPE.F32 : matrixType;
+    const bytes = () => {
+      let x = values(hf, shape);
+      if (hf.endsWith('q_proj.weight')) x = permuteRotary(x, c.num_attention_heads, shape[1]);
+      if (hf.endsWith('k_proj.weight')) x = permuteRotary(x, c.num_key_value_heads, shape[1]);
+      return encode(type, x);
+    };
+    return { name: ggufName(hf), hf, dims: [...shape].reverse(), type, bytes };
+  });
+}
+
+/** Writes the Llama of config `c` as a GGUF file of `fileType` ('F32' | 'F16' | 'Q8_0' | 'Q4_0'). */
+export function writeLlamaGguf(file, c, fileType, values) {
+  if (!(fileType in FILE_TYPE)) throw new Error(`GGUF type ${fileType}: expected one of ${Object.keys(FILE_TYPE).join(', ')}`);
+  return writeGguf(file, llamaMetadata(c, fileType), llamaGgufTensors(c, fileType, values));
+}

@@ -1,0 +1,82 @@
+// A random Llama in Hugging Face's layout (names, shapes, rotate-half Q/K rows), the same values
+// wherever it is built: the bench page (our side), the GGUF writer (llama.cpp's side) and the
+// tests. Browser-safe. Each tensor has its own generator seeded from its name, so any one tensor
+// can be made alone (the GGUF writer streams them). Values are truncated to bfloat16 as SmolLM2's
+// checkpoint stores them: f32 and bf16 hold them exactly, f16 all but the few below its normal
+// range (6e-5), which both sides round the same way (to nearest even).
+
+/** SmolLM2-135M's shape (config.json), without eos: a benchmark generation never stops early. */
+export const SMOLLM2_135M = {
+  model_type: 'llama', vocab_size: 49152, max_position_embeddings: 8192, hidden_size: 576, intermediate_size: 1536,
+  num_hidden_layers: 30, num_attention_heads: 9, num_key_value_heads: 3, head_dim: 64, rms_norm_eps: 1e-5,
+  rope_theta: 100000, tie_word_embeddings: true,
+};
+
+/** A small model of the same kind for the tests (seconds, not minutes). */
+export const TINY_LLAMA = {
+  model_type: 'llama', vocab_size: 512, max_position_embeddings: 512, hidden_size: 64, intermediate_size: 128,
+  num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, rms_norm_eps: 1e-5,
+  rope_theta: 10000, tie_word_embeddings: true,
+};
+
+/** [name, shape] of every tensor, in Hugging Face's names and nn.Linear's out x in shapes. */
+export function llamaShapes(c) {
+  const D = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
+  const hd = c.head_dim ?? D / c.num_attention_heads, H = c.num_attention_heads, KV = c.num_key_value_heads;
+  const list = [['model.embed_tokens.weight', [V, D]]];
+  for (let l = 0; l < c.num_hidden_layers; l++) {
+    const p = `model.layers.${l}.`;
+    list.push([`${p}input_layernorm.weight`, [D]], [`${p}self_attn.q_proj.weight`, [H * hd, D]],
+      [`${p}self_attn.k_proj.weight`, [KV * hd, D]], [`${p}self_attn.v_proj.weight`, [KV * hd, D]],
+      [`${p}self_attn.o_proj.weight`, [D, H * hd]], [`${p}post_attention_layernorm.weight`, [D]],
+      [`${p}mlp.gate_proj.weight`, [F, D]], [`${p}mlp.up_proj.weight`, [F, D]], [`${p}mlp.down_proj.weight`, [D, F]]);
+  }
+  list.push(['model.norm.weight', [D]]);
+  if (!c.tie_word_embeddings) list.push(['lm_head.weight', [V, D]]);
+  return list;
+}
+
+/** FNV-1a of the name and the seed: each tensor's own stream. */
+function seedOf(name, seed) {
+  let h = (2166136261 ^ seed) >>> 0;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}
+
+/** One tensor's values (bfloat16-rounded float32): norms 1 +- 0.1, matrices uniform +- 0.05. */
+export function llamaTensor(name, shape, seed = 1) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const out = new Float32Array(n);
+  const bits = new Uint32Array(out.buffer);
+  const [base, scale] = shape.length === 1 ? [1, 0.1] : [0, 0.05];
+  let s = seedOf(name, seed);
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = base + scale * (2 * (s / 4294967296) - 1);
+    bits[i] &= 0xffff0000;  // truncate to bfloat16: exact in f32, bf16 and (mostly) f16
+  }
+  return out;
+}
+
+/** A safetensors file of the given tensors ({ name: [shape, Float32Array] }), stored as F32. */
+export function safetensorsF32(tensors) {
+  const header = {};
+  let off = 0;
+  for (const [name, [shape, x]] of Object.entries(tensors)) {
+    header[name] = { dtype: 'F32', shape, data_offsets: [off, off + x.byteLength] };
+    off += x.byteLength;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const buf = new Uint8Array(8 + json.length + off);
+  new DataView(buf.buffer).setBigUint64(0, BigInt(json.length), true);
+  buf.set(new TextEncoder().encode(json), 8);
+  for (const [name, [, x]] of Object.entries(tensors)) buf.set(new Uint8Array(x.buffer, x.byteOffset, x.byteLength), 8 + json.length + header[name].data_offsets[0]);
+  return buf;
+}
+
+/** A tokenizer.json for our side that covers no ids: the bench passes token ids, not text. */
+export function idsOnlyTokenizer() {
+  const vocab = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [String.fromCharCode(0x100 + i), i]));
+  return { tokenizer: { version: '1.0', normalizer: null, pre_tokenizer: null, post_processor: null, decoder: null, added_tokens: [], model: { type: 'BPE', vocab, merges: [] } } };
+}
