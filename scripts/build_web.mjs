@@ -11,6 +11,8 @@
 //                             built with the decoder only (the page then offers no encoder)
 //        DEMO_BART=<folder>   serve another encoder-decoder (BART) folder instead of web/models/g2p-bart;
 //                             without one the page offers no encoder-decoder
+//        DEMO_LLAMA=<folder>  serve another Llama-family folder instead of web/models/brown-llama;
+//                             without one the page offers no Llama-style decoder
 //        OUT=<dir>            output folder (default build/web)
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,8 @@ const bertDir = resolve(root, process.env.DEMO_BERT ?? 'web/models/brown-bert');
 const bertName = basename(bertDir);
 const bartDir = resolve(root, process.env.DEMO_BART ?? 'web/models/g2p-bart');
 const bartName = basename(bartDir);
+const llamaDir = resolve(root, process.env.DEMO_LLAMA ?? 'web/models/brown-llama');
+const llamaName = basename(llamaDir);
 
 function fail(message) {
   console.error(`build_web: ${message}`);
@@ -61,6 +65,15 @@ if (!haveBart) {
     + ' tools/train/g2p/run_all.sh trains it.');
 }
 
+// The Llama-style decoder: config.json (model_type llama, qwen2 or mistral), weights, tokenizer.json.
+const LLAMA_FILES = ['config.json', 'model.safetensors', 'tokenizer.json'];
+const llamaMissing = LLAMA_FILES.filter((f) => !existsSync(join(llamaDir, f)));
+const haveLlama = llamaMissing.length === 0;
+if (!haveLlama) {
+  if (process.env.DEMO_LLAMA) fail(`the Llama folder ${llamaDir} lacks ${llamaMissing.join(', ')}.`);
+  console.warn(`build_web: no Llama-style decoder (${relative(root, llamaDir)} lacks ${llamaMissing.join(', ')}): the page will not offer one.`);
+}
+
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
@@ -79,6 +92,7 @@ await build({
   define: {
     DEMO_MODEL_PATH: JSON.stringify(`./models/${modelName}/`), DEMO_BERT_PATH: haveBert ? JSON.stringify(`./models/${bertName}/`) : 'null',
     DEMO_BART_PATH: haveBart ? JSON.stringify(`./models/${bartName}/`) : 'null',
+    DEMO_LLAMA_PATH: haveLlama ? JSON.stringify(`./models/${llamaName}/`) : 'null',
   },
 });
 
@@ -87,19 +101,26 @@ for (const f of ['attention_simd.wasm', 'attention_scalar.wasm']) copyFileSync(j
 const modelOut = join(out, 'models', modelName);
 mkdirSync(modelOut, { recursive: true });
 // heads.json (the head analysis) and MODEL_CARD.md are optional extras the page links or reads.
-for (const f of [...MODEL_FILES, 'heads.json', 'MODEL_CARD.md'])
+for (const f of [...MODEL_FILES, 'heads.json', 'quality.json', 'MODEL_CARD.md'])
   if (existsSync(join(modelDir, f))) copyFileSync(join(modelDir, f), join(modelOut, f));
 if (haveBert) {
   const bertOut = join(out, 'models', bertName);
   mkdirSync(bertOut, { recursive: true });
-  for (const f of [...BERT_FILES, 'tokenizer_config.json', 'heads.json', 'MODEL_CARD.md'])
+  for (const f of [...BERT_FILES, 'tokenizer_config.json', 'heads.json', 'quality.json', 'MODEL_CARD.md'])
     if (existsSync(join(bertDir, f))) copyFileSync(join(bertDir, f), join(bertOut, f));
 }
 if (haveBart) {
   const bartOut = join(out, 'models', bartName);
   mkdirSync(bartOut, { recursive: true });
-  for (const f of [...BART_FILES, 'heads.json', 'MODEL_CARD.md'])
+  for (const f of [...BART_FILES, 'heads.json', 'quality.json', 'MODEL_CARD.md'])
     if (existsSync(join(bartDir, f))) copyFileSync(join(bartDir, f), join(bartOut, f));
+}
+
+if (haveLlama) {
+  const llamaOut = join(out, 'models', llamaName);
+  mkdirSync(llamaOut, { recursive: true });
+  for (const f of [...LLAMA_FILES, 'tokenizer_config.json', 'generation_config.json', 'heads.json', 'quality.json', 'MODEL_CARD.md'])
+    if (existsSync(join(llamaDir, f))) copyFileSync(join(llamaDir, f), join(llamaOut, f));
 }
 
 // index.html's head starts the download of the address's model weights itself: it gets this
@@ -107,6 +128,7 @@ if (haveBart) {
 const models = { gpt2: [`models/${modelName}/`, 'model.safetensors'] };
 if (haveBert) models.bert = [`models/${bertName}/`, 'model.safetensors'];
 if (haveBart) models.bart = [`models/${bartName}/`, 'model.safetensors'];
+if (haveLlama) models.llama = [`models/${llamaName}/`, 'model.safetensors'];
 const page = readFileSync(join(web, 'index.html'), 'utf8');
 const MODELS_LINE = /var models = \{[^\n]*\};/;
 if (!MODELS_LINE.test(page)) fail('web/index.html has no "var models = {...};" line');
@@ -122,7 +144,7 @@ const sizes = firstVisit.map((f) => {
 const total = sizes.reduce((a, s) => ({ bytes: a.bytes + s.bytes, gzip: a.gzip + s.gzip }), { bytes: 0, gzip: 0 });
 const group = (test) => sizes.filter((s) => test(s.file)).reduce((a, s) => a + s.bytes, 0);
 const info = {
-  model: modelName, encoder: haveBert ? bertName : null, encoderDecoder: haveBart ? bartName : null, files: sizes, total,
+  model: modelName, encoder: haveBert ? bertName : null, encoderDecoder: haveBart ? bartName : null, llama: haveLlama ? llamaName : null, files: sizes, total,
   js: group((f) => f.endsWith('.js')), wasm: group((f) => f.endsWith('.wasm')), modelBytes: group((f) => f.startsWith('models/')),
   widget: statSync(join(out, 'attention-view.js')).size,
   // Downloaded only when a visitor picks the encoder.

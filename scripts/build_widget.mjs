@@ -21,10 +21,13 @@ const modelsOut = join(dist, 'models');
 // The default models, by the name the widget's model attribute uses. Their folders are committed
 // under web/models/; a package without them would load a widget that cannot draw anything.
 const MODELS = { gpt2: 'brown-gpt2', bert: 'brown-bert', bart: 'g2p-bart' };
+// The Llama-style decoder (model="llama") ships once its trained folder is there.
+const haveLlama = ['config.json', 'model.safetensors', 'tokenizer.json'].every((f) => existsSync(join(root, 'web/models/brown-llama', f)));
+if (haveLlama) MODELS.llama = 'brown-llama';
 // What the worker reads (weights, config, tokenizer, the head labels) and the card that says what
 // the model is and how it was trained; not the held-out samples the analysis tools use.
 const MODEL_FILES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer.json',
-  'tokenizer_config.json', 'heads.json', 'MODEL_CARD.md'];
+  'tokenizer_config.json', 'generation_config.json', 'heads.json', 'quality.json', 'MODEL_CARD.md'];
 
 function fail(message) {
   console.error(`build_widget: ${message}`);
@@ -52,6 +55,7 @@ await build({
     DEMO_MODEL_PATH: JSON.stringify(`../models/${MODELS.gpt2}/`),
     DEMO_BERT_PATH: JSON.stringify(`../models/${MODELS.bert}/`),
     DEMO_BART_PATH: JSON.stringify(`../models/${MODELS.bart}/`),
+    DEMO_LLAMA_PATH: haveLlama ? JSON.stringify(`../models/${MODELS.llama}/`) : 'null',
     WIDGET_WASM_DIR: JSON.stringify('../'),
     // No demo page ships in the package: the "open in the demo" link shows only for demo="<url>".
     WIDGET_DEMO_PAGE: 'null',

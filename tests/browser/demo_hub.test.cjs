@@ -18,7 +18,7 @@ describe('the demo\'s Hub panel', () => {
   beforeAll(async () => {
     hub = await startHubServer({
       'someone/brown-bert': { files: bertFiles },
-      'someone/llama': { files: new Map([['config.json', Buffer.from('{"model_type": "llama"}')], ['model.safetensors', bertFiles.get('model.safetensors')]]) },
+      'someone/t5': { files: new Map([['config.json', Buffer.from('{"model_type": "t5"}')], ['model.safetensors', bertFiles.get('model.safetensors')]]) },
     });
   });
   afterAll(async () => { await hub?.close(); });
@@ -95,11 +95,11 @@ describe('the demo\'s Hub panel', () => {
 
   test('a model type the demo does not run is named, and its weights are never asked for', async () => {
     const { page } = await demo(`?hub=${encodeURIComponent(hub.url)}`);
-    const status = await loadFromHub(page, 'someone/llama');
+    const status = await loadFromHub(page, 'someone/t5');
     expect(status.state).toBe('error');
-    expect(status.text).toContain('"llama"');
-    expect(status.text).toContain('gpt2, bert, bart');
-    expect(hub.requests.filter((r) => r.path.startsWith('/someone/llama/')).map((r) => r.path)).toEqual(['/someone/llama/resolve/main/config.json']);
+    expect(status.text).toContain('"t5"');
+    expect(status.text).toContain('gpt2, bert, bart, llama');
+    expect(hub.requests.filter((r) => r.path.startsWith('/someone/t5/')).map((r) => r.path)).toEqual(['/someone/t5/resolve/main/config.json']);
     // A malformed id is refused in the page.
     expect(await loadFromHub(page, 'not a model id')).toEqual({ state: 'error', text: expect.stringContaining('Write a model id') });
     await page.close();

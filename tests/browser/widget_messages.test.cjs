@@ -81,7 +81,7 @@ test('the demo link shows once a view is drawn: not while the model loads, not a
   // A bare word that names no model is read as a folder URL: the message says so, with the nearest name.
   await page.$eval('#w', (v) => v.setAttribute('model', 'brt'));
   await page.waitForFunction(() => /brt/.test(document.getElementById('w').shadowRoot.querySelector('.status.error')?.textContent), null, { timeout: 30000 });
-  expect((await shown(page, 'w')).status).toMatch(/^Could not compute: .*\/brt\/config\.json: HTTP 404; model="brt" names no model \(gpt2, bert, bart; did you mean 'bert'\?\), so it was read as a folder URL\.$/);
+  expect((await shown(page, 'w')).status).toMatch(/^Could not compute: .*\/brt\/config\.json: HTTP 404; model="brt" names no model \(gpt2, bert, bart, llama; did you mean 'bert'\?\), so it was read as a folder URL\.$/);
   // Back to a model that loads: the link returns with the drawn view.
   await page.$eval('#w', (v) => v.removeAttribute('model'));
   await ready(page, 'w');

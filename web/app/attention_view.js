@@ -34,6 +34,7 @@ import { renderSimilarityView } from './views/similarity_view.js';
 import { StepsView } from './views/steps_view.js';
 import { VIEW_CSS } from './views/view_styles.js';
 import { el } from './views/dom.js';
+import { kvSuffix } from './views/kv_groups.js';
 import { marksIn } from './token_marks.js';
 import { WIDGET_ATTRIBUTES, unknownAttributes, modelNameHint } from './widget_attributes.js';
 import { repeatedWords, runHeadTest, testSummary } from './head_test.js';
@@ -224,7 +225,7 @@ class AttentionViewElement extends HTMLElement {
         if ('layer' in change && change.layer !== this.result.value.layer && !isSeed) this.compute(); else this.draw();
       },
     };
-    const headText = sel.head === 'all' ? 'all heads' : `head ${sel.head + 1}`;
+    const headText = sel.head === 'all' ? 'all heads' : `head ${sel.head + 1}${kvSuffix(data, sel.head)}`;
     const unavailable = unavailableView(s.view, isSeed ? null : r.info);
     this.titleEl.textContent = unavailable ? '' : isSeed ? 'The tutorial’s example: write a poem'
       : s.view === 'model' ? `${data.nLayer} layers × ${data.nHead} heads: click one to open it`
@@ -346,7 +347,7 @@ class AttentionViewElement extends HTMLElement {
 
   /** Explains, under the view, the marks (␣, ##) in the tokens it drew. */
   showMarks() {
-    const marks = marksIn(this.body.textContent);
+    const marks = marksIn(this.body.textContent, this.result?.value?.info?.type);
     this.marksEl.textContent = marks.join(' · ');
     this.marksEl.hidden = marks.length === 0;
   }

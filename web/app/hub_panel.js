@@ -69,7 +69,7 @@ export function initHubPanel({ client, onLoaded }) {
       bar.value = 1;
       status.dataset.state = 'done';
       const held = { auto: 'weights as stored', f16: '16-bit weights', q8: '8-bit weights', q4: '4-bit weights' }[info.dtype] ?? 'weights as stored';
-      status.textContent = `Loaded ${id} (${info.type}, ${held}): shown as the ${info.type === 'gpt2' ? 'decoder' : info.type === 'bert' ? 'encoder' : 'encoder-decoder'} model.`;
+      status.textContent = `Loaded ${id} (${info.type}, ${held}): shown as the ${{ gpt2: 'decoder', bert: 'encoder', bart: 'encoder-decoder', llama: 'Llama-style decoder' }[info.type] ?? info.type} model.`;
       onLoaded(info.type, modelUrl, hubUrl);
     } catch (e) {
       status.dataset.state = 'error';

@@ -27,6 +27,7 @@ import { VIEW_CSS } from './views/view_styles.js';
 import { el, tokenLabel, widthOf } from './views/dom.js';
 import { textWidth } from './views/measure.js';
 import { mathName } from './views/matrix.js';
+import { kvSuffix } from './views/kv_groups.js';
 import { svgText, svgToPng, jsonText, download, fileName } from './export.js';
 import { attentionDocument, similarityDocument } from './export_docs.js';
 
@@ -338,7 +339,8 @@ function syncPickers(data, sel) {
   options(ui.layer, Array.from({ length: L }, (_, l) => [l, `${l + 1}`]), sel.layer);
   const heads = Array.from({ length: H }, (_, h) => {
     const label = data.headLabel(sel.layer, h);
-    return [h, `${h + 1}${label ? ` · ${label}` : ''}`];
+    // Grouped-query attention: which K/V head the query head reads (views/kv_groups.js).
+    return [h, `${h + 1}${kvSuffix(data, h)}${label ? ` · ${label}` : ''}`];
   });
   if (H > 1) heads.push(['all', 'all heads']);
   options(ui.head, heads, sel.head);

@@ -5,13 +5,16 @@ const base = import.meta.url;
 const gpt2Path = typeof DEMO_MODEL_PATH === 'string' ? DEMO_MODEL_PATH : './models/brown-gpt2/';
 const bertPath = typeof DEMO_BERT_PATH === 'undefined' ? './models/brown-bert/' : DEMO_BERT_PATH;
 const bartPath = typeof DEMO_BART_PATH === 'undefined' ? './models/g2p-bart/' : DEMO_BART_PATH;
+// The Llama-style decoder (DEMO_LLAMA_PATH, null when the build has none).
+const llamaPath = typeof DEMO_LLAMA_PATH === 'undefined' ? './models/brown-llama/' : DEMO_LLAMA_PATH;
 
 /** The demo's compute worker (bundled beside the page's scripts). */
 export const DEMO_WORKER_URL = new URL('./worker.js', base).href;
 
-/** 'gpt2' | 'bert' | 'bart' -> folder URL (null: not in this build). */
+/** 'gpt2' | 'bert' | 'bart' | 'llama' -> folder URL (null: not in this build). */
 export const MODEL_URLS = {
   gpt2: new URL(gpt2Path, base).href,
   bert: typeof bertPath === 'string' ? new URL(bertPath, base).href : null,
   bart: typeof bartPath === 'string' ? new URL(bartPath, base).href : null,
+  llama: typeof llamaPath === 'string' ? new URL(llamaPath, base).href : null,
 };

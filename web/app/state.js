@@ -19,7 +19,7 @@ export const DEFAULT_SENTENCES = [
 export const DEFAULT_WORDS = 'phone knight photograph';
 export const ATTENDS = ['cross', 'decoder', 'encoder'];
 export const VIEWS = ['heads', 'model', 'heatmap', 'steps', 'compare'];
-export const MODELS = ['gpt2', 'bert', 'bart'];
+export const MODELS = ['gpt2', 'bert', 'bart', 'llama'];
 const SEED_KEYS = ['x', 'y', 'wQ', 'wK', 'wV', 'wO'];
 
 export function defaultState() {

@@ -2,6 +2,7 @@
 // its token labels, and the input of the step-by-step view. Shared by the page and the widget.
 import { SEED_TOKENS, CROSS_TOKENS } from './seed_preset.js';
 import { buildSteps } from './views/steps_model.js';
+import { llamaSteps } from './views/llama_steps.js';
 
 const causalMask = (i, j) => j > i;
 
@@ -23,6 +24,8 @@ export function modelViewData(run, info) {
     tokens: run.tokenTexts, keyTokens: run.keyTokens, keyLabel: run.keyLabel, tokenTypes: run.tokenTypes,
     nLayer: run.nLayer ?? info.nLayer, nHead: run.nHead ?? info.nHead, attention: run.attention,
     masked: maskOf(info, run), headLabel: (l, h) => labels?.[l]?.[h] ?? null,
+    // Grouped-query attention (a Llama-style model): the K/V head each query head reads.
+    kvHeadOf: info.kvHeadOf ?? null,
     // The query the step view starts on: the last real token (not a [PAD]).
     defaultQuery: run.padding ? Math.max(0, run.padding.lastIndexOf(0)) : run.tokenTexts.length - 1,
     // The step view starts where the mask shows: a causal model's middle token (the last one's row
@@ -50,6 +53,7 @@ export function clampSelection(state, nLayer, nHead, nTokens, defaultQuery = nTo
 
 /** Steps for the model: self-attention of the traced layer, or cross-attention when asked. */
 export function modelSteps(run, info, state, sel) {
+  if (info.rotary) return llamaSteps(run, info, state, sel); // rotary positions, K/V groups
   const { nHead: H, dModel: C } = info;
   const head = sel.head === 'all' ? 0 : sel.head;
   // Cross-attention: an encoder-decoder's own (always), or GPT-2's untrained illustration when asked.

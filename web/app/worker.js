@@ -12,8 +12,9 @@ import { loadAttention, simdSupported } from '../../dist/index.js';
 import { loadGpt2 } from './models/gpt2.js';
 import { loadBert } from './models/bert.js';
 import { loadBart } from './models/bart.js';
+import { loadLlama } from './models/llama.js';
 
-const LOADERS = { gpt2: loadGpt2, bert: loadBert, bart: loadBart };
+const LOADERS = { gpt2: loadGpt2, bert: loadBert, bart: loadBart, llama: loadLlama, qwen2: loadLlama, mistral: loadLlama };
 
 let attnPromise = null;
 const models = new Map(); // folder URL -> Promise<{ info, run, compare? }>

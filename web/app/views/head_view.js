@@ -4,6 +4,7 @@
 import { svg, numList, tokenLabel, widthOf } from './dom.js';
 import { headColor } from './colors.js';
 import { textWidth } from './measure.js';
+import { kvSuffix } from './kv_groups.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const ROW = 24;
@@ -30,7 +31,7 @@ export function renderHeadView(container, data, sel, on = {}, { onlyQuery = null
   const keysText = data.keyTokens ? data.keyLabel ?? 'keys (second sentence: cross-attention)' : 'keys';
   const legend = heads.map((h) => {
     const label = data.headLabel?.(sel.layer, h);
-    return { h, text: `Head ${h + 1}${label && heads.length === 1 ? ` · ${label}` : ''}` };
+    return { h, text: `Head ${h + 1}${heads.length === 1 ? kvSuffix(data, h) : ''}${label && heads.length === 1 ? ` · ${label}` : ''}` };
   });
   const legendW = 74 + legend.reduce((a, { text }) => a + textWidth(text, FONT) + 30, 0);
   // Wide enough for the key tokens, the keys' caption and the legend (the SVG scales down, never clips).

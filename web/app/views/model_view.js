@@ -3,6 +3,7 @@
 // it as a full heatmap.
 import { svg, widthOf } from './dom.js';
 import { weightColor, weightRgb, MASKED_RGB } from './colors.js';
+import { kvBrackets } from './kv_groups.js';
 
 const FONT = 12;
 // Above this many cells in total, thumbnails are drawn on a canvas and embedded as images:
@@ -18,7 +19,8 @@ export function renderModelView(container, data, sel, on = {}) {
   const n = data.tokens.length, m = (data.keyTokens ?? data.tokens).length;
   const { nLayer: L, nHead: H } = data;
   const width = widthOf(container);
-  const left = 64, top = 40, gap = 10;
+  // Room above the head titles for the K/V groups' brackets (grouped-query attention).
+  const left = 64, top = data.kvHeadOf ? 60 : 40, gap = 10;
   const size = Math.max(44, Math.min(140, Math.floor((width - left - 8 - gap * (H - 1)) / H)));
   const total = left + H * size + (H - 1) * gap + 8;
   const height = top + L * (size + gap + 14) + 4;
@@ -32,6 +34,7 @@ export function renderModelView(container, data, sel, on = {}) {
   root.append(svg('rect', { x: 0, y: 0, width: total, height, fill: '#ffffff' }));
   for (let h = 0; h < H; h++)
     root.append(svg('text', { x: left + h * (size + gap) + size / 2, y: top - 10, 'text-anchor': 'middle', fill: '#57606a', text: `Head ${h + 1}` }));
+  if (data.kvHeadOf) root.append(...kvBrackets(data.kvHeadOf, { x: (h) => left + h * (size + gap), size, y: top - 30 }));
 
   const thumbs = [];
   for (let l = 0; l < L; l++) {

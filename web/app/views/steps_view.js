@@ -127,6 +127,7 @@ function detailNodes(detail, decimals, expanded, redraw) {
   const paren = (x) => (x < 0 ? `(${f(x)})` : f(x));
   return detail.map((d) => {
     if (d.kind === 'note') return el('p', { text: d.text });
+    if (d.kind === 'node') return d.render(decimals); // a step's own drawing (views/rotary_detail.js)
     if (d.kind === 'dot') {
       const sum = d.parts.map((p) => `${paren(p.a)} × ${paren(p.b)}`).join(' + ');
       return el('p', { class: 'dot-line' }, el('span', { class: 'dot-lhs', text: `q“${tokenLabel(d.query)}” · k“${tokenLabel(d.key)}”` }),

@@ -1,0 +1,195 @@
+// The demo's "Modern decoder (Llama-style)" preset and <attention-view model="llama"> in headless
+// Chromium, at 1280x800 and 390x844: the heads drawn in their K/V groups (the groups equal the
+// library's kvHeadOf), attention rows equal to the library's in Node, the rotation step's numbers
+// (Q and K before and after the rotation, the pair's score at its positions and moved) equal to
+// the library's trace, the widget, the model card page, and a sentence that is markup staying text.
+// Runs on web/models/brown-llama/ when it is there, else on a random-weight Llama of its shape
+// (llama_demo_model.cjs). Screenshots: tests/browser/screenshots/llama-*.png.
+const path = require('node:path');
+const fs = require('node:fs');
+const { llamaFolder } = require('./llama_demo_model.cjs');
+const { demoSite, rowsOf, stepRow, sum, expectClose, root, open } = require('./demo_site.cjs');
+
+const llama = llamaFolder();
+process.env.DEMO_LLAMA = llama.dir; // (read by scripts/build_web.mjs in demoSite's beforeAll)
+if (!llama.trained) console.warn(`demo_llama: web/models/brown-llama/ is not there yet: testing on random weights (${path.relative(root, llama.dir)})`);
+
+const site = demoSite('web-test-llama');
+const { demo, settled, shot } = site;
+const PHONE = { width: 390, height: 844 };
+const SENTENCE = 'The old man walked to the river and sat down by the water';
+
+let lm = null;
+beforeAll(async () => {
+  const { loadAttention } = require(path.join(root, 'dist/index.cjs'));
+  const attn = await loadAttention({ threads: 1 });
+  lm = await attn.loadModel(llama.dir);
+});
+afterAll(() => lm?.dispose());
+
+/** The library's run on the page's tokens (the page reads the ids from its worker). */
+const reference = (ids, traceLayer) => lm.run(ids, { attention: true, traceLayer });
+const rowOf = (t, head, row, n, d) => Array.from(t.subarray((head * n + row) * d, (head * n + row + 1) * d));
+
+test('the preset draws its heads in their K/V groups, with the library\'s attention', async () => {
+  const { page, errors } = await demo(`?model=llama&s=${encodeURIComponent(SENTENCE)}&layer=2&head=3`, { width: 1280, height: 800 });
+  expect(await page.$eval('input[name=preset][value=llama]', (r) => r.checked)).toBe(true);
+  const H = lm.config.num_attention_heads, KV = lm.config.num_key_value_heads;
+  expect(KV).toBeLessThan(H); // grouped-query: there are groups to show
+  // The head picker names each query head's K/V head: the library's kvHeadOf.
+  const options = await page.$$eval('#head option', (o) => o.map((x) => [x.value, x.textContent]));
+  const groups = options.filter(([v]) => v !== 'all').map(([, text]) => Number(text.match(/\(K\/V (\d+)\)/)[1]) - 1);
+  expect(groups).toEqual(Array.from({ length: H }, (_, h) => lm.kvHeadOf(h)));
+  // The head view's lines: the library's attention for layer 2, head 3 (rows sum to 1).
+  const tokens = await page.$$eval('#tokens .token', (b) => b.map((e) => e.dataset.token));
+  const ids = [lm.bosTokenId, ...lm.tokenizer.encode(SENTENCE, { addSpecialTokens: false })];
+  expect(tokens.length).toBe(ids.length);
+  const ref = reference(ids, 1);
+  const n = ids.length, rows = await rowsOf(page);
+  expect(rows.length).toBe(n);
+  rows.forEach((r, i) => {
+    expect(Math.abs(sum(r) - 1)).toBeLessThan(1e-5);
+    expectClose(r, Array.from(ref.attention.subarray(((1 * H + 2) * n + i) * n, ((1 * H + 2) * n + i + 1) * n)), 1e-5, `layer 2 head 3 row ${i}`);
+  });
+  expect(await page.$eval('#view-graphic svg', (s) => s.textContent)).toContain(`Head 3 (K/V ${lm.kvHeadOf(2) + 1})`);
+  await shot(page, 'llama-heads-1280');
+
+  // The model view: one bracket per K/V head over the query heads that read it.
+  await page.click('#tab-model');
+  await settled(page);
+  const brackets = await page.$$eval('.model-view .kv-group', (g) => g.map((e) => [Number(e.dataset.kv), e.dataset.heads, e.textContent]));
+  expect(brackets.length).toBe(KV);
+  for (const [kv, heads] of brackets) {
+    const [first, last] = heads.split(',').map(Number);
+    for (let h = 0; h < H; h++) expect(lm.kvHeadOf(h) === kv).toBe(h >= first && h <= last);
+  }
+  await shot(page, 'llama-model-1280');
+  expect(errors).toEqual([]);
+});
+
+test('the rotation step shows the library\'s q and k before and after the rotation, and the pair moved', async () => {
+  const layer = 2, head = 6; // counted from 1, as in the address
+  const { page, errors } = await demo(`?model=llama&s=${encodeURIComponent(SENTENCE)}&view=steps&layer=${layer}&head=${head}`, { width: 1280, height: 800 });
+  const ids = [lm.bosTokenId, ...lm.tokenizer.encode(SENTENCE, { addSpecialTokens: false })];
+  const n = ids.length, d = lm.config.head_dim, h = head - 1, kv = lm.kvHeadOf(h);
+  const { trace } = reference(ids, layer - 1);
+  const titles = await page.$$eval('#steps-body .step h3', (t) => t.map((e) => e.textContent));
+  expect(titles[1]).toContain(`K/V head ${kv + 1}`);
+  expect(titles[2]).toMatch(/Rotate each query and key by its position/);
+  const qi = await page.$eval('#steps-body [data-step="qPre"] [data-row]', (e) => Number(e.dataset.row));
+  expect(qi).toBe(Math.floor((n - 1) / 2)); // the step view opens on a middle token (its row has masked keys)
+  // q before and after: the trace's rows (the page shows them at 4 decimals; data-values holds 7 digits).
+  expectClose(await stepRow(page, 'qPre', qi), rowOf(trace.qBeforeRotary, h, qi, n, d), 1e-5, 'q before rotation');
+  expectClose(await stepRow(page, 'qRot', qi), rowOf(trace.q, h, qi, n, d), 1e-5, 'q after rotation');
+  expectClose(await stepRow(page, 'q', qi), rowOf(trace.qBeforeRotary, h, qi, n, d), 1e-5, 'step 2 Q (as projected)');
+  // The keys: those of the query head's K/V head (shared with its group), before and after.
+  for (const j of [0, 1, Math.min(5, n - 1)]) {
+    expectClose(await stepRow(page, 'kPre', j), rowOf(trace.kBeforeRotary, kv, j, n, d), 1e-5, `k ${j} before rotation`);
+    expectClose(await stepRow(page, 'kRot', j), rowOf(trace.k, kv, j, n, d), 1e-5, `k ${j} after rotation`);
+    expectClose(await stepRow(page, 'k', j), rowOf(trace.kBeforeRotary, kv, j, n, d), 1e-5, `step 2 K row ${j}`);
+  }
+  // The pair: its score after the rotation (the page rotates q and k itself, rotary.js) is the
+  // library's scaled score; moved together it stays; the unrotated score is q·k/√d.
+  const pair = async () => page.$eval('#steps-body .rotary-detail', (e) => ({ ...e.dataset }));
+  const check = async () => {
+    const p = await pair();
+    const j = Number(p.key);
+    expect(Number(p.query)).toBe(qi);
+    expect(j).toBeLessThanOrEqual(qi);
+    expect(Math.abs(Number(p.after) - trace.scaledScores[(h * n + qi) * n + j])).toBeLessThan(2e-4);
+    const qb = rowOf(trace.qBeforeRotary, h, qi, n, d), kb = rowOf(trace.kBeforeRotary, kv, j, n, d);
+    expect(Math.abs(Number(p.before) - qb.reduce((a, x, i) => a + x * kb[i], 0) / Math.sqrt(d))).toBeLessThan(1e-5);
+    const moved = JSON.parse(p.moved);
+    expect(moved.length).toBeGreaterThan(2);
+    for (const [qPos, kPos, score] of moved) {
+      expect(qPos - kPos).toBe(qi - j);
+      expect(Math.abs(score - Number(p.after))).toBeLessThan(1e-9 * Math.max(1, Math.abs(score)) + 1e-9);
+    }
+    const curve = p.curve.split(',').map(Number);
+    expect(curve.length).toBe(lm.config.max_position_embeddings);
+    expect(Math.abs(curve[qi - j] - Number(p.after))).toBeLessThan(1e-5);
+    // Moved apart, the score changes (rotation is what makes attention depend on distance).
+    expect(Math.max(...curve) - Math.min(...curve)).toBeGreaterThan(1e-3);
+    return j;
+  };
+  const first = await check();
+  // Another key: the pair follows.
+  const other = first === 0 ? 1 : 0;
+  await page.selectOption('#steps-body .rotary-detail select', String(other));
+  expect(Number((await pair()).key)).toBe(other);
+  await check();
+  await shot(page, 'llama-steps-1280');
+
+  // On a phone: the same step, nothing wider than the screen but the scrolling matrices.
+  await page.setViewportSize(PHONE);
+  await page.evaluate(() => document.querySelector('#steps-body [data-step-id="rotary"]').scrollIntoView());
+  const overflow = await page.$eval('#steps-body [data-step-id="rotary"]', (s) => {
+    const right = document.documentElement.clientWidth;
+    return [...s.querySelectorAll('p, table, .rotary-chart, h3')].filter((e) => e.getBoundingClientRect().right > right + 1).map((e) => e.tagName);
+  });
+  expect(overflow).toEqual([]);
+  await shot(page, 'llama-steps-390', { fullPage: false });
+  expect(errors).toEqual([]);
+});
+
+test('on a phone the preset opens and its picture fits', async () => {
+  const { page, errors } = await demo('?model=llama', PHONE);
+  const rows = await rowsOf(page);
+  expect(rows.length).toBeGreaterThan(1);
+  rows.forEach((r) => expect(Math.abs(sum(r) - 1)).toBeLessThan(1e-5));
+  await shot(page, 'llama-heads-390');
+  await page.click('#tab-model');
+  await settled(page);
+  expect(await page.$$eval('.model-view .kv-group', (g) => g.length)).toBe(lm.config.num_key_value_heads);
+  await shot(page, 'llama-model-390');
+  expect(errors).toEqual([]);
+});
+
+test('a sentence that is markup stays text, and the model card page opens', async () => {
+  const evil = '<img src=x onerror="window.__pwned=1"> <b>bold</b>';
+  const { page, errors } = await demo(`?model=llama&s=${encodeURIComponent(evil)}`, { width: 1280, height: 800 });
+  expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+  expect(await page.$$eval('#app img, #app b', (e) => e.length)).toBe(0);
+  const tokens = await page.$$eval('#tokens .token', (b) => b.map((e) => e.dataset.token).join(''));
+  expect(tokens).toContain('<img');
+  const card = await page.$eval('#model-info a', (a) => a.href);
+  expect(card).toContain('model-card.html');
+  // The card page asks for the model's optional files too (quality.json may not be measured yet):
+  // a 404 is allowed for those only.
+  const missing = [];
+  page.on('response', (r) => { if (r.status() >= 400) missing.push(`${r.status()} ${new URL(r.url()).pathname}`); });
+  await page.goto(card);
+  await page.waitForSelector('#card[data-ready="1"]');
+  expect(await page.$eval('#card h1', (e) => e.textContent.length)).toBeGreaterThan(0);
+  await page.click('#back');
+  await settled(page);
+  expect(await page.$eval('input[name=preset][value=llama]', (r) => r.checked)).toBe(true);
+  for (const m of missing) expect(m).toMatch(/^404 \/models\/[^/]+\/(quality|heads|generation_config)\.json$/);
+  expect(errors.filter((e) => !(missing.length && /status of 404/.test(e)))).toEqual([]);
+});
+
+test('<attention-view model="llama"> draws its K/V groups and the rotation step', async () => {
+  const file = 'llama-widget.html';
+  fs.writeFileSync(path.join(site.dir, file), '<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">\n'
+    + '<script type="module" src="attention-view.js"></script>\n<body style="margin: 8px">\n'
+    + `<attention-view id="m" model="llama" sentence="${SENTENCE}" view="model"></attention-view>\n`
+    + `<attention-view id="h" model="llama" sentence="${SENTENCE}" layer="1" head="5"></attention-view>\n`
+    + `<attention-view id="s" model="llama" sentence="${SENTENCE}" view="steps" head="2"></attention-view>\n</body>\n`);
+  const { page, errors } = await open(site.browser.context, `${site.base}/${file}`);
+  await page.setViewportSize(PHONE);
+  await page.waitForFunction(() => ['m', 'h', 's'].every((id) => document.getElementById(id).dataset.ready === '1'), null, { timeout: 30000 });
+  const inShadow = (id, selector, fn) => page.evaluate(([id, selector, fn]) =>
+    new Function('els', `return (${fn})(els)`)([...document.getElementById(id).shadowRoot.querySelectorAll(selector)]), [id, selector, fn.toString()]);
+  expect(await inShadow('m', '.kv-group', (g) => g.length)).toBe(lm.config.num_key_value_heads);
+  expect(await inShadow('h', '.title', (t) => t[0].textContent)).toBe(`Layer 1 · head 5 (K/V ${lm.kvHeadOf(4) + 1})`);
+  const rows = await inShadow('h', '.attn-row', (r) => r.map((e) => e.getAttribute('data-weights').split(',').map(Number)));
+  const ids = [lm.bosTokenId, ...lm.tokenizer.encode(SENTENCE, { addSpecialTokens: false })];
+  const n = ids.length, H = lm.config.num_attention_heads, ref = reference(ids, 0);
+  expect(rows.length).toBe(n);
+  rows.forEach((r, i) => expectClose(r, Array.from(ref.attention.subarray(((0 * H + 4) * n + i) * n, ((0 * H + 4) * n + i + 1) * n)), 1e-5, `widget row ${i}`));
+  expect(await inShadow('s', '[data-step-id="rotary"]', (s) => s.length)).toBe(1);
+  expect(await inShadow('s', '.rotary-detail', (s) => s.length)).toBe(1);
+  expect(await inShadow('s', '.status', (s) => s[0].textContent)).toBe('');
+  await page.screenshot({ path: path.join(site.dir, '..', '..', 'tests/browser/screenshots/llama-widget-390.png'), fullPage: true });
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,93 @@
+// Everything the demo knows about a Llama-style decoder (worker side): model_type llama, qwen2 or
+// mistral from config.json + model.safetensors + tokenizer.json (brown-llama, trained here, by
+// default). Its run has the shape every model's has (models/gpt2.js), plus what only this family
+// has: which K/V head each query head reads (grouped-query attention), and the traced layer's
+// queries and keys before the rotary embedding (the rotation step of the step view), with what the
+// page needs to rotate them itself (rope_theta, head_dim, rope_scaling: views/rotary.js).
+import { headLabels, labelNote } from '../head_labels.js';
+
+const NAMES = { llama: 'Llama', qwen2: 'Qwen2', mistral: 'Mistral' };
+
+export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile, name, dtype }) {
+  const optional = (file) => fetchFile(file, 'json').catch(() => null);
+  const [weights, tokenizer, tokenizerConfig, generation, heads] = await Promise.all([
+    fetchFile('model.safetensors', 'arrayBuffer'), fetchFile('tokenizer.json', 'json'),
+    optional('tokenizer_config.json'), optional('generation_config.json'),
+    // Optional: the head labels measured on held-out text (tools/heads/label_heads.mjs).
+    optional('heads.json'),
+  ]);
+  const attn = await attnReady; // (the library, loaded while the files downloaded)
+  const files = { tokenizer, ...(tokenizerConfig ? { config: tokenizerConfig } : {}), ...(generation ? { generation } : {}) };
+  const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: files }, { dtype });
+  const c = lm.config;
+  const { num_hidden_layers: L, num_attention_heads: H, num_key_value_heads: KV, head_dim: d, hidden_size: D } = c;
+  const P = c.max_position_embeddings;
+  const bos = lm.bosTokenId;
+  const kvHeadOf = Array.from({ length: H }, (_, h) => lm.kvHeadOf(h));
+  const family = NAMES[c.model_type] ?? c.model_type;
+
+  const info = {
+    type: 'llama', name, config: c, modelBytes: weights.byteLength,
+    nLayer: L, nHead: H, nKvHead: KV, kvHeadOf, dModel: D, headDim: d, maxTokens: P, causal: true,
+    headLabels: headLabels(heads, L, H),
+    probeWords: Array.isArray(heads?.probe_words) ? heads.probe_words : null,
+    // What the rotation step needs to rotate a query or key to any position, as the core does.
+    rotary: { theta: c.rope_theta, headDim: d, scaling: c.rope_scaling },
+    features: { next: true, generate: true, kvGroups: true, rotary: true },
+    facts: [
+      ['Shape', `${L} layers × ${H} query heads sharing ${KV} key/value head${KV > 1 ? 's' : ''} (${H / KV} per group), d_model ${D}, context ${P}`],
+      ['Block', `${family}: RMSNorm, rotary positions (θ = ${c.rope_theta}), SwiGLU MLP${c.attention_bias ? ', q/k/v biases' : ', no biases'}`],
+      ['Vocabulary', `${c.vocab_size} tokens (tokenizer.json)`],
+    ],
+    text: {
+      sentenceHelp: `Results follow your typing.${bos === undefined ? '' : ` The model sees ${lm.tokenizer.tokenText(bos)} first, as in training.`}`,
+      causalNote: `A ${family}-style decoder: its attention is always causal`,
+      headLabelNote: labelNote(heads),
+      xName: 'X = RMSNorm₁(h)', wOName: 'o_proj',
+    },
+  };
+
+  function encode(text) {
+    const ids = bos === undefined ? [] : [bos];
+    ids.push(...lm.tokenizer.encode(text, { addSpecialTokens: false }));
+    return { ids: ids.slice(0, P), truncated: ids.length > P };
+  }
+
+  /** The next-token list; ending the text is said apart (as for GPT-2, models/gpt2.js). */
+  function nextTokens(r, topK) {
+    const preds = lm.predictNext(r, topK + 1);
+    if (preds[0]?.id !== lm.eosTokenId) return { predictions: preds.slice(0, topK) };
+    const pEnd = preds[0].probability;
+    const rest = preds.slice(1).map((p) => ({ ...p, probability: p.probability / (1 - pEnd) }));
+    return { predictions: rest, endOfText: { probability: pEnd, text: preds[0].text } };
+  }
+
+  /** quick (the page's first view): no sentence loss, the last position's logits only. */
+  function run({ text, layer, topK = 8, quick = false }) {
+    const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
+    const { ids, truncated } = encode(text);
+    if (!ids.length) throw new Error('Type some text.');
+    const r = lm.run(ids, { attention: true, traceLayer, logitsToKeep: quick ? 1 : ids.length });
+    const loss = ids.length > 1 && !quick ? lm.loss(r) : null;
+    return {
+      ids, tokenTexts: r.tokenTexts, tokenTypes: null, padding: null, truncated, layer: traceLayer,
+      attention: r.attention, trace: r.trace, x: r.trace.x, xCheck: null,
+      xNote: `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0
+        ? 'For the first layer that is each token’s embedding alone: a Llama has no position embedding (positions enter later, by rotating the queries and keys)'
+        : 'It is everything the layers before have added up, token by token'}, normalized (RMSNorm: each row divided by its root mean square) so that every row has a similar scale.`,
+      ...nextTokens(r, topK), loss, cross: null, partial: quick && ids.length > 1,
+      facts: loss ? [['This sentence', `${loss.loss.toFixed(2)} nats/token (perplexity ${loss.perplexity.toFixed(1)})`]] : [],
+    };
+  }
+
+  /** Continues the text through the KV cache (which holds only the K/V heads), token by token. */
+  function generate({ text, maxNewTokens = 30, temperature = 0.8, topK = 40, seed = 1, signal, onToken }) {
+    const { ids } = encode(text);
+    const room = P - ids.length;
+    if (room < 1) throw new Error(`The text already fills the model's ${P} tokens.`);
+    return lm.generate(ids, { maxNewTokens: Math.min(maxNewTokens, room), temperature, topK, seed, signal,
+      onToken: ({ token, text: piece, index }) => onToken({ token, text: piece, index }) });
+  }
+
+  return { info, run, generate };
+}

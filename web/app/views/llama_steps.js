@@ -1,0 +1,126 @@
+// The step view for a Llama-style decoder: the same steps as every model's (steps_model.js), with
+// what this family does differently written in:
+// - grouped-query attention: the query head reads the K and V of its K/V head, shared with the other
+//   query heads of its group (Hugging Face's repeat_kv: each K/V head stands in for its group);
+// - no biases, RMSNorm, o_proj;
+// - a rotation step after Q, K, V: the query and every key turned by their positions (rotary
+//   embeddings), with the chosen query/key pair's score moved to other positions (rotary_detail.js).
+import { buildSteps } from './steps_model.js';
+import { rotaryDetail } from './rotary_detail.js';
+
+const ROTATION_AT = 2; // the rotation step comes third, after Q, K, V
+
+/** A K/V tensor (KV x n x d) with each K/V head repeated for its query heads (H x n x d). */
+function perQueryHead(t, kvHeadOf, n, d) {
+  const out = new Float32Array(kvHeadOf.length * n * d);
+  kvHeadOf.forEach((g, h) => out.set(t.subarray(g * n * d, (g + 1) * n * d), h * n * d));
+  return out;
+}
+
+const headSlice = (t, h, rows, cols) => t.subarray(h * rows * cols, (h + 1) * rows * cols);
+
+function transpose(values, rows, cols) {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = values[r * cols + c];
+  return out;
+}
+
+/** Steps for a Llama-style model (info.rotary set). */
+export function llamaSteps(run, info, state, sel) {
+  const { nHead: H, nKvHead: KV, kvHeadOf, headDim: d, dModel: D } = info;
+  const head = sel.head === 'all' ? 0 : sel.head, qi = sel.query;
+  const tokens = run.tokenTexts, n = tokens.length;
+  const t = run.trace;
+  // Step 2 shows Q and K as projected (before the rotation); V is never rotated.
+  const trace = { ...t, q: t.qBeforeRotary, k: perQueryHead(t.kBeforeRotary, kvHeadOf, n, d), v: perQueryHead(t.v, kvHeadOf, n, d) };
+  const steps = buildSteps({
+    preset: 'model', queryTokens: tokens, keyTokens: tokens, cross: false, head, query: qi, rows: state.rows, mask: 'causal',
+    config: { nHead: H, dK: d, dV: d, dModel: D, layer: sel.layer },
+    names: { x: info.text.xName, wO: info.text.wOName },
+    x: run.x, y: null, xNote: run.xNote, xCheck: null, weights: null, trace,
+  });
+  const ctx = { H, KV, d, n, head, qi, kv: kvHeadOf[head], kvHeadOf, tokens, one: state.rows !== 'all', bias: !!info.config.attention_bias };
+  const kRotated = headSlice(perQueryHead(t.k, kvHeadOf, n, d), head, n, d);
+  renumber(steps);
+  groupedQkv(steps.find((s) => s.id === 'qkv'), ctx);
+  rotatedOperands(steps.find((s) => s.id === 'rawScores'), ctx, kRotated);
+  steps.splice(ROTATION_AT, 0, rotationStep(run, info, ctx, kRotated));
+  return steps;
+}
+
+/** The notes that point at a step ("from step 4") count the inserted rotation step. */
+function renumber(steps) {
+  const shift = (text) => (typeof text === 'string' ? text.replace(/\bstep (\d+)/g, (m, k) => (Number(k) > ROTATION_AT ? `step ${Number(k) + 1}` : m)) : text);
+  for (const s of steps.slice(ROTATION_AT)) {
+    s.explain = shift(s.explain);
+    for (const term of [...(s.terms ?? []), ...(s.groups ?? []).flat()]) term.note = shift(term.note);
+  }
+}
+
+const range = (a, b) => (a === b ? `${a}` : `${a}–${b}`);
+
+/** Step 2: the query head's own W^Q slice; K and V of its K/V head, shared with its group. */
+function groupedQkv(step, { H, KV, d, head, kv, kvHeadOf, bias }) {
+  if (!step) return;
+  const group = kvHeadOf.map((g, h) => (g === kv ? h + 1 : 0)).filter(Boolean);
+  const sharing = group.length > 1 ? `query heads ${range(group[0], group[group.length - 1])} share it` : 'no other query head reads it';
+  step.title = `Queries for head ${head + 1}; keys and values of its K/V head ${kv + 1}`;
+  step.explain = `Grouped-query attention: the layer has ${H} query heads but only ${KV} key/value head${KV > 1 ? 's' : ''}. `
+    + `Query head ${head + 1} has its own ${d} columns of W^Q; its keys and values are those of K/V head ${kv + 1} (${sharing}), `
+    + `so the cache holds ${KV} sets of keys and values instead of ${H}.${bias ? '' : ' This model has no biases.'} `
+    + 'Q and K are shown as projected: step 3 rotates them by their positions.';
+  for (const term of (step.groups ?? []).flat()) {
+    if (term.kind === 'op' && !bias) term.text = term.text.replace(/\+ b\^[QKV] =/, '=');
+    if (term.key === 'wQ' && term.kind === 'shape') term.note = `columns ${head * d + 1}–${(head + 1) * d} of q_proj (${H * d} columns, ${d} per query head); not printed`;
+    if ((term.key === 'wK' || term.key === 'wV') && term.kind === 'shape')
+      term.note = `columns ${kv * d + 1}–${(kv + 1) * d} of ${term.key === 'wK' ? 'k' : 'v'}_proj (${KV * d} columns: ${d} per K/V head); not printed`;
+    if (term.key === 'k' || term.key === 'v') term.name = `${term.key.toUpperCase()} of K/V head ${kv + 1}`;
+    if (term.key === 'q') term.name = `Q_${head + 1} (before rotation)`;
+  }
+}
+
+/** Step 4 (Q Kᵀ) multiplies the rotated query and keys. */
+function rotatedOperands(step, { d, n, tokens, qi }, kRotated) {
+  if (!step) return;
+  for (const term of step.terms ?? []) {
+    if (term.key === 'q3' && term.kind === 'shape') term.note = `the rotated row of “${tokens[qi]}”, from step 3`;
+    if (term.key === 'kT' && term.kind === 'shape') term.note = 'the rotated K, from step 3, on its side';
+    if (term.key === 'kT' && term.kind === 'matrix') term.values = transpose(kRotated, n, d);
+  }
+}
+
+/** A matrix term, as steps_model.js makes them (signed numbers, 16 columns open). */
+function matrix(key, name, values, rows, d, extra) {
+  return { kind: 'matrix', key, name, rows, cols: d, values, signed: true, maxCols: 16,
+    colLabels: Array.from({ length: d }, (_, c) => String(c + 1)), ...extra };
+}
+
+/** Step 3: q and every k before and after their rotation, and the pair's score moved around. */
+function rotationStep(run, info, ctx, kRotated) {
+  const { d, n, head, kv, tokens, qi, one } = ctx;
+  const t = run.trace;
+  const who = `“${tokens[qi]}”`;
+  const qBefore = headSlice(t.qBeforeRotary, head, n, d), qAfter = headSlice(t.q, head, n, d);
+  const kBefore = headSlice(t.kBeforeRotary, kv, n, d);
+  const queryRows = one
+    ? { rowLabels: [tokens[qi]], rowIndex: [qi], partial: `1 × ${d}: the row of ${who}` }
+    : { rowLabels: tokens, highlightRow: qi };
+  const qRow = (v) => (one ? v.subarray(qi * d, (qi + 1) * d) : v);
+  const keyRows = { rowLabels: tokens, ...(one ? { maxRows: 8 } : {}) };
+  const sub = `_${head + 1}`;
+  return {
+    id: 'rotary', title: `Rotate each query and key by its position (rotary embedding)`,
+    explain: `A Llama adds no position vector to X: positions enter here. The ${d} numbers of a query or key form ${d / 2} pairs `
+      + `(number i with number i + ${d / 2}), and pair i is turned by the angle position × θ^(−2i/${d}) (θ = ${info.rotary.theta}): `
+      + `the first pairs turn fast, the last ones slowly. The query of ${who} turns by its position, ${qi}; each key by its own. `
+      + 'Turning both by the same amount changes no dot product, so the score of a query and a key depends on how far apart they are, not on where they are: below, the pair moved to other positions.',
+    terms: [],
+    groups: [
+      [matrix('qPre', `Q${sub} before`, qRow(qBefore), one ? 1 : n, d, queryRows), { kind: 'op', text: one ? `turned by position ${qi} →` : 'each row turned by its position →' },
+        matrix('qRot', `Q${sub} rotated`, qRow(qAfter), one ? 1 : n, d, queryRows)],
+      [matrix('kPre', `K of K/V head ${kv + 1} before`, kBefore, n, d, keyRows), { kind: 'op', text: 'each row turned by its position →' },
+        matrix('kRot', `K of K/V head ${kv + 1} rotated`, kRotated, n, d, keyRows)],
+    ],
+    detail: [rotaryDetail({ tokens, qi, head, kv, d, qBefore, kBefore, weights: headSlice(t.weights, head, n, n), rotary: info.rotary, context: info.maxTokens })],
+  };
+}
