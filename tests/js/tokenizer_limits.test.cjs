@@ -83,7 +83,7 @@ describe('byte-level BPE with a heap of merges', () => {
     const rnd = random(1);
     const texts = [
       fs.readFileSync(path.join(root, 'README.md'), 'utf8'),
-      fs.readFileSync(path.join(root, 'bindings/ts/bpe_tokenizer.ts'), 'utf8'),
+      fs.readFileSync(path.join(root, 'bindings/ts/tokenizers/bpe_tokenizer.ts'), 'utf8'),
       'café 🙂 naïve ﷽ 中文字 \u0000\u0007 \ud800x \udfff ℌ𝔢𝔩𝔩𝔬 e\u0301 ',
       'a'.repeat(300), 'the'.repeat(200), 'ssssssssssssssssss', '!!!!!!!!!!!!??', '   \n\n\t  x  ', "don't we'll I'm",
     ];
@@ -323,7 +323,7 @@ describe('WordPiece', () => {
 describe('1 MB of adversarial text', () => {
   const MB = 1_000_000, RATIO = 20;
   const rnd = random(9);
-  const prose = ['README.md', 'web/README.md', 'bindings/ts/gpt2_model.ts', 'bindings/ts/bert_model.ts']
+  const prose = ['README.md', 'web/README.md', 'bindings/ts/models/gpt2_model.ts', 'bindings/ts/models/bert_model.ts']
     .map((f) => fs.readFileSync(path.join(root, f), 'utf8')).join('\n');
   const ordinary = prose.repeat(Math.ceil(MB / prose.length)).slice(0, MB);
   const letters = randomText(rnd, 'abcdefghijklmnopqrstuvwxyz', MB);

@@ -60,7 +60,7 @@ try {
   execFileSync(process.execPath, [join(root, 'tests/js/llama_reference.mjs'), dir, join(dir, 'texts.json')], { cwd: root, stdio: 'inherit' });
   const text = prose();
   console.log(`prose: ${text.length} characters, ${Buffer.byteLength(text)} bytes`);
-  console.log(`code: ours (hf_tokenizer.ts and what it imports) ${await codeSize(join(root, 'bindings/ts/hf_tokenizer.ts'))}`);
+  console.log(`code: ours (hf_tokenizer.ts and what it imports) ${await codeSize(join(root, 'bindings/ts/tokenizers/hf_tokenizer.ts'))}`);
   console.log(`code: @huggingface/tokenizers ${await codeSize(require.resolve('@huggingface/tokenizers'))}`);
   for (const name of ['llama2', 'llama3']) {
     const read = (f) => JSON.parse(readFileSync(join(dir, name, f), 'utf8'));

@@ -1,0 +1,137 @@
+// The one loader of checkpoint weights: every model's core declares the tensors it reads (names and
+// shapes as Hugging Face stores them); this copies each tensor's stored bytes from a safetensors
+// file into the staging block, one tensor at a time, and the core widens them to float32 straight
+// into the model's storage (never two float32 copies of the whole model), then finalizes.
+import { AttentionError, throwIfError } from '../errors.js';
+import { copyIn } from '../runtime/heap.js';
+import type { Staging } from '../runtime/heap.js';
+import type { SafetensorsDtype, SafetensorsEntry, SafetensorsFile } from './safetensors.js';
+import { show } from '../validate.js';
+import type { WasmModule } from '../runtime/wasm_module.js';
+import { weightStorageCode } from './weight_dtype.js';
+import type { WeightDtype } from './weight_dtype.js';
+
+/** What every model handle of bindings/embind.cpp offers for loading. */
+export interface CheckpointHandle {
+  tensorCount(): number;
+  tensorName(i: number): string;
+  tensorShape(i: number): number[];
+  tensorOptional(i: number): boolean;
+  /** data: the stored bytes in the heap; dtype: a DTYPE_CODES value. */
+  setTensor(name: string, data: number, count: number, dtype: number): string;
+  /** Elements [first, first + part) of a tensor of `count`, whole stored rows, in order. */
+  setTensorPart(name: string, data: number, count: number, first: number, part: number, dtype: number): string;
+  /** Where the core keeps this tensor's bytes as stored (a tied embedding in F16), to write them
+   * there directly before setTensor; 0: stage them. */
+  storedDestination(name: string, count: number, dtype: number): number;
+  /** How the weights are held (weight_dtype.ts's codes); before any tensor is set. */
+  setWeightStorage(code: number): string;
+  finalize(): string;
+}
+
+/** The stored dtypes the core reads (codes as in src/tensors/tensor_table.h's Dtype). */
+const DTYPE_CODES: Partial<Record<SafetensorsDtype, number>> = { F32: 0, F16: 1, BF16: 2 };
+
+/** A tensor larger than this goes to the core in parts of whole rows: the staging block (whose
+ * high-water mark the heap keeps) is then this size, not the largest tensor's (a GPT-2-small
+ * F32 token embedding: 154 MB). */
+const PART_BYTES = 4 << 20;
+
+/** Stored rows of a tensor (a matrix's first dimension; anything else is one row) and how many go
+ * in one part. */
+function partsOf(shape: number[], bytes: number): { rows: number; rowBytes: number; perPart: number } {
+  const rows = shape.length === 2 ? shape[0] : 1;
+  const rowBytes = bytes / rows;
+  return { rows, rowBytes, perPart: Math.min(rows, Math.max(1, Math.floor(PART_BYTES / rowBytes))) };
+}
+
+/** The names under which a declared tensor may be stored (prefixes, old spellings), best first. */
+export type NameCandidates = (name: string) => string[];
+
+/** The first candidate name the file has, with its entry. */
+export function findTensor(file: SafetensorsFile, candidates: string[]): { name: string; entry: SafetensorsEntry } | undefined {
+  for (const name of candidates) {
+    const entry = file.tensors.get(name);
+    if (entry) return { name, entry };
+  }
+  return undefined;
+}
+
+export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: SafetensorsFile, candidates: NameCandidates, dtype?: WeightDtype): void {
+  throwIfError(handle.setWeightStorage(weightStorageCode(dtype)), 'loadModel');
+  // Every tensor is found and checked (in the model's order, so errors name the first problem)
+  // before any is copied.
+  const tensors: { declared: string; entry: SafetensorsEntry; count: number; code: number }[] = [];
+  for (let i = 0; i < handle.tensorCount(); i++) {
+    const declared = handle.tensorName(i);
+    const names = candidates(declared);
+    const found = findTensor(file, names);
+    if (!found) {
+      if (handle.tensorOptional(i)) continue;
+      const also = names.slice(1).map((n) => `"${n}"`).join(', ');
+      throw new AttentionError(`loadModel: missing tensor "${declared}"${also ? ` (also tried ${also})` : ''}`);
+    }
+    const want = handle.tensorShape(i);
+    const { shape, dtype } = found.entry;
+    if (shape.length !== want.length || shape.some((d, k) => d !== want[k]))
+      throw new AttentionError(`loadModel: tensor "${found.name}" has shape [${shape.join(', ')}] but config.json implies [${want.join(', ')}]`);
+    const code = DTYPE_CODES[dtype];
+    if (code === undefined)
+      throw new AttentionError(`loadModel: tensor "${found.name}" has dtype ${JSON.stringify(dtype)}; supported: F32, F16, BF16`);
+    tensors.push({ declared, entry: found.entry, count: shape.reduce((a, b) => a * b, 1), code });
+  }
+  // Smallest first: the engine compiles the core's copy loop with its optimizing tier once it has
+  // run a while, and a call already running stays on the baseline code; so the embedding table,
+  // usually half the model, comes last.
+  tensors.sort((a, b) => a.count - b.count);
+  // Tensors the core keeps as stored are written straight into their own buffers; the others go
+  // through one staging block, the size of the largest of them, taken before the model's buffers.
+  const placed = tensors.map((t) => ({ ...t, at: handle.storedDestination(t.declared, t.count, t.code) }));
+  staging.plan(Math.max(0, ...placed.filter((t) => !t.at).map((t) => {
+    const p = partsOf(t.entry.shape, t.entry.bytes.length);
+    return p.perPart * p.rowBytes;
+  })));
+  staging.commit();
+  staging.release();
+  for (const { declared, entry, count, code, at } of placed) {
+    if (at) {
+      copyIn(mod, at, entry.bytes);
+      throwIfError(handle.setTensor(declared, at, count, code), 'loadModel');
+      continue;
+    }
+    // The stored bytes go into the heap as they are (one copy, any alignment), a part of whole
+    // rows at a time; the core converts.
+    const { rows, rowBytes, perPart } = partsOf(entry.shape, entry.bytes.length);
+    const perRow = count / rows;
+    for (let r = 0; r < rows; r += perPart) {
+      const n = Math.min(perPart, rows - r);
+      const region = staging.plan(n * rowBytes);
+      try {
+        staging.commit();
+        staging.writeU8(region, entry.bytes.subarray(r * rowBytes, (r + n) * rowBytes));
+        throwIfError(handle.setTensorPart(declared, region.ptr, count, r * perRow, n * perRow, code), 'loadModel');
+      } finally {
+        staging.release();
+      }
+    }
+  }
+  throwIfError(handle.finalize(), 'loadModel');
+}
+
+/** A positive integer field of config.json, or a named error (show() prints any value: a BigInt
+ * or a Symbol from a hand-made config must not make the message itself throw). */
+export function configInt(c: Record<string, unknown>, key: string, fallback?: unknown): number {
+  const v = c[key] ?? fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+    throw new AttentionError(`config.json: ${key} must be a positive integer, got ${show(v)}`);
+  return v;
+}
+
+/** A layer-norm epsilon from config.json in (0, max], or a named error: a huge epsilon is accepted
+ * by the arithmetic but flattens every normalized activation. */
+export function configEps(c: Record<string, unknown>, key: string, fallback: number, max = 0.1): number {
+  const eps = c[key] ?? fallback;
+  if (typeof eps !== 'number' || !(eps > 0) || !(eps <= max))
+    throw new AttentionError(`config.json: ${key} must be a number > 0 and <= ${max}, got ${show(eps)}`);
+  return eps;
+}

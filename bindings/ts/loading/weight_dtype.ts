@@ -1,0 +1,25 @@
+// loadModel's dtype: how a model holds its weight matrices in the core (src/tensors/tensor_table.h's
+// WeightStorage). 'auto' keeps the checkpoint's own precision (F16 and BF16 stay 16-bit, F32 stays
+// F32); 'f32' and 'f16' convert to that; 'q8' and 'q4' quantize each matrix as it loads
+// (llama.cpp's Q8_0 / Q4_0: blocks of 32 inputs with an f16 scale, 8.5 / 4.5 bits a weight).
+// Position and token-type tables stay as stored under q8 and q4; biases and LayerNorms stay float32.
+import { is } from '../validate.js';
+import type { Rules } from '../validate.js';
+
+export type WeightDtype = 'auto' | 'f32' | 'f16' | 'q8' | 'q4';
+
+/** In the order of the core's codes (bindings/embind.cpp's setWeightStorage). */
+export const WEIGHT_DTYPES: readonly WeightDtype[] = ['auto', 'f32', 'f16', 'q8', 'q4'];
+
+/** The options a model's loading reads (loadModel takes them beside the Hub's). */
+export interface ModelLoadOptions {
+  /** How the weights are held: 'auto' (default), 'f32', 'f16', 'q8' or 'q4'. */
+  dtype?: WeightDtype;
+}
+
+export const MODEL_LOAD_OPTION_RULES: Rules<ModelLoadOptions> = { dtype: is.oneOf(...WEIGHT_DTYPES) };
+
+/** The core's code for a dtype (checked by MODEL_LOAD_OPTION_RULES before it gets here). */
+export function weightStorageCode(dtype: WeightDtype | undefined): number {
+  return Math.max(0, WEIGHT_DTYPES.indexOf(dtype ?? 'auto'));
+}

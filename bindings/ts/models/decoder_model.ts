@@ -1,0 +1,453 @@
+// What the decoder-only language models (GPT-2, the Llama family) share: run, predictNext, loss and
+// generate over a core handle with a KV cache, through the one decoding loop (decoding.ts). A model
+// class adds its config, its tokenizer and its checkpoint names.
+import { AttentionError, throwIfError } from '../errors.js';
+import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
+import { BEAM_RULES, BeamSearch, SAMPLING_RULES, chooseToken, lengthNormalized, samplingDefaults, seededRandom, signalRule,
+  yieldToEventLoop } from './decoding.js';
+import type { BeamSearchOptions, DecodingScores, Hypothesis, SamplingOptions, Stepper } from './decoding.js';
+import { logSumExpRows, topK } from './predictions.js';
+import type { Prediction } from './predictions.js';
+import type { DecoderModelHandle, WasmModule } from '../runtime/wasm_module.js';
+import { checkObject, checkOptions, is, show } from '../validate.js';
+import type { Rule, Rules } from '../validate.js';
+import { WasmObject } from '../runtime/wasm_object.js';
+
+export interface RunOptions {
+  /** Put the model's bos_token_id (GPT-2: <|endoftext|>) before the input, as models trained on
+   * sentences that each start with it expect (the shipped brown-gpt2 does). */
+  prependBos?: boolean;
+  /** Return per-layer, per-head attention weights: n_layer x n_head x n x n. */
+  attention?: boolean;
+  /** Return every intermediate of this layer's attention (see MultiHeadTrace). */
+  traceLayer?: number;
+  /** Compute the logits of only the last this-many positions (default: every position; 0: none).
+   * The language-model head is most of a short run's work, and the last position alone gives the
+   * next-token predictions. (Hugging Face's `logits_to_keep`, except that 0 means none here.) */
+  logitsToKeep?: number;
+}
+
+export interface RunResult {
+  tokens: number[];
+  /** How each token reads on its own (" the", ","), for display. */
+  tokenTexts: string[];
+  /** The next-token logits after each position from `logitsFrom` on: (n - logitsFrom) x vocab_size. */
+  logits: Float32Array;
+  /** The position of the first row of `logits`: 0 unless the run kept fewer (logitsToKeep);
+   * absent means 0. */
+  logitsFrom?: number;
+  attention?: Float32Array;
+  trace?: MultiHeadTrace;
+}
+
+export interface GenerateOptions extends SamplingOptions, BeamSearchOptions {
+  /** How many tokens to add at most (default 32; the context length caps prompt + new tokens). */
+  maxNewTokens?: number;
+  /** Stop as soon as the generated text contains one of these strings (left out of the result). */
+  stop?: string[];
+  /** Put bos_token_id before the prompt (as in run()). */
+  prependBos?: boolean;
+  /** Called with each new token as soon as it is chosen (greedy and sampling: a beam search
+   * knows its output only at the end). */
+  onToken?: (event: TokenEvent) => void;
+  /** Include each new token's attention (n_layer x n_head x its position + 1) in onToken's event
+   * (greedy and sampling). */
+  attention?: boolean;
+  /** Aborting it stops the generation after the current token (beam search: after the current
+   * step); the promise resolves with what was generated so far and finishReason "abort". */
+  signal?: AbortSignal;
+}
+
+export interface TokenEvent {
+  token: number;
+  /** The text this token adds (a character split over several byte tokens arrives whole, with the last of them). */
+  text: string;
+  /** 0 for the first new token. */
+  index: number;
+  /** n_layer x n_head x (position + 1): how the new token's position attends to every earlier one. */
+  attention?: Float32Array;
+}
+
+/**
+ * A generation's result. `score`, `finished` and `hypotheses` have the same shape as BART's
+ * (DecodingScores): the output's log-probability under the model (untempered, the end token's
+ * included when it ended) / length^lengthPenalty; with beams, every beam's hypothesis, best first
+ * (their texts cut at a stop string too); greedy and sampling: the one output.
+ */
+export interface GenerateResult extends DecodingScores {
+  /** The prompt's tokens (with bos when prependBos). */
+  promptTokens: number[];
+  /** The new tokens (the best hypothesis's with beams), without a final end-of-text token. */
+  tokens: number[];
+  /** The new text (cut before a stop string). */
+  text: string;
+  /** Beam search ends with 'eos' (its best hypothesis ended), 'length' or 'abort' (never 'stop':
+   * the beams run on past a stop string; the texts are cut at it). */
+  finishReason: 'length' | 'eos' | 'stop' | 'abort';
+  /** Milliseconds from the call to the first new token (beam search: to the end of its first
+   * step, which chose every beam's first token). */
+  timeToFirstTokenMs: number;
+  /** Decoding steps per second after the first: new tokens per second (beam search: steps, each
+   * adding a token to every beam). 0 with fewer than two steps. */
+  tokensPerSecond: number;
+}
+
+/** What a decoding loop hands back: hypotheses best first, and when its first step completed. */
+interface Decoded { hypotheses: Hypothesis[]; finishReason: GenerateResult['finishReason']; firstAt: number; steps: number }
+
+/** A stop string: not empty (it would match at once). */
+const stopString: Rule = (v, name) => {
+  if (typeof v !== 'string' || v === '') throw new AttentionError(`${name} must be a non-empty string, got ${show(v)}`);
+};
+
+/** At most this many stop strings (each is looked for after every token). */
+const MAX_STOPS = 1000;
+
+// traceLayer and logitsToKeep depend on the model and the input: their ranges are checked in run().
+const RUN_RULES: Rules<RunOptions> = { prependBos: is.boolean, attention: is.boolean, traceLayer: is.any, logitsToKeep: is.any };
+
+const GENERATE_RULES: Rules<GenerateOptions> = {
+  ...SAMPLING_RULES, ...BEAM_RULES, maxNewTokens: is.int(0), stop: is.array(stopString, MAX_STOPS),
+  prependBos: is.boolean, onToken: is.function, attention: is.boolean, signal: signalRule,
+};
+
+/** A run's result as predictNext and loss read it (checked: it may be hand-made). */
+interface CheckedRun { tokens: number[]; logits: Float32Array; from: number }
+
+/** A token id from a config file, if it is one of the vocabulary's. */
+export function vocabTokenId(v: unknown, vocab: number): number | undefined {
+  return Number.isInteger(v) && (v as number) >= 0 && (v as number) < vocab ? v as number : undefined;
+}
+
+/** What the shared code needs of a tokenizer (BpeTokenizer, HfTokenizer). */
+export interface DecoderTokenizer {
+  readonly vocabSize: number;
+  encode(text: string): number[];
+  decode(ids: number[]): string;
+  tokenText(id: number): string;
+}
+
+/** The sizes the shared code reads: vocabulary, layers, (query) heads, context in positions. */
+export interface DecoderShape { vocab: number; layers: number; heads: number; context: number }
+
+/** A decoder-only language model over a core handle with a KV cache. */
+export abstract class DecoderModel<T extends DecoderTokenizer, H extends DecoderModelHandle> extends WasmObject<H> {
+  readonly tokenizer: T;
+  /** config.json's bos_token_id, if any. */
+  readonly bosTokenId: number | undefined;
+  private readonly eosId: number | undefined;
+  protected readonly shape: DecoderShape;
+
+  protected constructor(mod: WasmModule, handle: H, name: string, tokenizer: T, shape: DecoderShape,
+    bosTokenId: number | undefined, eosTokenId: number | undefined) {
+    super(mod, handle, name);
+    this.tokenizer = tokenizer;
+    this.shape = shape;
+    this.bosTokenId = bosTokenId;
+    this.eosId = eosTokenId;
+  }
+
+  /**
+   * The text of token ids. A config's vocab_size may exceed the tokenizer's (Qwen2's is padded
+   * past its tokenizer's ids): those embedding rows have no text, so such an id (which a model can
+   * still produce) reads as nothing instead of failing the decode.
+   */
+  private decodeIds(ids: number[]): string {
+    const V = this.tokenizer.vocabSize;
+    return this.tokenizer.decode(ids.some((id) => id >= V) ? ids.filter((id) => id < V) : ids);
+  }
+
+  /** How one token reads on its own ('' for an id past the tokenizer's vocabulary, see decodeIds). */
+  private tokenText(id: number): string {
+    return id < this.tokenizer.vocabSize ? this.tokenizer.tokenText(id) : '';
+  }
+
+  /** The traced layer's attention walk after a forward of n tokens (LlamaModel's holds more). */
+  protected abstract readTrace(handle: H, n: number): MultiHeadTrace;
+
+  /** Runs the model on text (tokenized here) or on token ids. */
+  run(input: string | number[], opts?: RunOptions): RunResult {
+    const handle = this.live();
+    const options = checkOptions('run', opts, RUN_RULES);
+    const tokens = this.inputTokens('run', input, 'input', options.prependBos === true);
+    const { vocab: V, layers: L, heads: H, context: n_positions } = this.shape;
+    const n = tokens.length;
+    if (n === 0) throw new AttentionError('run: the input has no tokens');
+    if (n > n_positions) throw new AttentionError(`run: ${n} tokens exceed the model's context of ${n_positions}`);
+    const keep = options.logitsToKeep ?? n;
+    if (!Number.isInteger(keep) || (keep as number) < 0 || (keep as number) > n)
+      throw new AttentionError(`run: logitsToKeep must be an integer in [0, ${n}] (the run's tokens), got ${show(keep)}`);
+    const trace = options.traceLayer;
+    if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= L))
+      throw new AttentionError(`run: traceLayer must be an integer in [0, ${L - 1}], got ${show(trace)}`);
+    const st = this.staging;
+    const rt = st.plan(n * 4), rl = st.plan(keep * V * 4), ra = st.plan(options.attention ? L * H * n * n * 4 : 0);
+    try {
+      st.commit();
+      st.writeI32(rt, tokens);
+      throwIfError(handle.forward(rt.ptr, n, rl.ptr, ra.ptr, trace ?? -1, keep), 'run');
+      const result: RunResult = {
+        tokens, tokenTexts: tokens.map((t) => this.tokenText(t)), logits: st.readF32(rl, keep * V), logitsFrom: n - keep,
+      };
+      this.ownLogits.add(result.logits);
+      if (options.attention) result.attention = st.readF32(ra, L * H * n * n);
+      if (trace !== undefined) result.trace = this.readTrace(handle, n);
+      return result;
+    } finally {
+      st.release();
+    }
+  }
+
+  /** The k most likely next tokens after `position` (default: the last) of a run's logits. */
+  predictNext(result: RunResult, k = 5, position?: number): Prediction[] {
+    this.live();
+    const V = this.shape.vocab, { tokens, logits, from } = this.checkRun('predictNext', result), n = tokens.length;
+    // k past the vocabulary gives all of it (at most k), as before; a k that is not a count is named.
+    if (!Number.isSafeInteger(k) || k < 0) throw new AttentionError(`predictNext: k must be an integer >= 0, got ${show(k)}`);
+    position ??= n - 1;
+    if (!Number.isInteger(position) || position < 0 || position >= n)
+      throw new AttentionError(`predictNext: position must be an integer in [0, ${n - 1}] (the run's tokens), got ${show(position)}`);
+    if (position < from)
+      throw new AttentionError(`predictNext: position ${position} has no logits (the run kept ${from === n ? 'none' : `positions ${from} to ${n - 1}`}: logitsToKeep)`);
+    const row = position - from;
+    const [lse] = logSumExpRows(this.mod, this.staging, logits, V, [row]);
+    if (!Number.isFinite(lse)) throw new AttentionError(`predictNext: the logits at position ${position} hold NaN or Infinity`);
+    return topK(logits.subarray(row * V, (row + 1) * V), lse, k, (id) => this.tokenText(id));
+  }
+
+  /** Mean next-token negative log-likelihood (nats) over the run's tokens, and its exp. */
+  loss(result: RunResult): { loss: number; perplexity: number } {
+    this.live();
+    const V = this.shape.vocab, { tokens, logits, from } = this.checkRun('loss', result), n = tokens.length - 1;
+    const kept = tokens.length - from;
+    if (kept < tokens.length && n > 0)
+      throw new AttentionError(`loss: needs the logits of every position; the run kept ${kept === 0 ? 'none' : `only the last ${kept}`} (logitsToKeep)`);
+    const lse = logSumExpRows(this.mod, this.staging, logits, V, Array.from({ length: Math.max(0, n) }, (_, i) => i));
+    let total = 0;  // cross-entropy of each next token: log-sum-exp - its logit
+    for (let i = 0; i < n; i++) total += lse[i] - logits[i * V + tokens[i + 1]];
+    const loss = total / Math.max(1, n);
+    if (!Number.isFinite(loss)) throw new AttentionError('loss: the run\'s logits hold NaN or Infinity');
+    return { loss, perplexity: Math.exp(loss) };
+  }
+
+  /**
+   * A run's result as given back to predictNext / loss, checked field by field (it may be
+   * hand-made or another model's): tokens are ids of this vocabulary, logits a Float32Array of
+   * (tokens - logitsFrom) rows of vocab_size. Each field is read once.
+   */
+  private checkRun(where: string, result: RunResult): CheckedRun {
+    checkObject(where, 'result', result, '(what run() returned)');
+    const field = (key: keyof RunResult): unknown => {
+      try {
+        return result[key];
+      } catch {
+        throw new AttentionError(`${where}: result.${key} cannot be read`);
+      }
+    };
+    const tokens = field('tokens'), logits = field('logits'), logitsFrom = field('logitsFrom');
+    const { vocab: V, context: P } = this.shape;
+    if (!Array.isArray(tokens) || tokens.length === 0 || tokens.length > P)
+      throw new AttentionError(`${where}: result.tokens must be an array of 1 to ${P} token ids (what run() returned), got ${show(tokens)}`);
+    const ids = Array.from(tokens as unknown[]);
+    ids.forEach((t, i) => {
+      if (!Number.isInteger(t) || (t as number) < 0 || (t as number) >= V)
+        throw new AttentionError(`${where}: result.tokens[${i}] is ${show(t)}, outside the vocabulary of ${V}: not a run of this model`);
+    });
+    const n = ids.length, from = logitsFrom ?? 0;
+    if (!Number.isInteger(from) || (from as number) < 0 || (from as number) > n)
+      throw new AttentionError(`${where}: result.logitsFrom must be an integer in [0, ${n}] (the run's tokens), got ${show(logitsFrom)}`);
+    const rows = n - (from as number);
+    if (!(logits instanceof Float32Array) || logits.length !== rows * V)
+      throw new AttentionError(`${where}: result.logits must be a Float32Array of ${rows} x ${V} (kept positions x vocab_size) = ${rows * V} logits, got ${show(logits)}`);
+    // The core's own logits are finite; any other array is scanned once (a NaN would otherwise
+    // vanish into a softmax normalizer and give a finite, wrong loss).
+    if (!this.ownLogits.has(logits)) {
+      const at = logits.findIndex((v) => !Number.isFinite(v));
+      if (at >= 0) throw new AttentionError(`${where}: result.logits[${at}] is ${logits[at]}: logits must be finite`);
+    }
+    return { tokens: ids as number[], logits, from: from as number };
+  }
+
+  /** The logits arrays run() returned: known finite, not scanned again. */
+  private readonly ownLogits = new WeakSet<Float32Array>();
+
+  /**
+   * The token ids of a text or of given ids, with bos first when asked, each checked against the
+   * vocabulary. Input that cannot fit the context is refused before any tokenizing: a token holds
+   * at most `longestToken` bytes, so a longer text than context x that cannot fit.
+   */
+  private inputTokens(where: string, input: unknown, what: string, prependBos: boolean): number[] {
+    const { vocab: V, context: P } = this.shape;
+    let tokens: number[];
+    if (typeof input === 'string') {
+      // Each UTF-16 unit is at least one UTF-8 byte, so a text of this many units is too long.
+      if (input.length > this.longestToken() * P)
+        throw new AttentionError(`${where}: the ${what}'s ${input.length} characters exceed the model's context of ${P} tokens (a token covers at most ${this.longestToken()} bytes)`);
+      tokens = this.tokenizer.encode(input);
+    } else if (Array.isArray(input) || (ArrayBuffer.isView(input) && !(input instanceof DataView))) {
+      const ids = input as ArrayLike<unknown>;
+      if (ids.length > P) throw new AttentionError(`${where}: ${ids.length} tokens exceed the model's context of ${P}`);
+      tokens = Array.from(ids) as number[];
+      tokens.forEach((t, i) => {
+        if (!Number.isInteger(t) || t < 0 || t >= V) throw new AttentionError(`${where}: token ${show(t)} at position ${i} is outside the vocabulary of ${V}`);
+      });
+    } else {
+      throw new AttentionError(`${where}: the ${what} must be a string or an array of token ids, got ${show(input)}`);
+    }
+    if (prependBos) {
+      if (this.bosTokenId === undefined) throw new AttentionError(`${where}: prependBos needs bos_token_id in config.json`);
+      tokens.unshift(this.bosTokenId);
+    }
+    return tokens;
+  }
+
+  /** The most UTF-8 bytes one token of the vocabulary stands for (found once, on first need). */
+  private longestToken(): number {
+    if (this.longest === 0) {
+      const encoder = new TextEncoder();
+      // A partial character decodes to U+FFFD (3 bytes, for 1 to 3 bytes of the token): still a bound.
+      // About 35 ms for 14k tokens, once per model, and only for a text longer than the context.
+      for (let id = 0; id < this.tokenizer.vocabSize; id++) {
+        try {
+          this.longest = Math.max(this.longest, encoder.encode(this.tokenizer.decode([id])).length);
+        } catch { /* a gap in the vocabulary's ids */ }
+      }
+      this.longest = Math.max(1, this.longest);
+    }
+    return this.longest;
+  }
+
+  private longest = 0;
+
+  /**
+   * Continues the prompt token by token through the KV cache: each new token costs one position,
+   * not a re-run of the prefix. Greedy by default; temperature/topK/topP/seed sample
+   * reproducibly; beams > 1 runs beam search (ranked with lengthPenalty). Stops at maxNewTokens,
+   * the end-of-text token, a stop string or the signal. One generation per model at a time; a
+   * dispose() while it runs ends it at its next step with an AttentionError of code 'aborted'.
+   */
+  async generate(prompt: string | number[], opts?: GenerateOptions): Promise<GenerateResult> {
+    const t0 = performance.now();
+    this.live();
+    const options = checkOptions('generate', opts, GENERATE_RULES);
+    const maxNew = options.maxNewTokens ?? 32, beams = options.beams ?? 1;
+    const promptTokens = this.inputTokens('generate', prompt, 'prompt', options.prependBos === true);
+    const { context: P } = this.shape;
+    if (promptTokens.length === 0) throw new AttentionError('generate: the prompt has no tokens (pass prependBos to start from bos)');
+    if (promptTokens.length >= P) throw new AttentionError(`generate: the prompt's ${promptTokens.length} tokens leave no room in the model's context of ${P}`);
+    if (this.generating) throw new AttentionError('generate: this model is already generating; await the previous call');
+    this.generating = true;
+    try {
+      const stepper = this.stepper(Math.min(P, promptTokens.length + maxNew), options.attention === true && beams === 1);
+      const first = stepper.step(promptTokens, promptTokens.length);
+      const room = Math.min(maxNew, P - promptTokens.length), end = this.eosTokenId ?? -1;
+      const decoded = beams > 1 ? await this.beamDecode(stepper, first, room, end, options)
+        : await this.sampleDecode(stepper, first, room, end, options);
+      return this.generateResult(promptTokens, decoded, options.stop ?? [], t0);
+    } finally {
+      this.generating = false;
+    }
+  }
+
+  /** Greedy or sampled decoding, one token per step, streamed through onToken. */
+  private async sampleDecode(stepper: Stepper & { attention?: Float32Array }, first: Float32Array, room: number, end: number,
+    options: GenerateOptions): Promise<Decoded> {
+    const sampling = samplingDefaults(options), random = seededRandom(sampling.seed), stops = options.stop ?? [];
+    const tokens: number[] = [];
+    let logits = first, logProb = 0, emitted = '', firstAt = 0;
+    const done = (finishReason: Decoded['finishReason'], ended = false): Decoded => ({
+      hypotheses: [{ tokens, logProb, finished: ended, score: lengthNormalized(logProb, tokens.length, ended, options.lengthPenalty ?? 1) }],
+      finishReason, firstAt, steps: tokens.length,
+    });
+    for (let i = 0; i < room; i++) {
+      if (options.signal?.aborted) return done('abort');
+      const token = chooseToken(logits, sampling, random);
+      if (i === 0) firstAt = performance.now();
+      // The model's own probability, not the tempered one; the normalizer from the core (a cold
+      // JavaScript loop over a vocabulary costs a page tens of ms).
+      logProb += logits[token] - logSumExpRows(this.mod, this.staging, logits, logits.length, [0])[0];
+      if (token === end) return done('eos', true);
+      tokens.push(token);
+      // Feed it now: the next logits, and (when asked) its own attention row for the event.
+      if (i + 1 < room || options.attention) logits = stepper.step([token], 1);
+      // Emit whole characters only: a byte token may end inside a UTF-8 sequence.
+      const text = this.decodeIds(tokens);
+      const ready = text.endsWith('\ufffd') ? emitted : text;
+      options.onToken?.({ token, text: ready.slice(emitted.length), index: i, attention: stepper.attention });
+      emitted = ready;
+      if (stops.some((s) => text.includes(s))) return done('stop');
+      await yieldToEventLoop();
+      this.checkNotDisposed();
+    }
+    return done(options.signal?.aborted ? 'abort' : 'length');
+  }
+
+  /** Beam search, one step per turn of the event loop (the signal and dispose() are seen between steps). */
+  private async beamDecode(stepper: Stepper, first: Float32Array, room: number, end: number, options: GenerateOptions): Promise<Decoded> {
+    const search = new BeamSearch(stepper, first, { beams: options.beams ?? 1, maxNewTokens: room, endTokenId: end, lengthPenalty: options.lengthPenalty });
+    let firstAt = 0, aborted = true;
+    while (!options.signal?.aborted) {
+      const more = search.advance();
+      firstAt ||= performance.now();
+      if (!more) { aborted = false; break; }
+      await yieldToEventLoop();
+      this.checkNotDisposed();
+    }
+    const hypotheses = search.hypotheses();
+    return { hypotheses, finishReason: aborted ? 'abort' : hypotheses[0].finished ? 'eos' : 'length', firstAt, steps: search.steps };
+  }
+
+  /** A dispose() while an awaited generate() was between steps ends it with a named error. */
+  private checkNotDisposed(): void {
+    if (this.disposed) throw new AttentionError('generate: the model was disposed during the generation', 'aborted');
+  }
+
+  private generateResult(promptTokens: number[], d: Decoded, stops: string[], t0: number): GenerateResult {
+    const cut = (text: string) => stops.reduce((t, s) => (t.includes(s) ? t.slice(0, t.indexOf(s)) : t), text);
+    const outputs = d.hypotheses.map((h) => ({ tokens: h.tokens, text: cut(this.decodeIds(h.tokens)), score: h.score }));
+    const best = d.hypotheses[0], now = performance.now(), firstAt = d.firstAt || now;
+    return {
+      promptTokens, tokens: best.tokens, text: outputs[0].text, finishReason: d.finishReason,
+      score: best.score, finished: best.finished, hypotheses: outputs,
+      timeToFirstTokenMs: firstAt - t0, tokensPerSecond: d.steps > 1 && now > firstAt ? (d.steps - 1) / ((now - firstAt) / 1000) : 0,
+    };
+  }
+
+  /** The token that ends a generation, if any (GPT-2: config.json's eos_token_id, <|endoftext|>). */
+  get eosTokenId(): number | undefined {
+    return this.eosId;
+  }
+
+  private generating = false;
+
+  /** The KV cache as the decoding loop sees it. attention: the last step's n_layer x n_head x length (one new token). */
+  private stepper(capacity: number, wantAttention: boolean): Stepper & { attention?: Float32Array } {
+    const handle = this.live(), st = this.staging;
+    const { vocab: V, layers: L, heads: H } = this.shape;
+    throwIfError(handle.startDecoding(1, capacity), 'generate');
+    let batch = 1;
+    const self = {
+      vocabSize: V,
+      attention: undefined as Float32Array | undefined,
+      step(tokens: number[], n: number): Float32Array {
+        const len = handle.cachedLength() + n;
+        const attn = wantAttention && n === 1 ? L * batch * H * len : 0;
+        const rt = st.plan(tokens.length * 4), rl = st.plan(batch * V * 4), ra = st.plan(attn * 4);
+        try {
+          st.commit();
+          st.writeI32(rt, tokens);
+          throwIfError(handle.step(rt.ptr, n, rl.ptr, ra.ptr), 'generate');
+          self.attention = attn ? st.readF32(ra, attn) : undefined;
+          return st.readF32(rl, batch * V);
+        } finally {
+          st.release();
+        }
+      },
+      reorder(order: number[]): void {
+        st.withI32(order, (ptr) => throwIfError(handle.reorderCache(ptr, order.length), 'generate'));
+        batch = order.length;
+      },
+    };
+    return self;
+  }
+}

@@ -1,0 +1,74 @@
+// GPT-2 in WASM: config.json + model.safetensors + the byte-level BPE tokenizer. run / predictNext /
+// loss / generate are the decoder-only models' shared ones (decoder_model.ts).
+import { BpeTokenizer } from '../tokenizers/bpe_tokenizer.js';
+import { configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
+import { DecoderModel, vocabTokenId } from './decoder_model.js';
+import type { ModelLoadOptions } from '../loading/weight_dtype.js';
+import { AttentionError, throwIfError } from '../errors.js';
+import type { Gpt2Files } from '../loading/model_files.js';
+import { readMhaTrace } from '../attention/multi_head_attention.js';
+import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
+import { parseWeights } from '../loading/safetensors.js';
+import type { Gpt2DecodingHandle, WasmModule } from '../runtime/wasm_module.js';
+
+export type { GenerateOptions, GenerateResult, RunOptions, RunResult, TokenEvent } from './decoder_model.js';
+
+/** The fields of a Hugging Face GPT-2 config.json that the forward pass needs. */
+export interface Gpt2Config {
+  vocab_size: number;
+  n_positions: number;
+  n_embd: number;
+  n_layer: number;
+  n_head: number;
+  layer_norm_epsilon?: number;
+  activation_function?: string;
+  n_ctx?: number;
+  bos_token_id?: number;
+}
+
+function checkConfig(c: Record<string, unknown>): Gpt2Config {
+  const out = {
+    vocab_size: configInt(c, 'vocab_size'), n_embd: configInt(c, 'n_embd'), n_layer: configInt(c, 'n_layer'),
+    n_head: configInt(c, 'n_head'), n_positions: configInt(c, 'n_positions', c.n_ctx),
+    layer_norm_epsilon: configEps(c, 'layer_norm_epsilon', 1e-5),
+  };
+  const act = c.activation_function ?? 'gelu_new';
+  if (act !== 'gelu_new' && act !== 'gelu_pytorch_tanh')
+    throw new AttentionError(`config.json: activation_function "${String(act)}" is not supported (GPT-2 uses gelu_new)`);
+  return out;
+}
+
+/** GPT2LMHeadModel checkpoints prefix every name with "transformer.". */
+const gpt2Names = (name: string) => [name, 'transformer.' + name];
+
+/** A GPT-2 (decoder-only) language model. */
+export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2DecodingHandle> {
+  readonly type = 'gpt2' as const;
+  readonly config: Required<Omit<Gpt2Config, 'n_ctx' | 'activation_function' | 'bos_token_id'>>;
+
+  /** @internal use AttentionModule.loadModel */
+  constructor(mod: WasmModule, files: Gpt2Files, options: ModelLoadOptions = {}) {
+    const config = checkConfig(files.config);
+    const tokenizer = files.tokenizer instanceof BpeTokenizer ? files.tokenizer : new BpeTokenizer(files.tokenizer);
+    if (tokenizer.vocabSize > config.vocab_size)
+      throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);
+    const file = parseWeights(files.weights);
+    const V = config.vocab_size;
+    super(mod, new mod.Gpt2Handle(), 'Gpt2Model', tokenizer, { vocab: V, layers: config.n_layer, heads: config.n_head, context: config.n_positions },
+      vocabTokenId(files.config.bos_token_id, V), vocabTokenId(files.config.eos_token_id, V));
+    this.config = { ...config, layer_norm_epsilon: config.layer_norm_epsilon ?? 1e-5 };
+    const handle = this.live();
+    try {
+      throwIfError(handle.configure(config.vocab_size, config.n_positions, config.n_embd, config.n_layer, config.n_head, this.config.layer_norm_epsilon), 'loadModel');
+      loadCheckpoint(mod, handle, this.staging, file, gpt2Names, options.dtype);
+    } catch (e) {
+      this.dispose();
+      throw e;
+    }
+  }
+
+  protected readTrace(handle: Gpt2DecodingHandle, n: number): MultiHeadTrace {
+    const H = this.config.n_head, dK = this.config.n_embd / H;
+    return readMhaTrace(this.mod, handle, { numHeads: H, dK, dV: dK, dModel: this.config.n_embd }, 1, n, n);
+  }
+}

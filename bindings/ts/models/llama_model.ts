@@ -1,0 +1,215 @@
+// The Llama family in WASM (model_type llama, qwen2, mistral; SmolLM2 and TinyLlama are llama):
+// config.json + model.safetensors under Hugging Face's names, unchanged, + tokenizer.json. Rotary
+// positions, grouped-query attention (attention is returned per query head; kvHeadOf says which
+// K/V head each reads), RMSNorm, SwiGLU. run / predictNext / loss / generate are the decoder-only
+// models' shared ones (decoder_model.ts).
+import { configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
+import { DecoderModel, vocabTokenId } from './decoder_model.js';
+import type { RunOptions, RunResult } from './decoder_model.js';
+import { AttentionError, throwIfError } from '../errors.js';
+import { copyOut } from '../runtime/heap.js';
+import { HfTokenizer } from '../tokenizers/hf_tokenizer.js';
+import type { HfTokenizerFiles } from '../tokenizers/hf_tokenizer.js';
+import { readMhaTrace } from '../attention/multi_head_attention.js';
+import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
+import { parseWeights } from '../loading/safetensors.js';
+import type { SafetensorsWeights } from '../loading/safetensors.js';
+import { show } from '../validate.js';
+import { Slot } from '../runtime/wasm_module.js';
+import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';
+import type { ModelLoadOptions } from '../loading/weight_dtype.js';
+
+export type LlamaModelType = 'llama' | 'qwen2' | 'mistral';
+
+/** A Llama-family checkpoint in memory: parsed config.json, safetensors bytes, and the tokenizer
+ * (tokenizer.json with tokenizer_config.json / generation_config.json, or an HfTokenizer). */
+export interface LlamaFiles {
+  config: Record<string, unknown>;
+  weights: SafetensorsWeights;
+  tokenizer: HfTokenizerFiles | HfTokenizer;
+}
+
+/** rope_scaling as the core runs it ('' = none). */
+export interface RopeScaling {
+  type: '' | 'linear' | 'llama3';
+  factor: number;
+  lowFreqFactor: number;
+  highFreqFactor: number;
+  originalMaxPositionEmbeddings: number;
+}
+
+/** config.json as read, with Hugging Face's defaults filled in. */
+export interface LlamaConfig {
+  model_type: LlamaModelType;
+  vocab_size: number;
+  max_position_embeddings: number;
+  hidden_size: number;
+  intermediate_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  num_key_value_heads: number;
+  head_dim: number;
+  rms_norm_eps: number;
+  rope_theta: number;
+  rope_scaling: RopeScaling;
+  /** Biases on q_proj, k_proj and v_proj (Qwen2 always; Llama when attention_bias). */
+  attention_bias: boolean;
+  tie_word_embeddings: boolean;
+  /** Mistral's sliding window: each position attends to the latest this-many; 0 for none. */
+  sliding_window: number;
+}
+
+const SCALINGS = ['linear', 'llama3'];
+
+/** A number field of config.json (or its default), or a named error. */
+function configNumber(c: Record<string, unknown>, key: string, fallback: number, ok: (v: number) => boolean, expected: string): number {
+  const v = c[key] ?? fallback;
+  if (typeof v !== 'number' || !ok(v)) throw new AttentionError(`config.json: ${key} must be ${expected}, got ${show(v)}`);
+  return v;
+}
+
+function readRopeScaling(c: Record<string, unknown>): RopeScaling {
+  const none: RopeScaling = { type: '', factor: 1, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 };
+  const s = c.rope_scaling;
+  if (s === undefined || s === null) return none;
+  if (typeof s !== 'object' || Array.isArray(s)) throw new AttentionError(`config.json: rope_scaling must be an object or null, got ${show(s)}`);
+  const r = s as Record<string, unknown>;
+  const type = r.rope_type ?? r.type;
+  if (type === 'default') return none;
+  if (typeof type !== 'string' || !SCALINGS.includes(type))
+    throw new AttentionError(`config.json: rope_scaling type ${show(type)} is not supported (supported: ${SCALINGS.join(', ')})`);
+  const positive = (v: number) => v > 0 && Number.isFinite(v);
+  return {
+    type: type as RopeScaling['type'],
+    factor: configNumber(r, 'factor', 1, (v) => v >= 1 && Number.isFinite(v), 'a number >= 1 (rope_scaling)'),
+    lowFreqFactor: configNumber(r, 'low_freq_factor', 1, positive, 'a positive number (rope_scaling)'),
+    highFreqFactor: configNumber(r, 'high_freq_factor', 4, positive, 'a positive number (rope_scaling)'),
+    originalMaxPositionEmbeddings: configNumber(r, 'original_max_position_embeddings', 8192, (v) => Number.isInteger(v) && v >= 1, 'a positive integer (rope_scaling)'),
+  };
+}
+
+/** The sliding window every layer attends within (Mistral), 0 for none. Qwen2's, on only the
+ * layers from max_window_layers on, is refused. */
+function readSlidingWindow(c: Record<string, unknown>, type: LlamaModelType): number {
+  if (type === 'qwen2' && c.use_sliding_window === true)
+    throw new AttentionError('config.json: use_sliding_window true is not supported for qwen2 (a window on some layers only)');
+  if (type !== 'mistral') return 0;
+  const w = c.sliding_window;
+  if (w === undefined || w === null) return 0;
+  if (!Number.isInteger(w) || (w as number) < 1) throw new AttentionError(`config.json: sliding_window must be a positive integer or null, got ${show(w)}`);
+  return w as number;
+}
+
+/** config.json of a Llama-family model, checked; variants the core does not run are refused by
+ * name here, before any weights are read. */
+export function readLlamaConfig(c: Record<string, unknown>): LlamaConfig {
+  // config.json is data from JSON.parse; a hand-made one whose field throws when read is named.
+  try {
+    return readFields(c);
+  } catch (e) {
+    if (e instanceof AttentionError) throw e;
+    throw new AttentionError(`config.json: a field could not be read (${show((e as Error)?.message ?? e)})`);
+  }
+}
+
+function readFields(c: Record<string, unknown>): LlamaConfig {
+  const type = c.model_type as LlamaModelType;
+  const act = c.hidden_act ?? 'silu';
+  if (act !== 'silu') throw new AttentionError(`config.json: hidden_act ${show(act)} is not supported (the Llama family uses silu)`);
+  if (c.mlp_bias === true) throw new AttentionError('config.json: mlp_bias true is not supported');
+  const partial = c.partial_rotary_factor ?? 1;
+  if (partial !== 1) throw new AttentionError(`config.json: partial_rotary_factor ${show(partial)} is not supported (rotary on the whole head only)`);
+  const heads = configInt(c, 'num_attention_heads');
+  const attentionBias = type === 'qwen2' ? true : c.attention_bias ?? false;
+  if (typeof attentionBias !== 'boolean') throw new AttentionError(`config.json: attention_bias must be true or false, got ${show(attentionBias)}`);
+  const tie = c.tie_word_embeddings ?? false;
+  if (typeof tie !== 'boolean') throw new AttentionError(`config.json: tie_word_embeddings must be true or false, got ${show(tie)}`);
+  const hidden = configInt(c, 'hidden_size'), kvHeads = configInt(c, 'num_key_value_heads', heads);
+  if (heads % kvHeads !== 0)
+    throw new AttentionError(`config.json: num_attention_heads (${heads}) is not a multiple of num_key_value_heads (${kvHeads})`);
+  return {
+    model_type: type, vocab_size: configInt(c, 'vocab_size'), max_position_embeddings: configInt(c, 'max_position_embeddings'),
+    hidden_size: hidden, intermediate_size: configInt(c, 'intermediate_size'), num_hidden_layers: configInt(c, 'num_hidden_layers'),
+    num_attention_heads: heads, num_key_value_heads: kvHeads,
+    head_dim: configInt(c, 'head_dim', hidden / heads), rms_norm_eps: configEps(c, 'rms_norm_eps', 1e-6),
+    rope_theta: configNumber(c, 'rope_theta', 10000, (v) => v > 1 && Number.isFinite(v), 'a number above 1'),
+    rope_scaling: readRopeScaling(c), attention_bias: attentionBias, tie_word_embeddings: tie,
+    sliding_window: readSlidingWindow(c, type),
+  };
+}
+
+/** The model's end-of-text token: config.json's eos_token_id (the first, when a list), else the
+ * tokenizer's. */
+function eosOf(config: Record<string, unknown>, tokenizer: HfTokenizer, vocab: number): number | undefined {
+  const eos = Array.isArray(config.eos_token_id) ? config.eos_token_id[0] : config.eos_token_id;
+  return vocabTokenId(eos, vocab) ?? vocabTokenId(tokenizer.eosIds[0], vocab);
+}
+
+/** A traced layer's walk: q and k are after the rotary embedding (the scores use them); these are
+ * the same rows as projected, before it (shapes as shapes.q and shapes.k: k per K/V head). Row 0
+ * is the same in both (position 0 is not rotated). */
+export interface LlamaTrace extends MultiHeadTrace {
+  qBeforeRotary: Float32Array;
+  kBeforeRotary: Float32Array;
+}
+
+/** run()'s result; its trace (with traceLayer) shows Q and K before and after the rotation. */
+export interface LlamaRunResult extends RunResult {
+  trace?: LlamaTrace;
+}
+
+/** A Llama-family (decoder-only) language model. */
+export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
+  readonly type = 'llama' as const;
+  readonly config: LlamaConfig;
+
+  /** @internal use AttentionModule.loadModel */
+  constructor(mod: WasmModule, files: LlamaFiles, options: ModelLoadOptions = {}) {
+    const config = readLlamaConfig(files.config);
+    const tokenizer = files.tokenizer instanceof HfTokenizer ? files.tokenizer : new HfTokenizer(files.tokenizer);
+    const V = config.vocab_size;
+    if (tokenizer.vocabSize > V)
+      throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${V}`);
+    const file = parseWeights(files.weights);
+    super(mod, new mod.LlamaHandle(), 'LlamaModel', tokenizer,
+      { vocab: V, layers: config.num_hidden_layers, heads: config.num_attention_heads, context: config.max_position_embeddings },
+      vocabTokenId(files.config.bos_token_id, V) ?? vocabTokenId(tokenizer.bosId, V), eosOf(files.config, tokenizer, V));
+    this.config = config;
+    const handle = this.live(), c = config, r = c.rope_scaling;
+    try {
+      throwIfError(handle.configure(V, c.max_position_embeddings, c.hidden_size, c.intermediate_size, c.num_hidden_layers,
+        c.num_attention_heads, c.num_key_value_heads, c.head_dim, c.rms_norm_eps, c.rope_theta, r.type, r.factor,
+        r.lowFreqFactor, r.highFreqFactor, r.originalMaxPositionEmbeddings, c.attention_bias, c.tie_word_embeddings,
+        c.sliding_window), 'loadModel');
+      loadCheckpoint(mod, handle, this.staging, file, (name) => [name], options.dtype);
+    } catch (e) {
+      this.dispose();
+      throw e;
+    }
+  }
+
+  /** The key/value head query head `head` reads (grouped-query attention: num_attention_heads /
+   * num_key_value_heads consecutive query heads share one). */
+  kvHeadOf(head: number): number {
+    const H = this.config.num_attention_heads;
+    if (!Number.isInteger(head) || head < 0 || head >= H)
+      throw new AttentionError(`kvHeadOf: head must be an integer in [0, ${H - 1}], got ${show(head)}`);
+    return Math.floor(head / (H / this.config.num_key_value_heads));
+  }
+
+  /** Runs the model on text (tokenized with tokenizer.json, its template's BOS included) or on
+   * token ids; the trace also holds Q and K before the rotation. */
+  run(input: string | number[], opts?: RunOptions): LlamaRunResult {
+    return super.run(input, opts) as LlamaRunResult;
+  }
+
+  /** The traced layer's walk: q per query head, k and v per K/V head, after and before rotation. */
+  protected readTrace(handle: LlamaHandle, n: number): LlamaTrace {
+    const { num_attention_heads: H, num_key_value_heads: KV, head_dim: d, hidden_size: D } = this.config;
+    const trace = readMhaTrace(this.mod, handle, { numHeads: H, dK: d, dV: d, dModel: D }, 1, n, n);
+    trace.shapes.k = [1, KV, n, d];
+    trace.shapes.v = [1, KV, n, d];
+    const read = (slot: Slot) => copyOut(this.mod, handle.traceData(slot), handle.traceSize(slot));
+    return { ...trace, qBeforeRotary: read(Slot.QBeforeRotary), kBeforeRotary: read(Slot.KBeforeRotary) };
+  }
+}
