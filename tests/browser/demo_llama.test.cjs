@@ -9,6 +9,7 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { llamaFolder } = require('./llama_demo_model.cjs');
 const { demoSite, rowsOf, stepRow, sum, expectClose, root, open } = require('./demo_site.cjs');
+const { continueText } = require('./demo_phases.cjs');
 
 const llama = llamaFolder();
 process.env.DEMO_LLAMA = llama.dir; // (read by scripts/build_web.mjs in demoSite's beforeAll)
@@ -42,7 +43,7 @@ test('the preset draws its heads in their K/V groups, with the library\'s attent
   expect(groups).toEqual(Array.from({ length: H }, (_, h) => lm.kvHeadOf(h)));
   // The head view's lines: the library's attention for layer 2, head 3 (rows sum to 1).
   const tokens = await page.$$eval('#tokens .token', (b) => b.map((e) => e.dataset.token));
-  const ids = [lm.bosTokenId, ...lm.tokenizer.encode(SENTENCE, { addSpecialTokens: false })];
+  const ids = lm.tokenizer.encode(SENTENCE);
   expect(tokens.length).toBe(ids.length);
   const ref = reference(ids, 1);
   const n = ids.length, rows = await rowsOf(page);
@@ -70,7 +71,7 @@ test('the preset draws its heads in their K/V groups, with the library\'s attent
 test('the rotation step shows the library\'s q and k before and after the rotation, and the pair moved', async () => {
   const layer = 2, head = 6; // counted from 1, as in the address
   const { page, errors } = await demo(`?model=llama&s=${encodeURIComponent(SENTENCE)}&view=steps&layer=${layer}&head=${head}`, { width: 1280, height: 800 });
-  const ids = [lm.bosTokenId, ...lm.tokenizer.encode(SENTENCE, { addSpecialTokens: false })];
+  const ids = lm.tokenizer.encode(SENTENCE);
   const n = ids.length, d = lm.config.head_dim, h = head - 1, kv = lm.kvHeadOf(h);
   const { trace } = reference(ids, layer - 1);
   const titles = await page.$$eval('#steps-body .step h3', (t) => t.map((e) => e.textContent));
@@ -119,6 +120,12 @@ test('the rotation step shows the library\'s q and k before and after the rotati
   expect(Number((await pair()).key)).toBe(other);
   await check();
   await shot(page, 'llama-steps-1280');
+  // Every row: step 4's Kᵀ is the rotated keys of the K/V head (its row 1: dimension 1 of each key).
+  await page.click('#steps-all-rows');
+  await settled(page);
+  expectClose(await stepRow(page, 'kT', 0), Array.from({ length: n }, (_, j) => trace.k[(kv * n + j) * d]), 1e-5, 'Kᵀ row 1 (rotated)');
+  await page.click('#steps-all-rows');
+  await settled(page);
 
   // On a phone: the same step, nothing wider than the screen but the scrolling matrices.
   await page.setViewportSize(PHONE);
@@ -142,6 +149,12 @@ test('on a phone the preset opens and its picture fits', async () => {
   await settled(page);
   expect(await page.$$eval('.model-view .kv-group', (g) => g.length)).toBe(lm.config.num_key_value_heads);
   await shot(page, 'llama-model-390');
+  // "Continue the text": tokens stream in through the KV cache (which holds only the K/V heads).
+  const before = await page.$$eval('#tokens .token', (b) => b.length);
+  await page.click('#tab-heads');
+  await continueText(page);
+  expect(await page.$$eval('#tokens .token', (b) => b.length)).toBeGreaterThan(before);
+  (await rowsOf(page)).forEach((r) => expect(Math.abs(sum(r) - 1)).toBeLessThan(1e-5));
   expect(errors).toEqual([]);
 });
 
@@ -183,7 +196,7 @@ test('<attention-view model="llama"> draws its K/V groups and the rotation step'
   expect(await inShadow('m', '.kv-group', (g) => g.length)).toBe(lm.config.num_key_value_heads);
   expect(await inShadow('h', '.title', (t) => t[0].textContent)).toBe(`Layer 1 · head 5 (K/V ${lm.kvHeadOf(4) + 1})`);
   const rows = await inShadow('h', '.attn-row', (r) => r.map((e) => e.getAttribute('data-weights').split(',').map(Number)));
-  const ids = [lm.bosTokenId, ...lm.tokenizer.encode(SENTENCE, { addSpecialTokens: false })];
+  const ids = lm.tokenizer.encode(SENTENCE);
   const n = ids.length, H = lm.config.num_attention_heads, ref = reference(ids, 0);
   expect(rows.length).toBe(n);
   rows.forEach((r, i) => expectClose(r, Array.from(ref.attention.subarray(((0 * H + 4) * n + i) * n, ((0 * H + 4) * n + i + 1) * n)), 1e-5, `widget row ${i}`));

@@ -13,7 +13,8 @@ const FILES = ['config.json', 'model.safetensors', 'tokenizer.json'];
 
 const complete = (dir) => FILES.every((f) => fs.existsSync(path.join(dir, f)));
 
-/** brown-gpt2's vocab.json + merges.txt as a tokenizer.json (byte-level BPE, <|endoftext|> special). */
+/** brown-gpt2's vocab.json + merges.txt as a tokenizer.json, as tools/train/export_llama.py writes
+ * brown-llama's: byte-level BPE, <|endoftext|> special and put first by the template. */
 function byteLevelTokenizer(gpt2Dir) {
   const vocab = JSON.parse(fs.readFileSync(path.join(gpt2Dir, 'vocab.json'), 'utf8'));
   const merges = fs.readFileSync(path.join(gpt2Dir, 'merges.txt'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#version'));
@@ -23,7 +24,13 @@ function byteLevelTokenizer(gpt2Dir) {
     added_tokens: [{ id: eot, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }],
     normalizer: null,
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-    post_processor: null,
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [{ SpecialToken: { id: '<|endoftext|>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
+      pair: [{ SpecialToken: { id: '<|endoftext|>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '<|endoftext|>', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }],
+      special_tokens: { '<|endoftext|>': { id: '<|endoftext|>', ids: [eot], tokens: ['<|endoftext|>'] } },
+    },
     decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
     model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null,
       fuse_unk: false, byte_fallback: false, vocab, merges },
@@ -44,6 +51,7 @@ function writeRandomLlama(dir) {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizer));
   fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ bos_token: '<|endoftext|>', eos_token: '<|endoftext|>' }));
+  fs.writeFileSync(path.join(dir, 'generation_config.json'), JSON.stringify({ bos_token_id: eot, eos_token_id: eot }));
   fs.writeFileSync(path.join(dir, 'model.safetensors'), safetensors(checkpoint(config, 23)));
   fs.writeFileSync(path.join(dir, 'MODEL_CARD.md'), '# dev-llama\n\nRandom weights in brown-llama\'s shape, for the browser tests (tests/browser/llama_demo_model.cjs).\n');
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 1)); // last: marks the folder complete

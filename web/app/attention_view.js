@@ -11,7 +11,8 @@
 // row of a batch with this one), sentences (for view="compare", separated by "|"), pooling; for
 // the encoder-decoder (model="bart", spelling to sound): sentence holds the words, word (1-based)
 // picks the one whose attention is drawn, attend = cross | decoder | encoder, view="pronounce"
-// lists the pronunciations. view="steps" follows the query's row through the steps; rows="all" shows
+// lists the pronunciations; model="llama" (the Llama-style decoder) draws its heads in their K/V
+// groups and adds the rotation step to view="steps". view="steps" follows the query's row through the steps; rows="all" shows
 // every row. view="generate" (GPT-2) adds a "Continue the text" button: tokens stream
 // in one by one and the head view follows the newest token's attention; max-new (default 20),
 // temperature (default 0.8) and seed (default 1) shape the continuation. test="induction" or

@@ -22,7 +22,9 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
   const c = lm.config;
   const { num_hidden_layers: L, num_attention_heads: H, num_key_value_heads: KV, head_dim: d, hidden_size: D } = c;
   const P = c.max_position_embeddings;
-  const bos = lm.bosTokenId;
+  // The tokens the tokenizer's template puts around any text (brown-llama's: <|endoftext|> first,
+  // as it was trained; a Hub model's own choice), as the library's run(text) and the label tool do.
+  const template = lm.tokenizer.encode('');
   const kvHeadOf = Array.from({ length: H }, (_, h) => lm.kvHeadOf(h));
   const family = NAMES[c.model_type] ?? c.model_type;
 
@@ -40,7 +42,7 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
       ['Vocabulary', `${c.vocab_size} tokens (tokenizer.json)`],
     ],
     text: {
-      sentenceHelp: `Results follow your typing.${bos === undefined ? '' : ` The model sees ${lm.tokenizer.tokenText(bos)} first, as in training.`}`,
+      sentenceHelp: `Results follow your typing.${template.length ? ` The model sees ${template.map((id) => lm.tokenizer.tokenText(id)).join(' ')} first (its tokenizer's template), as in training.` : ''}`,
       causalNote: `A ${family}-style decoder: its attention is always causal`,
       headLabelNote: labelNote(heads),
       xName: 'X = RMSNorm₁(h)', wOName: 'o_proj',
@@ -48,8 +50,7 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
   };
 
   function encode(text) {
-    const ids = bos === undefined ? [] : [bos];
-    ids.push(...lm.tokenizer.encode(text, { addSpecialTokens: false }));
+    const ids = lm.tokenizer.encode(text);
     return { ids: ids.slice(0, P), truncated: ids.length > P };
   }
 

@@ -80,10 +80,11 @@ function groupedQkv(step, { H, KV, d, head, kv, kvHeadOf, bias }) {
 }
 
 /** Step 4 (Q Kᵀ) multiplies the rotated query and keys. */
-function rotatedOperands(step, { d, n, tokens, qi }, kRotated) {
+function rotatedOperands(step, { d, n, kv, tokens, qi, one }, kRotated) {
   if (!step) return;
   for (const term of step.terms ?? []) {
-    if (term.key === 'q3' && term.kind === 'shape') term.note = `the rotated row of “${tokens[qi]}”, from step 3`;
+    if (term.key === 'q3' && term.kind === 'shape') term.note = one ? `the rotated row of “${tokens[qi]}”, from step 3` : 'rotated, as in step 3';
+    if (term.key === 'kT') term.name = `Kᵀ of K/V head ${kv + 1}`;
     if (term.key === 'kT' && term.kind === 'shape') term.note = 'the rotated K, from step 3, on its side';
     if (term.key === 'kT' && term.kind === 'matrix') term.values = transpose(kRotated, n, d);
   }

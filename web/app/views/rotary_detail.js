@@ -107,5 +107,6 @@ function chart(p, here) {
   svg('line', { x1: left, y1: y(p.before), x2: W - right, y2: y(p.before), stroke: '#8c959f', 'stroke-dasharray': '4 3' }),
   svg('polyline', { points: line, fill: 'none', stroke: '#0969da', 'stroke-width': 1.5 }),
   svg('circle', { cx: x(here), cy: y(p.after), r: 4, fill: '#d4380d' }),
-  label({ x: Math.min(x(here) + 6, W - right - 60), y: Math.max(top + 10, y(p.after) - 6), fill: '#d4380d' }, 'this pair'));
+  // (a white outline keeps the label readable over the line)
+  label({ x: Math.min(x(here) + 6, W - right - 60), y: Math.max(top + 10, y(p.after) - 6), fill: '#d4380d', stroke: '#fff', 'stroke-width': 3, 'paint-order': 'stroke' }, 'this pair'));
 }
