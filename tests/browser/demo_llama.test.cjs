@@ -194,6 +194,7 @@ test('<attention-view model="llama"> draws its K/V groups and the rotation step'
   const inShadow = (id, selector, fn) => page.evaluate(([id, selector, fn]) =>
     new Function('els', `return (${fn})(els)`)([...document.getElementById(id).shadowRoot.querySelectorAll(selector)]), [id, selector, fn.toString()]);
   expect(await inShadow('m', '.kv-group', (g) => g.length)).toBe(lm.config.num_key_value_heads);
+  expect(await inShadow('m', '.title', (t) => t[0].textContent)).toBe(`${lm.config.num_hidden_layers} layers × ${lm.config.num_attention_heads} heads in ${lm.config.num_key_value_heads} K/V groups: click one to open it`);
   expect(await inShadow('h', '.title', (t) => t[0].textContent)).toBe(`Layer 1 · head 5 (K/V ${lm.kvHeadOf(4) + 1})`);
   const rows = await inShadow('h', '.attn-row', (r) => r.map((e) => e.getAttribute('data-weights').split(',').map(Number)));
   const ids = lm.tokenizer.encode(SENTENCE);
@@ -204,5 +205,31 @@ test('<attention-view model="llama"> draws its K/V groups and the rotation step'
   expect(await inShadow('s', '.rotary-detail', (s) => s.length)).toBe(1);
   expect(await inShadow('s', '.status', (s) => s[0].textContent)).toBe('');
   await page.screenshot({ path: path.join(site.dir, '..', '..', 'tests/browser/screenshots/llama-widget-390.png'), fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+// The head labels measured on held-out text (tools/heads/label_heads.mjs writes the folder's
+// heads.json), sinks included: each in the model view and the head picker, with its score.
+const headsFile = path.join(llama.dir, 'heads.json');
+const heads = fs.existsSync(headsFile) ? JSON.parse(fs.readFileSync(headsFile, 'utf8')).heads : null;
+if (!heads) console.warn(`demo_llama: ${path.relative(root, headsFile)} is not there: the head-label test is skipped`);
+(heads ? test : test.skip)('the measured head labels, sinks included, are shown with their scores', async () => {
+  const { page, errors } = await demo('?model=llama&view=model&layer=1&head=1', { width: 1280, height: 800 });
+  const text = (h) => (Number.isFinite(h.score) ? `${h.label} · ${h.score.toFixed(2)}` : h.label);
+  const thumbs = await page.$$eval('.model-view .thumb', (g) => g.map((e) => [Number(e.dataset.layer), Number(e.dataset.head), e.getAttribute('aria-label')]));
+  const labelled = heads.filter((h) => typeof h.label === 'string');
+  expect(labelled.length).toBeGreaterThan(0);
+  for (const h of labelled) {
+    const thumb = thumbs.find(([l, hd]) => l === h.layer && hd === h.head);
+    expect(thumb[2]).toContain(text(h));
+  }
+  // The picker of a layer with a sink head names it (the sinks the page labels are the measured ones).
+  const sink = labelled.find((h) => h.label === 'sink');
+  if (sink) {
+    await page.selectOption('#layer', String(sink.layer));
+    await settled(page);
+    const option = await page.$eval(`#head option[value="${sink.head}"]`, (o) => o.textContent);
+    expect(option).toBe(`${sink.head + 1} (K/V ${lm.kvHeadOf(sink.head) + 1}) · ${text(sink)}`);
+  }
   expect(errors).toEqual([]);
 });

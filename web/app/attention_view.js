@@ -229,7 +229,7 @@ class AttentionViewElement extends HTMLElement {
     const headText = sel.head === 'all' ? 'all heads' : `head ${sel.head + 1}${kvSuffix(data, sel.head)}`;
     const unavailable = unavailableView(s.view, isSeed ? null : r.info);
     this.titleEl.textContent = unavailable ? '' : isSeed ? 'The tutorial’s example: write a poem'
-      : s.view === 'model' ? `${data.nLayer} layers × ${data.nHead} heads: click one to open it`
+      : s.view === 'model' ? `${data.nLayer} layers × ${data.nHead} heads${data.kvHeadOf ? ` in ${new Set(data.kvHeadOf).size} K/V groups` : ''}: click one to open it`
         : s.view === 'next' ? 'The model’s next-token predictions'
           : s.view === 'fill' ? 'Fill in the blank: click a word to mask it'
             : s.view === 'pronounce' ? 'Spelling to sound: click a word to see its attention'
