@@ -233,3 +233,27 @@ if (!heads) console.warn(`demo_llama: ${path.relative(root, headsFile)} is not t
   }
   expect(errors).toEqual([]);
 });
+
+test('a Llama-family model from the Hub takes the preset\'s place and draws the same attention', async () => {
+  const { startHubServer, readFolder } = require('../js/hub_server.cjs');
+  const hub = await startHubServer({ 'someone/small-llama': { files: readFolder(llama.dir, (f) => !/\.(json|safetensors)$/.test(f)) } });
+  try {
+    const shipped = await demo(`?model=llama&s=${encodeURIComponent(SENTENCE)}`);
+    const expected = await rowsOf(shipped.page);
+    await shipped.page.close();
+    const { page, errors } = await demo(`?hub=${encodeURIComponent(hub.url)}&s=${encodeURIComponent(SENTENCE)}`);
+    await page.fill('#hub-id', 'someone/small-llama');
+    await page.click('#hub-load');
+    await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('hub-status').dataset.state), null, { timeout: 60000 });
+    expect(await page.$eval('#hub-status', (s) => s.textContent)).toContain('Loaded someone/small-llama (llama, weights as stored): shown as the Llama-style decoder model.');
+    await settled(page);
+    expect(await page.$eval('input[name=preset][value=llama]', (r) => r.checked)).toBe(true);
+    expect(await page.$eval('#model-info', (d) => d.textContent)).toContain('someone/small-llama');
+    const rows = await rowsOf(page);
+    expect(rows.length).toBe(expected.length);
+    rows.forEach((r, i) => expectClose(r, expected[i], 1e-6, `Hub model row ${i}`));
+    expect(errors).toEqual([]);
+  } finally {
+    await hub.close();
+  }
+});
