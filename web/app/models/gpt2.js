@@ -5,6 +5,7 @@
 import { BpeTokenizer, parseSafetensors } from '../../../dist/index.js';
 import { CheckpointTensors, checkAgainstQ } from '../layer_weights.js';
 import { headLabels, labelNote } from '../head_labels.js';
+import { nextTokens, continueIds } from './decoder_text.js';
 
 /**
  * A layer's attention weights in the library's row-vector layout (y = x W + b). GPT-2's c_attn is
@@ -78,19 +79,6 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
   }
 
   /**
-   * The next-token list. When the model's first choice is to end the text (<|endoftext|>), that is
-   * said apart (endOfText: its probability) and the list shows what would come if the text went
-   * on: the other tokens, their probabilities given that it does not end.
-   */
-  function nextTokens(r, topK) {
-    const preds = lm.predictNext(r, topK + 1);
-    if (preds[0]?.id !== lm.eosTokenId) return { predictions: preds.slice(0, topK) };
-    const pEnd = preds[0].probability;
-    const rest = preds.slice(1).map((p) => ({ ...p, probability: p.probability / (1 - pEnd) }));
-    return { predictions: rest, endOfText: { probability: pEnd, text: preds[0].text } };
-  }
-
-  /**
    * quick (the page's first view): everything but the sentence's loss (partial: true), from the
    * last position's logits alone. The language-model head over every position is most of a cold
    * first run, and the next-token list needs one row of it.
@@ -110,7 +98,7 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
       xNote: x
         ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each token’s embedding plus the embedding of its position' : 'It is everything the layers before have added up, token by token'}, normalized (LayerNorm) so that every row has a similar scale. Each head turns these rows into its queries, keys and values.`
         : 'X, what this layer reads (one row per token): this build of the library does not trace it.',
-      ...nextTokens(r, topK), loss, cross: null, partial: quick && ids.length > 1,
+      ...nextTokens(lm, r, topK), loss, cross: null, partial: quick && ids.length > 1,
       facts: loss ? [['This sentence', `${loss.loss.toFixed(2)} nats/token (perplexity ${loss.perplexity.toFixed(1)})`]] : [],
     };
     if (crossText !== null && x) {
@@ -131,12 +119,8 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
   }
 
   /** Continues the text through the KV cache, token by token (onToken streams them). */
-  function generate({ text, maxNewTokens = 30, temperature = 0.8, topK = 40, seed = 1, signal, onToken }) {
-    const { ids } = encode(text);
-    const room = P - ids.length;
-    if (room < 1) throw new Error(`The text already fills the model's ${P} tokens.`);
-    return lm.generate(ids, { maxNewTokens: Math.min(maxNewTokens, room), temperature, topK, seed, signal,
-      onToken: ({ token, text: piece, index }) => onToken({ token, text: piece, index }) });
+  function generate({ text, ...options }) {
+    return continueIds(lm, encode(text).ids, P, options);
   }
 
   return { info, run, generate };

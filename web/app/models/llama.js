@@ -5,6 +5,7 @@
 // queries and keys before the rotary embedding (the rotation step of the step view), with what the
 // page needs to rotate them itself (rope_theta, head_dim, rope_scaling: views/rotary.js).
 import { headLabels, labelNote } from '../head_labels.js';
+import { nextTokens, continueIds } from './decoder_text.js';
 
 const NAMES = { llama: 'Llama', qwen2: 'Qwen2', mistral: 'Mistral' };
 
@@ -54,15 +55,6 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
     return { ids: ids.slice(0, P), truncated: ids.length > P };
   }
 
-  /** The next-token list; ending the text is said apart (as for GPT-2, models/gpt2.js). */
-  function nextTokens(r, topK) {
-    const preds = lm.predictNext(r, topK + 1);
-    if (preds[0]?.id !== lm.eosTokenId) return { predictions: preds.slice(0, topK) };
-    const pEnd = preds[0].probability;
-    const rest = preds.slice(1).map((p) => ({ ...p, probability: p.probability / (1 - pEnd) }));
-    return { predictions: rest, endOfText: { probability: pEnd, text: preds[0].text } };
-  }
-
   /** quick (the page's first view): no sentence loss, the last position's logits only. */
   function run({ text, layer, topK = 8, quick = false }) {
     const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
@@ -76,18 +68,14 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
       xNote: `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0
         ? 'For the first layer that is each token’s embedding alone: a Llama has no position embedding (positions enter later, by rotating the queries and keys)'
         : 'It is everything the layers before have added up, token by token'}, normalized (RMSNorm: each row divided by its root mean square) so that every row has a similar scale.`,
-      ...nextTokens(r, topK), loss, cross: null, partial: quick && ids.length > 1,
+      ...nextTokens(lm, r, topK), loss, cross: null, partial: quick && ids.length > 1,
       facts: loss ? [['This sentence', `${loss.loss.toFixed(2)} nats/token (perplexity ${loss.perplexity.toFixed(1)})`]] : [],
     };
   }
 
   /** Continues the text through the KV cache (which holds only the K/V heads), token by token. */
-  function generate({ text, maxNewTokens = 30, temperature = 0.8, topK = 40, seed = 1, signal, onToken }) {
-    const { ids } = encode(text);
-    const room = P - ids.length;
-    if (room < 1) throw new Error(`The text already fills the model's ${P} tokens.`);
-    return lm.generate(ids, { maxNewTokens: Math.min(maxNewTokens, room), temperature, topK, seed, signal,
-      onToken: ({ token, text: piece, index }) => onToken({ token, text: piece, index }) });
+  function generate({ text, ...options }) {
+    return continueIds(lm, encode(text).ids, P, options);
   }
 
   return { info, run, generate };

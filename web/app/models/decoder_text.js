@@ -1,0 +1,23 @@
+// What the demo's decoder-only models (models/gpt2.js, models/llama.js) share: the next-token list
+// and continuing the text through the library's one decoding loop (its KV cache).
+
+/**
+ * The next-token list. When the model's first choice is to end the text (its end-of-text token),
+ * that is said apart (endOfText: its probability) and the list shows what would come if the text
+ * went on: the other tokens, their probabilities given that it does not end.
+ */
+export function nextTokens(lm, r, topK) {
+  const preds = lm.predictNext(r, topK + 1);
+  if (preds[0]?.id !== lm.eosTokenId) return { predictions: preds.slice(0, topK) };
+  const pEnd = preds[0].probability;
+  const rest = preds.slice(1).map((p) => ({ ...p, probability: p.probability / (1 - pEnd) }));
+  return { predictions: rest, endOfText: { probability: pEnd, text: preds[0].text } };
+}
+
+/** Continues `ids` (at most the context `P`) token by token; onToken streams each one. */
+export function continueIds(lm, ids, P, { maxNewTokens = 30, temperature = 0.8, topK = 40, seed = 1, signal, onToken }) {
+  const room = P - ids.length;
+  if (room < 1) throw new Error(`The text already fills the model's ${P} tokens.`);
+  return lm.generate(ids, { maxNewTokens: Math.min(maxNewTokens, room), temperature, topK, seed, signal,
+    onToken: ({ token, text: piece, index }) => onToken({ token, text: piece, index }) });
+}
