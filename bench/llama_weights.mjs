@@ -43,12 +43,20 @@ function seedOf(name, seed) {
   return h;
 }
 
-/** One tensor's values (bfloat16-rounded float32): norms 1 +- 0.1, matrices uniform +- 0.05. */
-export function llamaTensor(name, shape, seed = 1) {
+/**
+ * The matrices' range: uniform +- 2.4 / sqrt(hidden) (0.1 for SmolLM2's 576). Smaller weights
+ * leave the residual stream to the embeddings and greedy decoding repeats one token (at 1.2 /
+ * sqrt(hidden) SmolLM2's shape gave 18 distinct tokens of 64, the tiny model 2); at 2.4 the tokens
+ * vary (64 and 56 distinct), so that comparing two implementations' tokens says something.
+ */
+export const weightScale = (c) => 2.4 / Math.sqrt(c.hidden_size);
+
+/** One tensor of the model of config `c` (bfloat16-rounded float32): norms 1 +- 0.1, matrices +- weightScale. */
+export function llamaTensor(c, name, shape, seed = 1) {
   const n = shape.reduce((a, b) => a * b, 1);
   const out = new Float32Array(n);
   const bits = new Uint32Array(out.buffer);
-  const [base, scale] = shape.length === 1 ? [1, 0.1] : [0, 0.05];
+  const [base, scale] = shape.length === 1 ? [1, 0.1] : [0, weightScale(c)];
   let s = seedOf(name, seed);
   for (let i = 0; i < n; i++) {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;

@@ -11,8 +11,9 @@ import path from 'node:path';
 import { gguf } from '@huggingface/gguf';
 
 import { decode, fromHalf, GGML_TYPE, toHalf, typeBytes } from '../../bench/ggml_quant.mjs';
-import { ggufName, textIds, tokenText, writeLlamaGguf } from '../../bench/llama_gguf.mjs';
-import { llamaShapes, llamaTensor, TINY_LLAMA } from '../../bench/llama_weights.mjs';
+import { writeGguf } from '../../bench/gguf_writer.mjs';
+import { ggufName, llamaGgufTensors, llamaMetadata, textIds, tokenText } from '../../bench/llama_gguf.mjs';
+import { llamaShapes, llamaTensor, TINY_LLAMA, weightScale } from '../../bench/llama_weights.mjs';
 
 const [dir, ourq] = process.argv.slice(2);
 const C = TINY_LLAMA;
@@ -23,7 +24,7 @@ const hfRow = (r) => { const h = Math.floor(r / hd), j = r % hd; return h * hd +
 
 /** The values the writer was given for a tensor, in GGUF row order. */
 function expectedValues(hf, shape) {
-  const x = llamaTensor(hf, shape);
+  const x = llamaTensor(C, hf, shape);
   if (!/[qk]_proj/.test(hf)) return x;
   const cols = shape[1], out = new Float32Array(x.length);
   for (let r = 0; r < shape[0]; r++) out.set(x.subarray(hfRow(r) * cols, (hfRow(r) + 1) * cols), r * cols);
@@ -42,15 +43,15 @@ const asBytes = (x) => new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
 
 // toHalf rounds to the nearest half (ties to even): checked against its neighbours' values.
 let halfNotNearest = 0;
-for (const x of llamaTensor('model.embed_tokens.weight', [C.vocab_size, C.hidden_size])) {
+for (const x of llamaTensor(C, 'model.embed_tokens.weight', [C.vocab_size, C.hidden_size])) {
   const h = toHalf(x), err = Math.abs(x - fromHalf(h));
   for (const n of [h - 1, h + 1]) if ((n & 0x7fff) < 0x7c00 && Math.abs(x - fromHalf(n)) < err) halfNotNearest++;
 }
 
-const facts = { halfNotNearest, files: {} };
+const facts = { halfNotNearest, weightScale: weightScale(C), files: {} };
 for (const type of ['F32', 'F16', 'Q8_0', 'Q4_0']) {
   const file = path.join(dir, `tiny-${type}.gguf`);
-  const size = writeLlamaGguf(file, C, type);
+  const size = writeGguf(file, llamaMetadata(C, type), llamaGgufTensors(C, type));
   const parsed = await gguf(file, { allowLocalFile: true });
   const bytes = new Uint8Array(readFileSync(file));
   const m = parsed.metadata;

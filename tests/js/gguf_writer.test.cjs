@@ -46,10 +46,11 @@ test.each(['Q8_0', 'Q4_0'])('%s: blocks equal the core quantizer\'s on the value
   // bit for bit, so both sides hold one network. Our dequantizer reads ggml's blocks as the writer does.
   expect(q.oursFromDequantizedDiffers).toBe(0);
   expect(q.oursDequantizeDiffers).toBe(0);
-  // Within one quantization step of the original weights (|w| <= 0.05: Q8_0 step <= 0.05 / 127,
-  // error <= half of it plus the f16 scale's rounding; Q4_0 step <= 0.05 / 8, clipped by ggml's rule to one step).
-  expect(q.maxScale).toBeLessThanOrEqual(0.05);
-  expect(q.maxAbsErr).toBeLessThanOrEqual(type === 'Q8_0' ? 0.6 * (0.05 / 127) : 0.05 / 8);
+  // Within one quantization step of the original weights (|w| <= s: Q8_0 step <= s / 127, error
+  // <= half of it plus the f16 scale's rounding; Q4_0 step <= s / 8, error <= one step).
+  const s = facts.weightScale;
+  expect(q.maxScale).toBeLessThanOrEqual(s);
+  expect(q.maxAbsErr).toBeLessThanOrEqual(type === 'Q8_0' ? 0.6 * (s / 127) : s / 8);
   // From the original weights the two quantizers differ (ours rounds the f16 scale away from zero,
   // and for Q4 searches the scale): a count, not a failure.
   expect(q.oursFromOriginalDiffers).toBeGreaterThan(0);

@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+// `node bench/llama_browser.mjs [--quick] [--json] [--model smollm2|tiny] [--types F32,Q8_0] [--threads 1,2]`
+// (also `npm run bench -- --workloads generate-llama`): Llama decoding in headless Chromium, this
+// library against llama.cpp's WebAssembly build (wllama), on one random SmolLM2-135M-shaped model:
+// the same 64 prompt ids, 64 greedy new tokens, no prompt cache, at F32/F16/Q8_0/Q4_0 (ours:
+// f32/f16/q8/q4) and 1 and 2 threads. Each run gets a fresh page (its renderer's memory is its own).
+// GGUF files are written once into build/bench-llama/ (about 1 GB for the four types).
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+import { writeGguf } from './gguf_writer.mjs';
+import { llamaGgufTensors, llamaMetadata } from './llama_gguf.mjs';
+import { llamaReport, tokenAgreement } from './llama_report.mjs';
+import { SMOLLM2_135M, TINY_LLAMA } from './llama_weights.mjs';
+import { buildProbe } from './peak.mjs';
+import { rendererMemory } from './renderer_memory.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const { serve } = require('../scripts/static_server.cjs');
+const { chromium } = require('playwright-core');
+
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const MODELS = { smollm2: SMOLLM2_135M, tiny: TINY_LLAMA };
+const TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0'];
+// Bump when the writer or the weights change: files made by another version are rewritten.
+const GGUF_VERSION = 2;
+
+/** build/bench-llama/<model>-<type>.gguf, (re)written when missing or made by another version. */
+function ggufFile(model, type, log) {
+  const dir = path.join(ROOT, 'build', 'bench-llama');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${model}-${type}.gguf`), stamp = `${file}.version`;
+  const want = JSON.stringify({ GGUF_VERSION, config: MODELS[model] });
+  if (existsSync(file) && existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return file;
+  log(`writing ${path.relative(ROOT, file)} ...`);
+  const t = Date.now();
+  writeGguf(`${file}.part`, llamaMetadata(MODELS[model], type), llamaGgufTensors(MODELS[model], type));
+  renameSync(`${file}.part`, file);
+  writeFileSync(stamp, want);
+  log(`  ${(Date.now() - t) / 1000} s`);
+  return file;
+}
+
+/** A copy of dist/ for this run (the machine is shared: dist/ may be rebuilt while the bench runs). */
+function snapshotDist() {
+  const to = path.join(ROOT, 'build', 'bench-llama', 'dist');
+  rmSync(to, { recursive: true, force: true });
+  cpSync(path.join(ROOT, 'dist'), to, { recursive: true });
+  return `/${path.relative(ROOT, to)}/index.js`;
+}
+
+/** A fresh page of bench/llama_page/, ready to run. */
+async function openPage(context, site, errors) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${site.origin}/bench/llama_page/index.html?dist=${encodeURIComponent(site.dist)}`);
+  await page.waitForFunction(() => typeof window.runOurs === 'function', null, { timeout: 60000 });
+  return page;
+}
+
+/** fn(page) in a fresh page, with the renderers' peak RSS while it ran. */
+async function inPage(context, site, memory, fn) {
+  const errors = [];
+  let page;
+  try {
+    page = await openPage(context, site, errors);
+  } catch (e) {
+    return { error: `page did not start: ${String(e.message ?? e).split('\n')[0]}; ${errors.join('; ')}`, pageErrors: errors };
+  }
+  memory.reset();
+  try {
+    const result = await fn(page);
+    return { ...result, rendererPeakBytes: memory.peak(), pageErrors: errors };
+  } catch (e) {
+    return { error: String(e.message ?? e).split('\n')[0], pageErrors: errors };
+  } finally {
+    await page.close();
+    await new Promise((r) => setTimeout(r, 500));  // let the renderer exit before the next page
+  }
+}
+
+function options() {
+  const { values } = parseArgs({ options: {
+    quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
+    model: { type: 'string', default: 'smollm2' }, types: { type: 'string' }, threads: { type: 'string' },
+    'new-tokens': { type: 'string', default: '64' },
+  } });
+  const list = (s, all) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : all);
+  const types = list(values.types, TYPES);
+  for (const t of types) if (!TYPES.includes(t)) throw new Error(`unknown type ${t} (known: ${TYPES.join(', ')})`);
+  if (!MODELS[values.model]) throw new Error(`unknown model ${values.model} (known: ${Object.keys(MODELS).join(', ')})`);
+  return { ...values, types, threads: list(values.threads, ['1', '2']).map(Number), newTokens: Number(values['new-tokens']), reps: values.quick ? 1 : 3 };
+}
+
+/** Everything the bench measures, as one object (the report and the tests read it). */
+export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}\n`)) {
+  const config = MODELS[opt.model];
+  const files = Object.fromEntries(opt.types.map((t) => [t, ggufFile(opt.model, t, log)]));
+  const bwSkip = buildProbe(`${ROOT}bench/peak/bandwidth.cpp`, `${ROOT}build/bench-peak/bandwidth.wasm`, ['-mbulk-memory', '-sALLOW_MEMORY_GROWTH=1', '-sMAXIMUM_MEMORY=1GB']);
+  // The same 64 prompt ids on both sides: spread over the vocabulary, none of the three specials.
+  const promptIds = Array.from({ length: 64 }, (_, i) => 3 + ((i * 7919 + 11) % (config.vocab_size - 3)));
+  const res = {
+    meta: { date: new Date().toISOString(), cores: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg: os.loadavg(), model: opt.model, config, quick: opt.quick, reps: opt.reps, newTokens: opt.newTokens, wllama: require('@wllama/wllama/package.json').version },
+    promptIds, runs: [], agreement: [], problems: [],
+  };
+  const { server, url: origin } = await serve(ROOT);
+  const site = { origin, dist: snapshotDist() };
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'attn-llama-bench-'));
+  const memory = rendererMemory();
+  let context = null;
+  try {
+    context = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: FLAGS });
+    // What a renderer holds before any model: the floor under every run's peak.
+    res.idleRendererBytes = (await inPage(context, site, memory, () => new Promise((r) => setTimeout(() => r({}), 1000)))).rendererPeakBytes;
+    const info = await inPage(context, site, memory, async (page) => ({
+      ...(await page.evaluate(() => window.pageInfo())),
+      bandwidth: bwSkip ? { skip: bwSkip } : await page.evaluate(() => window.bandwidth()),
+    }));
+    Object.assign(res, { userAgent: info.userAgent, crossOriginIsolated: info.crossOriginIsolated, bandwidth: info.bandwidth });
+    log(`browser: ${info.userAgent?.match(/HeadlessChrome\/[\d.]+/)?.[0]}, crossOriginIsolated ${info.crossOriginIsolated}; bandwidth ${JSON.stringify(info.bandwidth)}`);
+    if (!info.crossOriginIsolated) res.problems.push('the page is not crossOriginIsolated (COOP/COEP headers missing?)');
+    for (const threads of opt.threads) {
+      for (const type of opt.types) {
+        const args = { config, type, threads, promptIds, newTokens: opt.newTokens, reps: opt.reps, file: `/${path.relative(ROOT, files[type])}` };
+        const pair = {};
+        for (const engine of ['llama.cpp', 'ours']) {
+          const r = await inPage(context, site, memory, (page) => page.evaluate(engine === 'ours' ? (a) => window.runOurs(a) : (a) => window.runWllama(a), args));
+          pair[engine] = { ...r, engine, type, threads };
+          res.runs.push(pair[engine]);
+          log(r.error ? `${type} ${threads}t ${engine}: ERROR ${r.error}`
+            : `${type} ${threads}t ${engine}: prefill ${r.prefillMs.toFixed(0)} ms, decode ${r.decodeTokPerS.toFixed(1)} tok/s, renderer peak ${(r.rendererPeakBytes / 2 ** 20).toFixed(0)} MiB`);
+        }
+        if (pair.ours.error || pair['llama.cpp'].error) continue;
+        const a = tokenAgreement(pair['llama.cpp'], pair.ours);
+        if (a.firstDiff != null) {
+          a.ours = (await inPage(context, site, memory, (page) => page.evaluate((x) => window.ourLogitsAt(x), { ...args, tokens: pair.ours.runs[0].tokens, k: a.firstDiff })));
+        }
+        res.agreement.push({ type, threads, ...a });
+        log(`${type} ${threads}t tokens: ${a.firstDiff == null ? `all ${a.n} equal` : `first differ at step ${a.firstDiff} (${a.equal} of ${a.n} equal)`}`);
+      }
+    }
+  } finally {
+    memory.stop();
+    if (context) await context.close();
+    server.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+  res.meta.loadavgEnd = os.loadavg();
+  return res;
+}
+
+async function main() {
+  const opt = options();
+  const log = opt.json ? (s) => process.stderr.write(`${s}\n`) : (s) => console.log(s);
+  const res = await runLlamaBench(opt, log);
+  const report = llamaReport(res);
+  res.problems.push(...report.problems);
+  if (opt.json) console.log(JSON.stringify(res));
+  else console.log(`\n${report.lines.join('\n')}`);
+  const out = path.join(ROOT, 'bench', 'results', 'llama_browser.json');
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(res, null, 2));
+  if (!opt.json) console.log(`\nwritten: ${path.relative(process.cwd(), out)}`);
+  if (res.problems.length) process.exitCode = 1;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  main().catch((e) => {
+    if (process.argv.includes('--json')) console.log(JSON.stringify({ error: String(e.message ?? e).split('\n')[0] }));
+    else console.error(`bench/llama_browser: ${e.stack ?? e}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,134 @@
+// The browser half of bench/llama_browser.mjs: one random SmolLM2-135M-shaped Llama (or the tests'
+// tiny one) generating the same 64 prompt ids + N greedy tokens in llama.cpp's WebAssembly build
+// (wllama, from a GGUF file the driver wrote) and in this library (from the same weights built
+// here), plus the page's memory bandwidth. The driver opens a fresh page per run so that each run's
+// renderer memory is its own. Served from the repository root by scripts/static_server.cjs
+// (COOP/COEP: crossOriginIsolated, so both can start threads).
+import { Wllama } from '../../node_modules/@wllama/wllama/esm/index.js';
+import { decode, encode, GGML_TYPE } from '../ggml_quant.mjs';
+import { textIds, tokenText } from '../llama_gguf.mjs';
+import { idsOnlyTokenizer, llamaShapes, llamaTensor, safetensorsF32 } from '../llama_weights.mjs';
+
+const WLLAMA_WASM = '/node_modules/@wllama/wllama/esm/wasm/wllama.wasm';
+// The package as the driver copied it at the start (?dist=...): other work may rebuild dist/ meanwhile.
+const { loadAttention } = await import(new URLSearchParams(location.search).get('dist') ?? '../../dist/index.js');
+const log = (s) => { document.getElementById('log').textContent += `\n${s}`; };
+
+window.pageInfo = () => ({
+  crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency, userAgent: navigator.userAgent,
+});
+
+/** Best GB/s over `reps` of memory.copy and of a v128.load read stream, one thread (bench/peak/bandwidth.cpp). */
+window.bandwidth = async ({ reps = 5, bytes = 128 << 20 } = {}) => {
+  const { instance } = await WebAssembly.instantiateStreaming(fetch('/build/bench-peak/bandwidth.wasm'), {});
+  const { bw_alloc: alloc, bw_copy: copy, bw_read: read } = instance.exports;
+  const src = alloc(bytes), dst = alloc(bytes);
+  if (!src || !dst) return { skip: `could not grow WebAssembly memory by 2 x ${bytes >> 20} MiB` };
+  const best = (f) => {
+    f();
+    let top = 0;
+    for (let r = 0; r < reps; r++) { const t = performance.now(); f(); top = Math.max(top, bytes / (performance.now() - t) / 1e6); }
+    return top;
+  };
+  return { copyGBs: best(() => copy(dst, src, bytes, 1)), readGBs: best(() => read(src, bytes, 1)) };
+};
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+
+/**
+ * llama.cpp (wllama) on a GGUF file: load, one short untimed warm-up, then `reps` generations of
+ * `newTokens` greedy tokens after the prompt (no prompt cache, end-of-text ignored). The prompt
+ * goes in as text whose characters are the prompt ids (llama_gguf.mjs tokenText); the generated
+ * ids come back with their two most likely tokens' log-probabilities (n_probs), whose difference
+ * is the top-2 logit margin.
+ */
+window.runWllama = async ({ file, threads, promptIds, newTokens, reps }) => {
+  const messages = [];
+  const logger = { debug: (...a) => messages.push(a.join(' ')), log: (...a) => messages.push(a.join(' ')), warn: (...a) => messages.push(a.join(' ')), error: (...a) => messages.push(`ERROR ${a.join(' ')}`) };
+  const wllama = new Wllama({ default: WLLAMA_WASM }, { logger });
+  const t0 = performance.now();
+  const blob = await (await fetch(file)).blob();
+  await wllama.loadModel([blob], { n_threads: threads, n_ctx: 256, n_batch: 512, n_ubatch: 512, n_gpu_layers: 0, warmup: false });
+  const loadMs = performance.now() - t0;
+  const prompt = promptIds.map(tokenText).join('');
+  const complete = (n) => wllama.createCompletion({
+    prompt, max_tokens: n, temperature: 0, top_k: 1, cache_prompt: false, ignore_eos: true, n_probs: 2, seed: 1,
+  });
+  await complete(4);
+  const runs = [];
+  for (let r = 0; r < reps; r++) {
+    const res = await complete(newTokens);
+    const steps = res.choices[0].logprobs?.content ?? [];
+    runs.push({
+      timings: res.timings, usage: res.usage,
+      tokens: steps.map((s) => s.id), textIds: textIds(res.choices[0].text),
+      margins: steps.map((s) => (s.top_logprobs.length > 1 ? s.top_logprobs[0].logprob - s.top_logprobs[1].logprob : null)),
+    });
+  }
+  await wllama.exit();
+  const t = runs.map((x) => x.timings);
+  return {
+    engine: 'llama.cpp', threads, loadMs, runs,
+    prefillMs: median(t.map((x) => x.prompt_ms)), decodeTokPerS: median(t.map((x) => x.predicted_per_second)),
+    promptN: t.map((x) => x.prompt_n), predictedN: t.map((x) => x.predicted_n), cacheN: t.map((x) => x.cache_n),
+    multithread: messages.find((m) => /Multithread enabled/.test(m)) ?? null,
+    errors: messages.filter((m) => m.startsWith('ERROR')),
+  };
+};
+
+/**
+ * The checkpoint our loader reads for a GGUF type: the same values as the GGUF file. F32 and F16
+ * load the original (bfloat16-exact) weights; Q8_0 and Q4_0 load the floats ggml's blocks hold,
+ * from which our quantizer re-makes the very same blocks (tests/js/gguf_writer.test.cjs).
+ */
+function checkpointFor(config, type) {
+  const tensors = {};
+  for (const [name, shape] of llamaShapes(config)) {
+    let x = llamaTensor(config, name, shape);
+    if (shape.length === 2 && (type === 'Q8_0' || type === 'Q4_0')) x = decode(GGML_TYPE[type], encode(GGML_TYPE[type], x), x.length);
+    tensors[name] = [shape, x];
+  }
+  return safetensorsF32(tensors);
+}
+
+const DTYPE = { F32: 'f32', F16: 'f16', Q8_0: 'q8', Q4_0: 'q4' };
+
+/** This library at `threads` threads on the same weights: load, one short warm-up, `reps` generations. */
+window.runOurs = async ({ config, type, threads, promptIds, newTokens, reps }) => {
+  const t0 = performance.now();
+  const mod = await loadAttention({ simd: true, threads });
+  let weights = checkpointFor(config, type);
+  const model = await mod.loadModel({ config, weights, tokenizer: idsOnlyTokenizer() }, { dtype: DTYPE[type] });
+  weights = null;  // only the model's own copy stays
+  const loadMs = performance.now() - t0;
+  const generate = (n) => model.generate(promptIds, { maxNewTokens: n, temperature: 0 });
+  await generate(4);
+  const runs = [];
+  for (let r = 0; r < reps; r++) {
+    const out = await generate(newTokens);
+    runs.push({ tokens: out.tokens, ttftMs: out.timeToFirstTokenMs, tokPerS: out.tokensPerSecond, finishReason: out.finishReason });
+  }
+  const result = {
+    engine: 'ours', threads, variant: mod.variant, libThreads: mod.threads, loadMs, runs, heapBytes: mod.memoryBytes,
+    prefillMs: median(runs.map((x) => x.ttftMs)), decodeTokPerS: median(runs.map((x) => x.tokPerS)),
+  };
+  model.dispose();
+  return result;
+};
+
+/**
+ * Our logits after the prompt and the first `k` of `tokens` (the step where the two sides first
+ * chose differently): the top two ids, their margin and the logits' range.
+ */
+window.ourLogitsAt = async ({ config, type, promptIds, tokens, k }) => {
+  const mod = await loadAttention({ simd: true, threads: 1 });
+  const model = await mod.loadModel({ config, weights: checkpointFor(config, type), tokenizer: idsOnlyTokenizer() }, { dtype: DTYPE[type] });
+  const { logits } = model.run([...promptIds, ...tokens.slice(0, k)], { logitsToKeep: 1 });
+  model.dispose();
+  const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]);
+  let lo = Infinity, hi = -Infinity;
+  for (const v of logits) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  return { top: order.slice(0, 2), topLogits: [logits[order[0]], logits[order[1]]], margin: logits[order[0]] - logits[order[1]], range: hi - lo };
+};
+
+log('ready');
