@@ -120,6 +120,11 @@ test('the rotation step shows the library\'s q and k before and after the rotati
   expect(Number((await pair()).key)).toBe(other);
   await check();
   await shot(page, 'llama-steps-1280');
+  // The step view exported as SVG carries the rotation step and the pair's numbers in words.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  const exported = fs.readFileSync(await download.path(), 'utf8');
+  expect(exported).toContain('Rotate each query and key by its position');
+  expect(exported).toContain(`after ${Number((await pair()).after).toFixed(4)}`);
   // Every row: step 4's Kᵀ is the rotated keys of the K/V head (its row 1: dimension 1 of each key).
   await page.click('#steps-all-rows');
   await settled(page);

@@ -24,6 +24,7 @@ export function kvBrackets(kvHeadOf, { x, size, y }) {
     const x0 = x(first) + 2, x1 = x(last) + size - 2;
     const heads = first === last ? `head ${first + 1}` : `heads ${first + 1}–${last + 1}`;
     return svg('g', { class: 'kv-group', 'data-kv': kv, 'data-heads': `${first},${last}` },
+      svg('title', { text: `Query ${heads} read the same keys and values (K/V head ${kv + 1}); their patterns differ because each has its own queries.` }),
       svg('path', { d: `M${x0},${y + 5}V${y}H${x1}V${y + 5}`, fill: 'none', stroke: '#8250df', 'stroke-width': 1.5 }),
       svg('text', { x: (x0 + x1) / 2, y: y - 4, 'text-anchor': 'middle', 'font-size': 11, fill: '#8250df',
         text: x1 - x0 > 120 ? `K/V head ${kv + 1} · ${heads}` : `K/V ${kv + 1}` }));

@@ -40,11 +40,14 @@ export function rotaryDetail(input) {
     const curve = Array.from({ length: input.context }, (_, dist) => scoreAt(q, k, dist, 0, freqs));
     return { kj, before, after: scoreAt(q, k, qi, kj, freqs), moved, curve };
   };
-  const first = pair(keyOf());
   return {
     kind: 'node',
-    text: `Query “${tokenLabel(tokens[qi])}” (position ${qi}) and key “${tokenLabel(tokens[first.kj])}” (position ${first.kj}): score before rotation ${first.before.toFixed(4)}, after ${first.after.toFixed(4)}; `
-      + `moved together: ${first.moved.map((m) => `(${m.qPos}, ${m.kPos}) ${m.score.toFixed(4)}`).join(', ')}.`,
+    // (for the SVG export: the pair on screen, whichever key the reader picked since)
+    get text() {
+      const p = pair(keyOf());
+      return `Query “${tokenLabel(tokens[qi])}” (position ${qi}) and key “${tokenLabel(tokens[p.kj])}” (position ${p.kj}): score before rotation ${p.before.toFixed(4)}, after ${p.after.toFixed(4)}; `
+        + `moved together: ${p.moved.map((m) => `(${m.qPos}, ${m.kPos}) ${m.score.toFixed(4)}`).join(', ')}.`;
+    },
     render(decimals) {
       const box = el('div', { class: 'rotary-detail' });
       const draw = () => {
