@@ -122,7 +122,7 @@ describe('named errors', () => {
   test('an unknown dtype, a misspelt key, and q8/q4 on a model whose sizes are not blocks of 32', async () => {
     const attn = await load('simd');
     await expectNamed(() => attn.loadModel(tinyGpt2(), { dtype: 'q3' }),
-      /^loadModel: dtype must be one of "auto", "f32", "f16", "q8", "q4", got "q3"$/);
+      /^loadModel: dtype must be one of "auto", "f32", "f16", "q8", "q4", got "q3" \(did you mean 'q8'\?\)$/);
     await expectNamed(() => attn.loadModel(tinyGpt2(), { dtyp: 'q8' }), /dtyp.*did you mean 'dtype'/);
     for (const dtype of ['q8', 'q4'])
       await expectNamed(() => attn.loadModel(tinyGpt2(), { dtype }),
