@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/llama_browser.mjs [--quick] [--json] [--model smollm2|tiny] [--types F32,Q8_0] [--threads 1,2]`
+// `node bench/llama_browser.mjs [--quick] [--json] [--model smollm2|tiny] [--types F32,Q8_0] [--threads 1,2] [--out FILE]`
 // (also `npm run bench -- --workloads generate-llama`): Llama decoding in headless Chromium, this
 // library against llama.cpp's WebAssembly build (wllama), on one random SmolLM2-135M-shaped model:
 // the same 64 prompt ids, 64 greedy new tokens, no prompt cache, at F32/F16/Q8_0/Q4_0 (ours:
@@ -48,7 +48,7 @@ function ggufFile(model, type, log) {
 
 /** A copy of dist/ for this run (the machine is shared: dist/ may be rebuilt while the bench runs). */
 function snapshotDist() {
-  const to = path.join(ROOT, 'build', 'bench-llama', 'dist');
+  const to = path.join(ROOT, 'build', 'bench-llama', `dist-${process.pid}`);
   rmSync(to, { recursive: true, force: true });
   cpSync(path.join(ROOT, 'dist'), to, { recursive: true });
   return `/${path.relative(ROOT, to)}/index.js`;
@@ -88,7 +88,7 @@ function options() {
   const { values } = parseArgs({ options: {
     quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
     model: { type: 'string', default: 'smollm2' }, types: { type: 'string' }, threads: { type: 'string' },
-    'new-tokens': { type: 'string', default: '64' },
+    'new-tokens': { type: 'string', default: '64' }, out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'llama_browser.json') },
   } });
   const list = (s, all) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : all);
   const types = list(values.types, TYPES);
@@ -110,6 +110,7 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
   };
   const { server, url: origin } = await serve(ROOT);
   const site = { origin, dist: snapshotDist() };
+  const removeSnapshot = () => rmSync(path.join(ROOT, path.dirname(site.dist)), { recursive: true, force: true });
   const profile = mkdtempSync(path.join(os.tmpdir(), 'attn-llama-bench-'));
   const memory = rendererMemory();
   let context = null;
@@ -148,6 +149,7 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
     memory.stop();
     if (context) await context.close();
     server.close();
+    removeSnapshot();
     rmSync(profile, { recursive: true, force: true });
   }
   res.meta.loadavgEnd = os.loadavg();
@@ -162,7 +164,7 @@ async function main() {
   res.problems.push(...report.problems);
   if (opt.json) console.log(JSON.stringify(res));
   else console.log(`\n${report.lines.join('\n')}`);
-  const out = path.join(ROOT, 'bench', 'results', 'llama_browser.json');
+  const out = path.resolve(opt.out);
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify(res, null, 2));
   if (!opt.json) console.log(`\nwritten: ${path.relative(process.cwd(), out)}`);

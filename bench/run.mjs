@@ -171,6 +171,13 @@ async function main() {
     process.exit(2);
   }
   ensureDist();
+  // generate-llama is its own program (Chromium, wllama); the rest runs after it.
+  if (opt.workloads.some((w) => kindOf(w) === 'generate-llama')) {
+    const r = spawnSync(process.execPath, [`${ROOT}bench/llama_browser.mjs`, ...(opt.quick ? ['--quick'] : [])], { stdio: 'inherit' });
+    if (r.status !== 0) process.exitCode = 1;
+    opt.workloads = opt.workloads.filter((w) => kindOf(w) !== 'generate-llama');
+    if (!opt.workloads.length) return;
+  }
   const policy = opt.quick ? POLICY.quick : POLICY.full;
   const res = {
     meta: { date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.cpus().length, loadavg: os.loadavg(), quick: opt.quick, policy, tolerance: TOLERANCE, workloads: opt.workloads },

@@ -20,6 +20,9 @@ export const WORKLOADS = [
     vocab: 1000, positions: 512, seed: 20261122, opset: 17, absTolerance: 1e-4, strict: true },
   { name: 'generate', kind: 'generate', batch: 1, dModel: 768, numHeads: 12, layers: 12, vocab: 50257, positions: 1024,
     promptLen: 64, newTokens: 64, seed: 20261123, opset: 17, agreeTokens: 64, strict: true },
+  // Issue 28: a SmolLM2-135M-shaped Llama against llama.cpp (wllama) in headless Chromium, run by
+  // bench/llama_browser.mjs on its own (about 15 min); only when named.
+  { name: 'generate-llama', kind: 'generate-llama', optIn: true },
 ];
 
 export const kindOf = (w) => w.kind ?? 'layer';
@@ -58,7 +61,7 @@ function generateFlops(w) {
 }
 
 export function selectWorkloads(names) {
-  if (!names) return WORKLOADS;
+  if (!names) return WORKLOADS.filter((w) => !w.optIn);
   return names.map((n) => {
     const w = WORKLOADS.find((x) => x.name === n);
     if (!w) throw new Error(`unknown workload "${n}" (known: ${WORKLOADS.map((x) => x.name).join(', ')})`);
