@@ -55,6 +55,22 @@ test('the preset draws its heads in their K/V groups, with the library\'s attent
   expect(await page.$eval('#view-graphic svg', (s) => s.textContent)).toContain(`Head 3 (K/V ${lm.kvHeadOf(2) + 1})`);
   await shot(page, 'llama-heads-1280');
 
+  // "All heads": the lines of one K/V group share a hue (shades of it), other groups another.
+  await page.selectOption('#head', 'all');
+  await settled(page);
+  const strokes = await page.$$eval('#view-graphic .attn-row[data-query="0"]', (g) => g.map((e) => [Number(e.dataset.head), e.getAttribute('stroke')]));
+  expect(strokes.length).toBe(H);
+  const hue = (hex) => {
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+    const max = Math.max(r, g, b), min = Math.min(r, g, b), d = max - min;
+    const h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+    return (h * 60 + 360) % 360;
+  };
+  const near = (a, b) => Math.min(Math.abs(a - b), 360 - Math.abs(a - b)) < 6;
+  for (const [h1, c1] of strokes) for (const [h2, c2] of strokes)
+    if (h1 < h2) expect([h1, h2, near(hue(c1), hue(c2))]).toEqual([h1, h2, lm.kvHeadOf(h1) === lm.kvHeadOf(h2)]);
+  await shot(page, 'llama-all-heads-1280');
+
   // The model view: one bracket per K/V head over the query heads that read it.
   await page.click('#tab-model');
   await settled(page);

@@ -3,6 +3,7 @@
 import { SEED_TOKENS, CROSS_TOKENS } from './seed_preset.js';
 import { buildSteps } from './views/steps_model.js';
 import { llamaSteps } from './views/llama_steps.js';
+import { groupColors } from './views/kv_groups.js';
 
 const causalMask = (i, j) => j > i;
 
@@ -24,8 +25,9 @@ export function modelViewData(run, info) {
     tokens: run.tokenTexts, keyTokens: run.keyTokens, keyLabel: run.keyLabel, tokenTypes: run.tokenTypes,
     nLayer: run.nLayer ?? info.nLayer, nHead: run.nHead ?? info.nHead, attention: run.attention,
     masked: maskOf(info, run), headLabel: (l, h) => labels?.[l]?.[h] ?? null,
-    // Grouped-query attention (a Llama-style model): the K/V head each query head reads.
-    kvHeadOf: info.kvHeadOf ?? null,
+    // Grouped-query attention (a Llama-style model): the K/V head each query head reads, and head
+    // colours by group (views/kv_groups.js).
+    kvHeadOf: info.kvHeadOf ?? null, headColor: info.kvHeadOf ? groupColors(info.kvHeadOf) : null,
     // The query the step view starts on: the last real token (not a [PAD]).
     defaultQuery: run.padding ? Math.max(0, run.padding.lastIndexOf(0)) : run.tokenTexts.length - 1,
     // The step view starts where the mask shows: a causal model's middle token (the last one's row

@@ -11,7 +11,7 @@ const ROW = 24;
 const FONT = 13;
 
 /**
- * data: { tokens, keyTokens?, nLayer, nHead, attention (L x H x n x m), headLabel(l, h) }
+ * data: { tokens, keyTokens?, nLayer, nHead, attention (L x H x n x m), headLabel(l, h), headColor?(h) (a model's own head colours) }
  * sel: { layer, head: number | 'all', query }; options.onlyQuery: draw the lines of that query only
  * (while text streams in, the newest token's attention, cheap enough to redraw per token)
  * on: { select({ query }) }
@@ -50,7 +50,7 @@ export function renderHeadView(container, data, sel, on = {}, { onlyQuery = null
   root.append(svg('text', { x: lx, y: 18, 'font-weight': 600, fill: '#1b1f24', text: `Layer ${sel.layer + 1}` }));
   lx += 66;
   for (const { h, text } of legend) {
-    root.append(svg('rect', { x: lx, y: 8, width: 12, height: 12, rx: 2, fill: headColor(h) }));
+    root.append(svg('rect', { x: lx, y: 8, width: 12, height: 12, rx: 2, fill: (data.headColor ?? headColor)(h) }));
     root.append(svg('text', { x: lx + 16, y: 18, fill: '#1b1f24', text }));
     lx += textWidth(text, FONT) + 30;
   }
@@ -68,7 +68,7 @@ export function renderHeadView(container, data, sel, on = {}, { onlyQuery = null
       const row = data.attention.subarray(base(h) + i * m, base(h) + (i + 1) * m);
       // What every line of the row shares sits on its group (fewer attributes: faster redraws).
       const g = svg('g', { class: 'attn-row', 'data-head': h, 'data-query': i, 'data-weights': numList(row),
-        stroke: headColor(h), 'stroke-width': 2.2, 'stroke-linecap': 'round' });
+        stroke: (data.headColor ?? headColor)(h), 'stroke-width': 2.2, 'stroke-linecap': 'round' });
       const y1 = top + i * ROW + ROW / 2 - 4;
       for (let j = 0; j < m; j++) {
         const w = row[j];

@@ -2,6 +2,7 @@
 // model's view data carries kvHeadOf (query head -> its K/V head, from the library's kvHeadOf);
 // other models' do not, and these draw nothing.
 import { svg } from './dom.js';
+import { headColor } from './colors.js';
 
 /** " (K/V 2)" after a head's number in pickers and legends; '' for a model without groups. */
 export const kvSuffix = (data, h) => (data.kvHeadOf ? ` (K/V ${data.kvHeadOf[h] + 1})` : '');
@@ -29,4 +30,23 @@ export function kvBrackets(kvHeadOf, { x, size, y }) {
       svg('text', { x: (x0 + x1) / 2, y: y - 4, 'text-anchor': 'middle', 'font-size': 11, fill: '#8250df',
         text: x1 - x0 > 120 ? `K/V head ${kv + 1} · ${heads}` : `K/V ${kv + 1}` }));
   });
+}
+
+/** One hue per K/V head (the palette's colour of that K/V head), its query heads in shades from
+ * dark to light: in the head view's "all heads", lines of one group share a hue. */
+export function groupColors(kvHeadOf) {
+  const groups = kvGroups(kvHeadOf);
+  return (h) => {
+    const g = groups.find((x) => h >= x.first && h <= x.last);
+    if (!g || g.first === g.last) return headColor(g ? g.kv : h);
+    const t = (h - g.first) / (g.last - g.first); // 0 (first head) .. 1 (last)
+    return shade(headColor(g.kv), 0.35 - 0.75 * t);
+  };
+}
+
+/** #rrggbb darkened (amount > 0, towards black) or lightened (< 0, towards white). */
+function shade(hex, amount) {
+  const rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  const to = amount > 0 ? 0 : 255, k = Math.abs(amount);
+  return `#${rgb.map((c) => Math.round(c + (to - c) * k).toString(16).padStart(2, '0')).join('')}`;
 }
