@@ -1,5 +1,5 @@
 // The keys an options interface documents, read from the package's own type declarations
-// (dist/types/*.d.ts, parents of `extends` included): a "no false positive" test can then check
+// (dist/types/**/*.d.ts, parents of `extends` included): a "no false positive" test can then check
 // that it passes every documented key, so a key added to an interface cannot be left untested.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -8,7 +8,8 @@ const { root } = require('./helpers.cjs');
 let declarations;
 function readDeclarations() {
   const dir = path.join(root, 'dist/types');
-  declarations ??= fs.readdirSync(dir).filter((f) => f.endsWith('.d.ts')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+  declarations ??= fs.readdirSync(dir, { recursive: true }).filter((f) => f.endsWith('.d.ts'))
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
   return declarations;
 }
 
