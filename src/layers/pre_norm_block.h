@@ -1,14 +1,19 @@
-// The residual block of the decoder-only models (GPT-2: LayerNorm and a GELU MLP; the Llama family:
-// RMSNorm and SwiGLU), one loop for both, whole-sequence or cached:
+// The body of the decoder-only models (GPT-2: LayerNorm and a GELU MLP; the Llama family: RMSNorm
+// and SwiGLU), one loop for both, whole-sequence or cached. Each block:
 //   x += Attn(norm_1(x));  x += FFN(norm_2(x))
+// and after the last one the final norm, on the rows whose logits are wanted.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
-#include "tensors/buffer.h"
+#include "attention/multi_head_attention.h"
 #include "kernels/kernels.h"
 #include "layers/layers.h"
-#include "attention/multi_head_attention.h"
+#include "tensors/buffer.h"
+#include "tensors/tensor_table.h"
 
 namespace attn {
 
@@ -38,5 +43,71 @@ inline MhaInput causal_self_attention(const float* h, int n) {
   in.masks.causal = true;
   return in;
 }
+
+// The checks of a whole-sequence forward; logit_rows -1 becomes n (every row).
+inline std::string check_decoder_forward(const std::int32_t* tokens, int n, int context, int vocab, int& logit_rows,
+                                         bool traced, int trace_layer, int layers) {
+  if (n < 1) return "need at least one token";
+  if (n > context) return std::to_string(n) + " tokens exceed the model's context of " + std::to_string(context) + " positions";
+  std::string err = check_ids("token", tokens, n, vocab, "vocabulary");
+  if (!err.empty()) return err;
+  if (logit_rows == -1) logit_rows = n;
+  if (logit_rows < 0 || logit_rows > n)
+    return "logit rows " + std::to_string(logit_rows) + " out of range [0, " + std::to_string(n) + "] (the run's tokens)";
+  if (traced && (trace_layer < 0 || trace_layer >= layers))
+    return "trace layer " + std::to_string(trace_layer) + " out of range (n_layer " + std::to_string(layers) + ")";
+  return "";
+}
+
+// What a decoder model runs once its tokens are embedded: the blocks, the final norm, one KV cache
+// per layer while decoding, and the activations reused between calls. Block has norm_1, attn,
+// norm_2 and mlp (and whatever else the model keeps for loading).
+template <class Block, class Norm>
+struct PreNormStack {
+  std::vector<Block> blocks;
+  Norm final_norm;
+  std::vector<KvCache> cache;
+  Buffer x, h, a, f;
+
+  int layers() const { return static_cast<int>(blocks.size()); }
+  int cached_length() const { return cache.empty() ? 0 : cache[0].length; }
+
+  // x as rows x dim zeros, for the model to add its embeddings into.
+  std::string begin(std::size_t rows, int dim) {
+    const std::size_t nd = rows * dim;
+    if (!x.resize(nd) || !h.resize(nd) || !a.resize(nd)) return out_of_memory("activations", nd * 3);
+    std::memset(x.data(), 0, nd * sizeof(float));
+    return "";
+  }
+
+  // A decoding step's checks (the cache, n, the ids of every sequence), then begin().
+  std::string begin_step(const std::int32_t* tokens, int n, int context, int vocab, int dim) {
+    std::string err = check_decoding_step(cache, n, context);
+    if (err.empty()) err = check_ids("token", tokens, std::size_t(cache[0].batch) * n, vocab, "vocabulary");
+    return err.empty() ? begin(std::size_t(cache[0].batch) * n, dim) : err;
+  }
+
+  // Every block over x (rows x dim). attend(l, attn, h, out): layer l's attention module `attn`
+  // on the normed rows h, into out.
+  template <class Attend>
+  std::string run(const Kernels& kn, int rows, int dim, const Attend& attend) {
+    for (int l = 0; l < layers(); ++l) {
+      Block& B = blocks[l];
+      const auto layer_attend = [&](const float* hn, float* out) { return attend(l, B.attn, hn, out); };
+      std::string err = pre_norm_block(kn, B.norm_1, layer_attend, B.norm_2, B.mlp, x.data(), rows, dim, h, a, f);
+      if (!err.empty()) return err;
+    }
+    return "";
+  }
+
+  // The final norm of `count` rows of x (row first, first + stride, ...) into h's first `count`
+  // rows, returned: the head's input. Only these rows need logits; the LM head is the largest GEMM.
+  const float* final_rows(int first, int count, int stride, int dim) {
+    for (int i = 0; i < count; ++i)
+      final_norm.forward(x.data() + (std::size_t(first) + std::size_t(i) * stride) * dim, 1, dim,
+                         h.data() + std::size_t(i) * dim);
+    return h.data();
+  }
+};
 
 }  // namespace attn

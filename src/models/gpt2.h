@@ -12,6 +12,7 @@
 #include "tensors/buffer.h"
 #include "kernels/kernels.h"
 #include "layers/layers.h"
+#include "layers/pre_norm_block.h"
 #include "attention/multi_head_attention.h"
 #include "tensors/tensor_table.h"
 
@@ -54,11 +55,11 @@ class Gpt2 {
   std::string step(const std::int32_t* tokens, int n, float* logits, float* attention);
   // Sequence b continues old sequence order[b] (beam search); new_batch may differ from batch.
   std::string reorder_cache(const int* order, int new_batch);
-  int cached_length() const { return cache_.empty() ? 0 : cache_[0].length; }
+  int cached_length() const { return stack_.cached_length(); }
 
  private:
   struct Block {
-    LayerNorm ln_1, ln_2;
+    LayerNorm norm_1, norm_2;  // ln_1, ln_2
     Linear c_attn, c_proj;  // held only until finalize() gives them to attn
     MultiHeadAttention attn;
     Mlp mlp;
@@ -69,10 +70,7 @@ class Gpt2 {
   bool configured_ = false, ready_ = false;
   TensorTable tensors_;
   Embedding wte_, wpe_;
-  LayerNorm ln_f_;
-  std::vector<Block> blocks_;
-  std::vector<KvCache> cache_;  // one per layer
-  Buffer x_, h_, a_, f_;  // per-call activations, reused
+  PreNormStack<Block, LayerNorm> stack_;  // the blocks, ln_f, the KV caches, the activations
 };
 
 }  // namespace attn

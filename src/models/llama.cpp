@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace attn {
 namespace {
@@ -51,23 +50,23 @@ std::string Llama::configure(const LlamaConfig& config) {
   cfg_ = c;
   const int D = c.hidden_size, hq = c.num_attention_heads * c.head_dim, hkv = c.num_key_value_heads * c.head_dim;
   tensors_.clear();
-  blocks_.clear();
-  blocks_.resize(c.num_hidden_layers);
+  stack_.blocks.clear();
+  stack_.blocks.resize(c.num_hidden_layers);
   embed_.add_to(tensors_, "model.embed_tokens.weight", c.vocab_size, D, /*quantizable=*/true);
   for (int l = 0; l < c.num_hidden_layers; ++l) {
-    Block& B = blocks_[l];
+    Block& B = stack_.blocks[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    B.input_norm.eps = B.post_norm.eps = c.rms_norm_eps;
-    B.input_norm.add_to(tensors_, p + "input_layernorm.weight", D);
+    B.norm_1.eps = B.norm_2.eps = c.rms_norm_eps;
+    B.norm_1.add_to(tensors_, p + "input_layernorm.weight", D);
     B.q.add_to(tensors_, p + "self_attn.q_proj.", D, hq, Layout::kTransposed, c.attention_bias);
     B.k.add_to(tensors_, p + "self_attn.k_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
     B.v.add_to(tensors_, p + "self_attn.v_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
     B.o.add_to(tensors_, p + "self_attn.o_proj.", hq, D, Layout::kTransposed, false);
-    B.post_norm.add_to(tensors_, p + "post_attention_layernorm.weight", D);
+    B.norm_2.add_to(tensors_, p + "post_attention_layernorm.weight", D);
     B.mlp.add_to(tensors_, p + "mlp.", D, c.intermediate_size);
   }
-  norm_.eps = c.rms_norm_eps;
-  norm_.add_to(tensors_, "model.norm.weight", D);
+  stack_.final_norm.eps = c.rms_norm_eps;
+  stack_.final_norm.add_to(tensors_, "model.norm.weight", D);
   if (!c.tie_word_embeddings) lm_head_.add_to(tensors_, "lm_head.weight", c.vocab_size, D, /*quantizable=*/true);
   configured_ = true;
   return "";
@@ -82,7 +81,7 @@ std::string Llama::finalize() {
   mc.num_kv_heads = cfg_.num_key_value_heads;
   mc.rotary = &rotary_;
   mc.window = cfg_.sliding_window;
-  for (Block& B : blocks_) {
+  for (Block& B : stack_.blocks) {
     err = B.attn.configure(mc);
     // Q, K and V become one matrix [Q | K | V] (the layer's fused input projection); no o bias.
     MhaStoredWeights w;
@@ -108,71 +107,42 @@ std::string Llama::head_logits(const float* x, int rows, float* logits) {
 std::string Llama::forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,
                            MhaTrace* trace, int logit_rows) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
-  if (n < 1) return "need at least one token";
-  if (n > context())
-    return std::to_string(n) + " tokens exceed the model's context of " + std::to_string(context()) + " positions";
-  std::string err = check_ids("token", tokens, n, cfg_.vocab_size, "vocabulary");
+  std::string err = check_decoder_forward(tokens, n, context(), cfg_.vocab_size, logit_rows, trace != nullptr, trace_layer,
+                                          cfg_.num_hidden_layers);
+  if (err.empty()) err = stack_.begin(n, cfg_.hidden_size);
   if (!err.empty()) return err;
-  if (logit_rows == -1) logit_rows = n;
-  if (logit_rows < 0 || logit_rows > n)
-    return "logit rows " + std::to_string(logit_rows) + " out of range [0, " + std::to_string(n) + "] (the run's tokens)";
-  const int L = cfg_.num_hidden_layers, H = cfg_.num_attention_heads, D = cfg_.hidden_size;
-  if (trace && (trace_layer < 0 || trace_layer >= L))
-    return "trace layer " + std::to_string(trace_layer) + " out of range (n_layer " + std::to_string(L) + ")";
-  const std::size_t nd = std::size_t(n) * D;
-  if (!x_.resize(nd) || !h_.resize(nd) || !a_.resize(nd)) return out_of_memory("activations", nd * 3);
-  float* x = x_.data();
-  std::memset(x, 0, nd * sizeof(float));
-  embed_.add_rows(tokens, n, x);
-  for (int l = 0; l < L; ++l) {
-    Block& B = blocks_[l];
-    float* w = attention ? attention + std::size_t(l) * H * n * n : nullptr;
-    const auto attend = [&](const float* h, float* out) {
-      return B.attn.forward(causal_self_attention(h, n), out, w, trace && l == trace_layer ? trace : nullptr);
-    };
-    err = pre_norm_block(*kn_, B.input_norm, attend, B.post_norm, B.mlp, x, n, D, h_, a_, f_);
-    if (!err.empty()) return err;
-  }
-  const int first = n - logit_rows;
-  norm_.forward(x + std::size_t(first) * D, logit_rows, D, h_.data());
-  return head_logits(h_.data(), logit_rows, logits);
+  embed_.add_rows(tokens, n, stack_.x.data());  // (positions enter through the rotation of q and k)
+  const std::size_t per_layer = std::size_t(cfg_.num_attention_heads) * n * n;
+  err = stack_.run(*kn_, n, cfg_.hidden_size, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
+    return attn.forward(causal_self_attention(h, n), out, attention ? attention + l * per_layer : nullptr,
+                        trace && l == trace_layer ? trace : nullptr);
+  });
+  if (!err.empty()) return err;
+  return head_logits(stack_.final_rows(n - logit_rows, logit_rows, 1, cfg_.hidden_size), logit_rows, logits);
 }
 
 std::string Llama::start_decoding(int batch, int capacity) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
-  const auto attn = [this](int l) -> const MultiHeadAttention& { return blocks_[l].attn; };
-  return start_layer_caches(cache_, cfg_.num_hidden_layers, attn, batch, std::min(capacity, context()));
+  const auto attn = [this](int l) -> const MultiHeadAttention& { return stack_.blocks[l].attn; };
+  return start_layer_caches(stack_.cache, cfg_.num_hidden_layers, attn, batch, std::min(capacity, context()));
 }
 
-std::string Llama::reorder_cache(const int* order, int new_batch) { return reorder_layer_caches(cache_, order, new_batch); }
+std::string Llama::reorder_cache(const int* order, int new_batch) {
+  return reorder_layer_caches(stack_.cache, order, new_batch);
+}
 
 std::string Llama::step(const std::int32_t* tokens, int n, float* logits, float* attention) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
-  std::string err = check_decoding_step(cache_, n, context());
+  std::string err = stack_.begin_step(tokens, n, context(), cfg_.vocab_size, cfg_.hidden_size);
   if (!err.empty()) return err;
-  const int past = cached_length(), batch = cache_[0].batch;
-  const std::size_t rows = std::size_t(batch) * n;
-  err = check_ids("token", tokens, rows, cfg_.vocab_size, "vocabulary");
+  const int past = cached_length(), batch = stack_.cache[0].batch, D = cfg_.hidden_size;
+  embed_.add_rows(tokens, batch * n, stack_.x.data());
+  const std::size_t per_layer = std::size_t(batch) * cfg_.num_attention_heads * n * (past + n);
+  err = stack_.run(*kn_, batch * n, D, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
+    return attn.forward_cached(h, n, stack_.cache[l], true, true, nullptr, out, attention ? attention + l * per_layer : nullptr);
+  });
   if (!err.empty()) return err;
-  const int D = cfg_.hidden_size, H = cfg_.num_attention_heads, len = past + n;
-  const std::size_t nd = rows * D;
-  if (!x_.resize(nd) || !h_.resize(nd) || !a_.resize(nd)) return out_of_memory("activations", nd * 3);
-  float* x = x_.data();
-  std::memset(x, 0, nd * sizeof(float));
-  embed_.add_rows(tokens, static_cast<int>(rows), x);
-  for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
-    Block& B = blocks_[l];
-    float* w = attention ? attention + std::size_t(l) * batch * H * n * len : nullptr;
-    const auto attend = [&](const float* h, float* out) {
-      return B.attn.forward_cached(h, n, cache_[l], true, true, nullptr, out, w);
-    };
-    err = pre_norm_block(*kn_, B.input_norm, attend, B.post_norm, B.mlp, x, static_cast<int>(rows), D, h_, a_, f_);
-    if (!err.empty()) return err;
-  }
-  // Only each sequence's last position needs logits.
-  for (int b = 0; b < batch; ++b)
-    norm_.forward(x + (std::size_t(b) * n + n - 1) * D, 1, D, h_.data() + std::size_t(b) * D);
-  return head_logits(h_.data(), batch, logits);
+  return head_logits(stack_.final_rows(n - 1, batch, n, D), batch, logits);  // each sequence's last position
 }
 
 }  // namespace attn

@@ -17,6 +17,7 @@
 #include "tensors/buffer.h"
 #include "kernels/kernels.h"
 #include "layers/layers.h"
+#include "layers/pre_norm_block.h"
 #include "attention/multi_head_attention.h"
 #include "attention/rotary.h"
 #include "tensors/tensor_table.h"
@@ -61,11 +62,11 @@ class Llama {
   std::string start_decoding(int batch, int capacity);
   std::string step(const std::int32_t* tokens, int n, float* logits, float* attention);
   std::string reorder_cache(const int* order, int new_batch);
-  int cached_length() const { return cache_.empty() ? 0 : cache_[0].length; }
+  int cached_length() const { return stack_.cached_length(); }
 
  private:
   struct Block {
-    RmsNorm input_norm, post_norm;
+    RmsNorm norm_1, norm_2;  // input_layernorm, post_attention_layernorm
     Linear q, k, v, o;  // held only until finalize() gives them to attn
     MultiHeadAttention attn;
     GatedMlp mlp;
@@ -78,10 +79,7 @@ class Llama {
   TensorTable tensors_;
   RotaryEmbedding rotary_;
   Embedding embed_, lm_head_;  // lm_head_ unused when tied
-  RmsNorm norm_;
-  std::vector<Block> blocks_;
-  std::vector<KvCache> cache_;  // one per layer
-  Buffer x_, h_, a_, f_;
+  PreNormStack<Block, RmsNorm> stack_;  // the blocks, model.norm, the KV caches, the activations
 };
 
 }  // namespace attn
