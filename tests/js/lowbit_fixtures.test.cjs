@@ -4,7 +4,8 @@
 // from the Q8_0 / Q4_0 definitions (tests/fixtures/lowbit_quant.py), with the activations quantized per
 // block of 32 before each 8- or 4-bit product as the core does. Against it the outputs differ by
 // float32 rounding alone; against the float32 reference by what the storage costs. Greedy outputs
-// (BART, GPT-2) equal the reference's at the same dtype.
+// (BART, GPT-2) equal the reference's at the same dtype. Then the BERT and BART PyTorch fixtures,
+// whose sizes allow only f32 and f16, at those two.
 const fs = require('node:fs');
 const path = require('node:path');
 const { root, variants, load } = require('./helpers.cjs');
@@ -110,6 +111,61 @@ describe.each(variants)('%s build', (variant) => {
         expect(same.margins[parts]).toBeLessThanOrEqual(2 * SAME_WEIGHTS * largest);
       }
     } finally {
+      model.dispose();
+    }
+  });
+});
+
+// The BERT and BART PyTorch fixtures (tests/fixtures/bert, bart: sizes 16 to 80, so no q8 / q4) at f32
+// and f16: a 16-bit checkpoint converts exactly either way (BF16 to f16 too: no weight is below f16's
+// normal range), so it stays within float32 rounding of its reference (measured <= 2.0e-6 of the
+// largest value); an F32 checkpoint at f16 moves by the weights' rounding (measured: BERT 7.1e-4, BART
+// 1.6e-3 of the largest value), and BART's greedy outputs stay the reference's.
+const OLD_AT_F16 = { bert: 1.5e-3, bart: 3e-3 };
+
+function oldBert(name) {
+  const folder = path.join(root, 'tests/fixtures/bert', name);
+  const config = JSON.parse(fs.readFileSync(path.join(folder, 'config.json'), 'utf8'));
+  const words = Array.from({ length: config.vocab_size - 5 }, (_, i) => `t${i + 5}`);
+  return {
+    files: { config, weights: fs.readFileSync(path.join(folder, 'model.safetensors')),
+      tokenizer: { vocab: ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', ...words].join('\n') } },
+    want: JSON.parse(fs.readFileSync(path.join(folder, 'expected.json'), 'utf8')),
+  };
+}
+
+describe.each(variants)('%s build: the BERT and BART PyTorch fixtures at f32 and f16', (variant) => {
+  test.each(['bf16_gamma_beta', 'f16_base_pooler', 'f32_mlm_prefixed'])('BERT %s', async (name) => {
+    const attn = await load(variant);
+    const { files, want } = oldBert(name);
+    for (const dtype of ['f32', 'f16']) {
+      const bound = dtype === 'f16' && name.startsWith('f32') ? OLD_AT_F16.bert : SAME_WEIGHTS;
+      const model = await attn.loadModel(files, { dtype });
+      want.sequences.forEach((s, i) => {
+        const r = model.run({ tokens: s.input_ids, tokenTypes: s.token_type_ids }, { attention: true, logits: model.hasMaskedLmHead });
+        const w = want.per_sequence[i];
+        expect(relativeGap(r.hidden, w.hidden)).toBeLessThanOrEqual(bound);
+        expect(relativeGap(r.attention, w.attention)).toBeLessThanOrEqual(bound);
+        if (w.mlm_logits) expect(relativeGap(r.logits, w.mlm_logits)).toBeLessThanOrEqual(bound);
+      });
+      model.dispose();
+    }
+  });
+
+  test.each(['f16_embed_tokens', 'f32_prefixed'])('BART %s', async (name) => {
+    const attn = await load(variant);
+    const folder = path.join(root, 'tests/fixtures/bart', name);
+    const want = JSON.parse(fs.readFileSync(path.join(folder, 'reference.json'), 'utf8'));
+    for (const dtype of ['f32', 'f16']) {
+      const bound = dtype === 'f16' && name.startsWith('f32') ? OLD_AT_F16.bart : SAME_WEIGHTS;
+      const model = await attn.loadModel(folder, { dtype });
+      for (const c of want.cases) {
+        const r = model.run(c.source, c.decoder_input);
+        expect(relativeGap(r.encoderOutput, c.memory)).toBeLessThanOrEqual(bound);
+        expect(relativeGap(r.logits, c.logits)).toBeLessThanOrEqual(bound);
+        expect(relativeGap(r.crossAttention, c.cross_attention)).toBeLessThanOrEqual(bound);
+        expect(model.generate(c.source, { maxNewTokens: want.max_new_tokens }).tokens).toEqual(c.greedy.tokens);
+      }
       model.dispose();
     }
   });
