@@ -72,6 +72,7 @@ function groupedQkv(step, { H, KV, d, head, kv, kvHeadOf, bias }) {
   for (const term of (step.groups ?? []).flat()) {
     if (term.kind === 'op' && !bias) term.text = term.text.replace(/\+ b\^[QKV] =/, '=');
     if (term.key === 'wQ' && term.kind === 'shape') term.note = `columns ${head * d + 1}–${(head + 1) * d} of q_proj (${H * d} columns, ${d} per query head); not printed`;
+    if (term.key === 'wK' || term.key === 'wV') term.name = `W^${term.key[1]} of K/V head ${kv + 1}`;
     if ((term.key === 'wK' || term.key === 'wV') && term.kind === 'shape')
       term.note = `columns ${kv * d + 1}–${(kv + 1) * d} of ${term.key === 'wK' ? 'k' : 'v'}_proj (${KV * d} columns: ${d} per K/V head); not printed`;
     if (term.key === 'k' || term.key === 'v') term.name = `${term.key.toUpperCase()} of K/V head ${kv + 1}`;
