@@ -118,10 +118,10 @@ function rotationStep(run, info, ctx, kRotated) {
       + 'Turning both by the same amount changes no dot product, so the score of a query and a key depends on how far apart they are, not on where they are: below, the pair moved to other positions.',
     terms: [],
     groups: [
-      [matrix('qPre', `Q${sub} before`, qRow(qBefore), one ? 1 : n, d, queryRows), { kind: 'op', text: one ? `turned by position ${qi} →` : 'each row turned by its position →' },
-        matrix('qRot', `Q${sub} rotated`, qRow(qAfter), one ? 1 : n, d, queryRows)],
-      [matrix('kPre', `K of K/V head ${kv + 1} before`, kBefore, n, d, keyRows), { kind: 'op', text: 'each row turned by its position →' },
-        matrix('kRot', `K of K/V head ${kv + 1} rotated`, kRotated, n, d, keyRows)],
+      [matrix('qPre', `Q${sub} before`, qRow(qBefore), one ? 1 : n, d, queryRows), { kind: 'op', text: '→' },
+        matrix('qRot', one ? `Q${sub} turned by position ${qi}` : `Q${sub}, each row turned by its position`, qRow(qAfter), one ? 1 : n, d, queryRows)],
+      [matrix('kPre', `K of K/V head ${kv + 1} before`, kBefore, n, d, keyRows), { kind: 'op', text: '→' },
+        matrix('kRot', `K of K/V head ${kv + 1}, each row turned by its position`, kRotated, n, d, keyRows)],
     ],
     detail: [rotaryDetail({ tokens, qi, head, kv, d, qBefore, kBefore, weights: headSlice(t.weights, head, n, n), rotary: info.rotary, context: info.maxTokens })],
   };
