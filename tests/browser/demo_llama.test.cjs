@@ -225,7 +225,10 @@ test('<attention-view model="llama"> draws its K/V groups and the rotation step'
   expect(await inShadow('s', '[data-step-id="rotary"]', (s) => s.length)).toBe(1);
   expect(await inShadow('s', '.rotary-detail', (s) => s.length)).toBe(1);
   expect(await inShadow('s', '.status', (s) => s[0].textContent)).toBe('');
-  await page.screenshot({ path: path.join(site.dir, '..', '..', 'tests/browser/screenshots/llama-widget-390.png'), fullPage: true });
+  await page.screenshot({ path: path.join(root, 'tests/browser/screenshots/llama-widget-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.waitForFunction(() => ['m', 'h', 's'].every((id) => document.getElementById(id).dataset.ready === '1'));
+  await page.screenshot({ path: path.join(root, 'tests/browser/screenshots/llama-widget-1280.png') });
   expect(errors).toEqual([]);
 });
 
