@@ -3,7 +3,8 @@
 // (also `npm run bench -- --workloads generate-llama`): Llama decoding in headless Chromium, this
 // library against llama.cpp's WebAssembly build (wllama), on one random SmolLM2-135M-shaped model:
 // the same 64 prompt ids, 64 greedy new tokens, no prompt cache, at F32/F16/Q8_0/Q4_0 (ours:
-// f32/f16/q8/q4) and 1 and 2 threads. Each run gets a fresh page (its renderer's memory is its own).
+// f32/f16/q8/q4) and 1 and 2 threads; at F32 also onnxruntime-web (issue 23's peer; --no-ort: not).
+// Each run gets a fresh page (its renderer's memory is its own).
 // GGUF files are written once into build/bench-llama/ (about 1 GB for the four types).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 import { writeGguf } from './gguf_writer.mjs';
 import { llamaGgufTensors, llamaMetadata } from './llama_gguf.mjs';
-import { llamaReport, tokenAgreement } from './llama_report.mjs';
+import { llamaReport, sameTokens, tokenAgreement } from './llama_report.mjs';
 import { SMOLLM2_135M, TINY_LLAMA } from './llama_weights.mjs';
 import { buildProbe } from './peak.mjs';
 import { rendererMemory } from './renderer_memory.mjs';
@@ -88,7 +89,7 @@ function options() {
   const { values } = parseArgs({ options: {
     quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
     model: { type: 'string', default: 'smollm2' }, types: { type: 'string' }, threads: { type: 'string' },
-    'new-tokens': { type: 'string', default: '64' }, out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'llama_browser.json') },
+    'new-tokens': { type: 'string', default: '64' }, 'no-ort': { type: 'boolean', default: false }, out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'llama_browser.json') },
   } });
   const list = (s, all) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : all);
   const types = list(values.types, TYPES);
@@ -106,7 +107,7 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
   const promptIds = Array.from({ length: 64 }, (_, i) => 3 + ((i * 7919 + 11) % (config.vocab_size - 3)));
   const res = {
     meta: { date: new Date().toISOString(), cores: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg: os.loadavg(), model: opt.model, config, quick: opt.quick, reps: opt.reps, newTokens: opt.newTokens, wllama: require('@wllama/wllama/package.json').version },
-    promptIds, runs: [], agreement: [], problems: [],
+    promptIds, runs: [], agreement: [], ortAgreement: [], problems: [],
   };
   const { server, url: origin } = await serve(ROOT);
   const site = { origin, dist: snapshotDist() };
@@ -129,8 +130,10 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
       for (const type of opt.types) {
         const args = { config, type, threads, promptIds, newTokens: opt.newTokens, reps: opt.reps, file: `/${path.relative(ROOT, files[type])}` };
         const pair = {};
-        for (const engine of ['llama.cpp', 'ours']) {
-          const r = await inPage(context, site, memory, (page) => page.evaluate(engine === 'ours' ? (a) => window.runOurs(a) : (a) => window.runWllama(a), args));
+        const engines = ['llama.cpp', 'ours', ...(type === 'F32' && !opt['no-ort'] ? ['onnxruntime-web'] : [])];
+        for (const engine of engines) {
+          const run = { 'llama.cpp': (a) => window.runWllama(a), ours: (a) => window.runOurs(a), 'onnxruntime-web': (a) => window.runOrt(a) }[engine];
+          const r = await inPage(context, site, memory, (page) => page.evaluate(run, args));
           pair[engine] = { ...r, engine, type, threads };
           res.runs.push(pair[engine]);
           log(r.error ? `${type} ${threads}t ${engine}: ERROR ${r.error}`
@@ -142,6 +145,8 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
           a.ours = (await inPage(context, site, memory, (page) => page.evaluate((x) => window.ourLogitsAt(x), { ...args, tokens: pair.ours.runs[0].tokens, k: a.firstDiff })));
         }
         res.agreement.push({ type, threads, ...a });
+        const ort = pair['onnxruntime-web'];
+        if (ort && !ort.error) res.ortAgreement.push({ type, threads, ...sameTokens(ort.runs[0].tokens, pair.ours.runs[0].tokens), repeatable: ort.runs.every((x) => sameTokens(x.tokens, ort.runs[0].tokens).firstDiff == null) });
         log(`${type} ${threads}t tokens: ${a.firstDiff == null ? `all ${a.n} equal` : `first differ at step ${a.firstDiff} (${a.equal} of ${a.n} equal)`}`);
       }
     }

@@ -14,6 +14,14 @@ export function weightBytesPerToken(config, type) {
 
 const same = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
 
+/** How many tokens lead equal, and where the two lists first differ (null: nowhere). */
+export function sameTokens(a, b) {
+  const n = Math.max(a.length, b.length);
+  let equal = 0;
+  while (equal < n && a[equal] === b[equal]) equal++;
+  return { n, equal, firstDiff: equal === n ? null : equal };
+}
+
 /**
  * Where llama.cpp's and our greedy tokens first differ (null: nowhere), how many lead equal, the
  * margin llama.cpp saw there (its top-2 log-probabilities' difference = the logits' difference),
@@ -21,10 +29,7 @@ const same = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
  */
 export function tokenAgreement(llama, ours) {
   const a = llama.runs[0].tokens, b = ours.runs[0].tokens;
-  const n = Math.max(a.length, b.length);
-  let equal = 0;
-  while (equal < n && a[equal] === b[equal]) equal++;
-  const firstDiff = equal === n ? null : equal;
+  const { n, equal, firstDiff } = sameTokens(a, b);
   return {
     n, equal, firstDiff, llamaTokens: a, ourTokens: b,
     llamaMargin: firstDiff == null ? null : llama.runs[0].margins[firstDiff] ?? null,
@@ -51,6 +56,8 @@ function checks(res) {
       const pool = /pthreadPoolSize: (\d+)/.exec(r.multithread ?? '')?.[1];
       if (r.threads > 1 && Number(pool) !== r.threads) p.push(`${id}: wllama started ${r.multithread ?? 'no thread pool'}`);
       for (const e of r.errors) p.push(`${id}: ${e}`);
+    } else if (r.engine === 'onnxruntime-web') {
+      if (r.numThreads !== r.threads) p.push(`${id}: numThreads ${r.numThreads}`);
     } else {
       if (r.variant !== (r.threads > 1 ? 'simd-threads' : 'simd') || r.libThreads !== r.threads) p.push(`${id}: variant ${r.variant} at ${r.libThreads} threads`);
       if (!r.runs.every((x) => x.tokens.length === N)) p.push(`${id}: generated ${r.runs.map((x) => x.tokens.length).join('/')} tokens (asked ${N})`);
@@ -86,11 +93,12 @@ export function llamaReport(res) {
     const [t, type] = key.split('|');
     const threads = Number(t);
     const llama = find(type, threads, 'llama.cpp');
-    for (const engine of ['llama.cpp', 'ours']) {
+    for (const engine of ['llama.cpp', 'ours', 'onnxruntime-web']) {
       const r = find(type, threads, engine);
+      if (!r && !res.runs.some((x) => x.type === type && x.threads === threads && x.engine === engine)) continue;
       if (!r) { lines.push(`| ${type} | ${threads} | ${engine} | failed | | | | | | | |`); continue; }
       const gbs = (weightBytesPerToken(res.meta.config, type) * r.decodeTokPerS) / 1e9;
-      const vs = engine === 'ours' && llama ? [`${fmt(r.decodeTokPerS / llama.decodeTokPerS, 2)}x`, `${fmt(r.prefillMs / llama.prefillMs, 2)}x`] : ['', ''];
+      const vs = engine !== 'llama.cpp' && llama ? [`${fmt(r.decodeTokPerS / llama.decodeTokPerS, 2)}x`, `${fmt(r.prefillMs / llama.prefillMs, 2)}x`] : ['', ''];
       lines.push(`| ${type} | ${threads} | ${engine} | ${fmt(r.prefillMs, 0)} | ${fmt(r.decodeTokPerS)} | ${fmt(gbs)} | ${bw.readGBs ? `${fmt((100 * gbs) / bw.readGBs, 0)}% / ${fmt((100 * gbs) / bw.copyGBs, 0)}%` : '-'} | ${engine === 'ours' ? mib(r.heapBytes) : '-'} | ${mib(r.rendererPeakBytes)} | ${vs[0]} | ${vs[1]} |`);
     }
   }
@@ -99,6 +107,10 @@ export function llamaReport(res) {
     const where = a.firstDiff == null ? `all ${a.n} equal`
       : `first differ at step ${a.firstDiff} (${a.equal} equal before): llama.cpp ${a.llamaTokens[a.firstDiff]}, ours ${a.ourTokens[a.firstDiff]}; there our top-2 margin ${a.ours?.margin?.toExponential(2)} of a logit range ${fmt(a.ours?.range, 2)} (${a.ours ? (a.ours.margin / a.ours.range).toExponential(1) : '-'}), llama.cpp's ${a.llamaMargin?.toExponential(2) ?? '-'}${nearTie(a) ? ': a near-tie' : ''}`;
     lines.push(`  ${a.type} ${a.threads}t: ${where}`);
+  }
+  for (const a of res.ortAgreement ?? []) {
+    const ort = find(a.type, a.threads, 'onnxruntime-web'), ours = find(a.type, a.threads, 'ours');
+    lines.push(`  ${a.type} ${a.threads}t onnxruntime-web vs ours: ${a.firstDiff == null ? `all ${a.n} equal` : `first differ at step ${a.firstDiff}`}; ours decode ${fmt(ours.decodeTokPerS / ort.decodeTokPerS, 2)}x, prefill ${fmt(ours.prefillMs / ort.prefillMs, 2)}x its time`);
   }
   const problems = checks(res);
   if (problems.length) lines.push('', 'PROBLEMS:', ...problems.map((p) => `  ${p}`));

@@ -7,6 +7,7 @@
 import { Wllama } from '../../node_modules/@wllama/wllama/esm/index.js';
 import { decode, encode, GGML_TYPE } from '../ggml_quant.mjs';
 import { textIds, tokenText } from '../llama_gguf.mjs';
+import { llamaOnnxModel, ortGenerate } from '../onnx_llama.mjs';
 import { idsOnlyTokenizer, llamaShapes, llamaTensor, safetensorsF32 } from '../llama_weights.mjs';
 
 const WLLAMA_WASM = '/node_modules/@wllama/wllama/esm/wasm/wllama.wasm';
@@ -114,6 +115,28 @@ window.runOurs = async ({ config, type, threads, promptIds, newTokens, reps }) =
   };
   model.dispose();
   return result;
+};
+
+/**
+ * onnxruntime-web (issue 23's peer) on the same float32 weights: the graph of onnx_llama.mjs with
+ * past key/values, numThreads fixed for the page, greedy as transformers.js decodes.
+ */
+window.runOrt = async ({ config, threads, promptIds, newTokens, reps }) => {
+  const t0 = performance.now();
+  const dir = '/node_modules/onnxruntime-web/dist/';
+  const ort = await import(`${dir}ort.wasm.min.mjs`);
+  Object.assign(ort.env.wasm, { wasmPaths: dir, numThreads: threads });
+  ort.env.logLevel = 'error';
+  const session = await ort.InferenceSession.create(llamaOnnxModel(config), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const loadMs = performance.now() - t0;
+  await ortGenerate(ort, session, config, promptIds, 4);
+  const runs = [];
+  for (let r = 0; r < reps; r++) runs.push(await ortGenerate(ort, session, config, promptIds, newTokens));
+  await session.release();
+  return {
+    engine: 'onnxruntime-web', threads, numThreads: ort.env.wasm.numThreads, version: ort.env.versions?.web, loadMs, runs,
+    prefillMs: median(runs.map((x) => x.prefillMs)), decodeTokPerS: median(runs.map((x) => x.decodeTokPerS)),
+  };
 };
 
 /**
