@@ -25,7 +25,8 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const { serve } = require('../scripts/static_server.cjs');
 const { chromium } = require('playwright-core');
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// --expose-gc: the page collects the load's garbage before the generations' memory is measured.
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'];
 const MODELS = { smollm2: SMOLLM2_135M, tiny: TINY_LLAMA };
 const TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0'];
 // Bump when the writer or the weights change: files made by another version are rewritten.
@@ -60,11 +61,15 @@ async function openPage(context, site, errors) {
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${site.origin}/bench/llama_page/index.html?dist=${encodeURIComponent(site.dist)}`);
-  await page.waitForFunction(() => typeof window.runOurs === 'function', null, { timeout: 60000 });
+  await page.waitForFunction(() => typeof window.loadEngine === 'function', null, { timeout: 60000 });
   return page;
 }
 
-/** fn(page) in a fresh page, with the renderers' peak RSS while it ran. */
+/**
+ * fn(page, phase) in a fresh page, with the renderers' peak RSS while it ran. fn calls
+ * phase() between loading and generating: the peak so far is the load's, and the one after it
+ * (a garbage collection first, so the load's garbage is not counted) the generation's.
+ */
 async function inPage(context, site, memory, fn) {
   const errors = [];
   let page;
@@ -74,15 +79,31 @@ async function inPage(context, site, memory, fn) {
     return { error: `page did not start: ${String(e.message ?? e).split('\n')[0]}; ${errors.join('; ')}`, pageErrors: errors };
   }
   memory.reset();
+  let loadPeak = null;
+  const phase = async () => {
+    loadPeak = memory.peak();
+    await page.evaluate(() => globalThis.gc?.());
+    memory.reset();
+  };
   try {
-    const result = await fn(page);
-    return { ...result, rendererPeakBytes: memory.peak(), pageErrors: errors };
+    const result = await fn(page, phase);
+    const peak = memory.peak();
+    return { ...result, rendererPeakBytes: Math.max(peak, loadPeak ?? 0), rendererRunPeakBytes: loadPeak == null ? null : peak, pageErrors: errors };
   } catch (e) {
     return { error: String(e.message ?? e).split('\n')[0], pageErrors: errors };
   } finally {
     await page.close();
     await new Promise((r) => setTimeout(r, 500));  // let the renderer exit before the next page
   }
+}
+
+/** One engine's load and generations in a fresh page. */
+async function runEngine(context, site, memory, engine, args) {
+  return inPage(context, site, memory, async (page, phase) => {
+    const { loadMs } = await page.evaluate(([e, a]) => window.loadEngine(e, a), [engine, args]);
+    await phase();
+    return { loadMs, ...(await page.evaluate((a) => window.generateRuns(a), args)) };
+  });
 }
 
 function options() {
@@ -132,8 +153,7 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
         const pair = {};
         const engines = ['llama.cpp', 'ours', ...(type === 'F32' && !opt['no-ort'] ? ['onnxruntime-web'] : [])];
         for (const engine of engines) {
-          const run = { 'llama.cpp': (a) => window.runWllama(a), ours: (a) => window.runOurs(a), 'onnxruntime-web': (a) => window.runOrt(a) }[engine];
-          const r = await inPage(context, site, memory, (page) => page.evaluate(run, args));
+          const r = await runEngine(context, site, memory, engine, args);
           pair[engine] = { ...r, engine, type, threads };
           res.runs.push(pair[engine]);
           log(r.error ? `${type} ${threads}t ${engine}: ERROR ${r.error}`

@@ -82,9 +82,9 @@ export function llamaReport(res) {
     `Llama decode in headless Chromium (${res.userAgent?.match(/HeadlessChrome\/[\d.]+/)?.[0] ?? 'Chromium'}, crossOriginIsolated ${res.crossOriginIsolated}): ${res.meta.model} random weights, ${res.promptIds.length} prompt + ${res.meta.newTokens} greedy tokens, medians of ${res.meta.reps}; ours vs llama.cpp (wllama ${res.meta.wllama})`,
     `machine: ${res.meta.cpu}, ${res.meta.cores} cores, load average ${res.meta.loadavg.map((x) => x.toFixed(2)).join(' ')} at start, ${res.meta.loadavgEnd?.map((x) => x.toFixed(2)).join(' ')} at end`,
     `page bandwidth (1 thread, 128 MiB): memory.copy ${fmt(bw.copyGBs)} GB/s, v128.load read ${fmt(bw.readGBs)} GB/s${bw.skip ? ` (skipped: ${bw.skip})` : ''}; an idle page's renderer: ${mib(res.idleRendererBytes)} MiB`,
-    `GB/s = weight bytes a decode step reads (every matrix once, the tied embedding as the head) x decode tok/s; heap = our WebAssembly memory; renderer peak = the page's renderer RSS, load included`,
+    `GB/s = weight bytes a decode step reads (every matrix once, the tied embedding as the head) x decode tok/s; heap = our WebAssembly memory; renderer = the page's renderer RSS: its peak (load included: our checkpoint is built in the page, llama.cpp's GGUF fetched as a blob, ORT's graph serialized) / its peak while generating, after a GC`,
     '',
-    '| type | threads | engine | prefill ms | decode tok/s | weights GB/s | of read / copy | heap MiB | renderer peak MiB | decode vs llama.cpp | prefill vs llama.cpp |',
+    '| type | threads | engine | prefill ms | decode tok/s | weights GB/s | of read / copy | heap MiB | renderer MiB: peak / generating | decode vs llama.cpp | prefill vs llama.cpp |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const find = (type, threads, engine) => res.runs.find((r) => r.type === type && r.threads === threads && r.engine === engine && !r.error);
@@ -99,7 +99,7 @@ export function llamaReport(res) {
       if (!r) { lines.push(`| ${type} | ${threads} | ${engine} | failed | | | | | | | |`); continue; }
       const gbs = (weightBytesPerToken(res.meta.config, type) * r.decodeTokPerS) / 1e9;
       const vs = engine !== 'llama.cpp' && llama ? [`${fmt(r.decodeTokPerS / llama.decodeTokPerS, 2)}x`, `${fmt(r.prefillMs / llama.prefillMs, 2)}x`] : ['', ''];
-      lines.push(`| ${type} | ${threads} | ${engine} | ${fmt(r.prefillMs, 0)} | ${fmt(r.decodeTokPerS)} | ${fmt(gbs)} | ${bw.readGBs ? `${fmt((100 * gbs) / bw.readGBs, 0)}% / ${fmt((100 * gbs) / bw.copyGBs, 0)}%` : '-'} | ${engine === 'ours' ? mib(r.heapBytes) : '-'} | ${mib(r.rendererPeakBytes)} | ${vs[0]} | ${vs[1]} |`);
+      lines.push(`| ${type} | ${threads} | ${engine} | ${fmt(r.prefillMs, 0)} | ${fmt(r.decodeTokPerS)} | ${fmt(gbs)} | ${bw.readGBs ? `${fmt((100 * gbs) / bw.readGBs, 0)}% / ${fmt((100 * gbs) / bw.copyGBs, 0)}%` : '-'} | ${engine === 'ours' ? mib(r.heapBytes) : '-'} | ${mib(r.rendererPeakBytes)} / ${mib(r.rendererRunPeakBytes)} | ${vs[0]} | ${vs[1]} |`);
     }
   }
   lines.push('', 'Greedy tokens, llama.cpp vs ours (the same weights: F32/F16 as stored, Q8_0/Q4_0 the very same blocks):');

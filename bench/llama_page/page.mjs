@@ -36,46 +36,44 @@ window.bandwidth = async ({ reps = 5, bytes = 128 << 20 } = {}) => {
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
+// Each engine loads in one call (loadEngine) and generates in the next (generateRuns), so that the
+// driver can take the renderer's memory peak of each phase apart: loading holds transient copies
+// (our checkpoint, the GGUF blob, the ONNX bytes), generating only what the engine keeps.
+// An engine: { generate(n) -> one run's record, summary(runs) -> its figures, dispose() }.
+
 /**
- * llama.cpp (wllama) on a GGUF file: load, one short untimed warm-up, then `reps` generations of
- * `newTokens` greedy tokens after the prompt (no prompt cache, end-of-text ignored). The prompt
- * goes in as text whose characters are the prompt ids (llama_gguf.mjs tokenText); the generated
- * ids come back with their two most likely tokens' log-probabilities (n_probs), whose difference
- * is the top-2 logit margin.
+ * llama.cpp (wllama) on a GGUF file. A generation: `n` greedy tokens after the prompt (no prompt
+ * cache, end-of-text ignored). The prompt goes in as text whose characters are the prompt ids
+ * (llama_gguf.mjs tokenText); the generated ids come back with their two most likely tokens'
+ * log-probabilities (n_probs), whose difference is the top-2 logit margin.
  */
-window.runWllama = async ({ file, threads, promptIds, newTokens, reps }) => {
+async function loadWllama({ file, threads, promptIds }) {
   const messages = [];
   const logger = { debug: (...a) => messages.push(a.join(' ')), log: (...a) => messages.push(a.join(' ')), warn: (...a) => messages.push(a.join(' ')), error: (...a) => messages.push(`ERROR ${a.join(' ')}`) };
   const wllama = new Wllama({ default: WLLAMA_WASM }, { logger });
-  const t0 = performance.now();
   const blob = await (await fetch(file)).blob();
   await wllama.loadModel([blob], { n_threads: threads, n_ctx: 256, n_batch: 512, n_ubatch: 512, n_gpu_layers: 0, warmup: false });
-  const loadMs = performance.now() - t0;
   const prompt = promptIds.map(tokenText).join('');
-  const complete = (n) => wllama.createCompletion({
-    prompt, max_tokens: n, temperature: 0, top_k: 1, cache_prompt: false, ignore_eos: true, n_probs: 2, seed: 1,
-  });
-  await complete(4);
-  const runs = [];
-  for (let r = 0; r < reps; r++) {
-    const res = await complete(newTokens);
-    const steps = res.choices[0].logprobs?.content ?? [];
-    runs.push({
-      timings: res.timings, usage: res.usage,
-      tokens: steps.map((s) => s.id), textIds: textIds(res.choices[0].text),
-      margins: steps.map((s) => (s.top_logprobs.length > 1 ? s.top_logprobs[0].logprob - s.top_logprobs[1].logprob : null)),
-    });
-  }
-  await wllama.exit();
-  const t = runs.map((x) => x.timings);
   return {
-    engine: 'llama.cpp', threads, loadMs, runs,
-    prefillMs: median(t.map((x) => x.prompt_ms)), decodeTokPerS: median(t.map((x) => x.predicted_per_second)),
-    promptN: t.map((x) => x.prompt_n), predictedN: t.map((x) => x.predicted_n), cacheN: t.map((x) => x.cache_n),
-    multithread: messages.find((m) => /Multithread enabled/.test(m)) ?? null,
-    errors: messages.filter((m) => m.startsWith('ERROR')),
+    async generate(n) {
+      const res = await wllama.createCompletion({ prompt, max_tokens: n, temperature: 0, top_k: 1, cache_prompt: false, ignore_eos: true, n_probs: 2, seed: 1 });
+      const steps = res.choices[0].logprobs?.content ?? [];
+      return {
+        timings: res.timings, tokens: steps.map((x) => x.id), textIds: textIds(res.choices[0].text),
+        margins: steps.map((x) => (x.top_logprobs.length > 1 ? x.top_logprobs[0].logprob - x.top_logprobs[1].logprob : null)),
+      };
+    },
+    summary(runs) {
+      const t = runs.map((x) => x.timings);
+      return {
+        prefillMs: median(t.map((x) => x.prompt_ms)), decodeTokPerS: median(t.map((x) => x.predicted_per_second)),
+        promptN: t.map((x) => x.prompt_n), predictedN: t.map((x) => x.predicted_n), cacheN: t.map((x) => x.cache_n),
+        multithread: messages.find((m) => /Multithread enabled/.test(m)) ?? null, errors: messages.filter((m) => m.startsWith('ERROR')),
+      };
+    },
+    dispose: () => wllama.exit(),
   };
-};
+}
 
 /**
  * The checkpoint our loader reads for a GGUF type: the same values as the GGUF file. F32 and F16
@@ -94,49 +92,62 @@ function checkpointFor(config, type) {
 
 const DTYPE = { F32: 'f32', F16: 'f16', Q8_0: 'q8', Q4_0: 'q4' };
 
-/** This library at `threads` threads on the same weights: load, one short warm-up, `reps` generations. */
-window.runOurs = async ({ config, type, threads, promptIds, newTokens, reps }) => {
-  const t0 = performance.now();
+/** This library at `threads` threads (SIMD build, threaded above 1) on the same weights. */
+async function loadOurs({ config, type, threads, promptIds }) {
   const mod = await loadAttention({ simd: true, threads });
-  let weights = checkpointFor(config, type);
-  const model = await mod.loadModel({ config, weights, tokenizer: idsOnlyTokenizer() }, { dtype: DTYPE[type] });
-  weights = null;  // only the model's own copy stays
-  const loadMs = performance.now() - t0;
-  const generate = (n) => model.generate(promptIds, { maxNewTokens: n, temperature: 0 });
-  await generate(4);
-  const runs = [];
-  for (let r = 0; r < reps; r++) {
-    const out = await generate(newTokens);
-    runs.push({ tokens: out.tokens, ttftMs: out.timeToFirstTokenMs, tokPerS: out.tokensPerSecond, finishReason: out.finishReason });
-  }
-  const result = {
-    engine: 'ours', threads, variant: mod.variant, libThreads: mod.threads, loadMs, runs, heapBytes: mod.memoryBytes,
-    prefillMs: median(runs.map((x) => x.ttftMs)), decodeTokPerS: median(runs.map((x) => x.tokPerS)),
+  const model = await mod.loadModel({ config, weights: checkpointFor(config, type), tokenizer: idsOnlyTokenizer() }, { dtype: DTYPE[type] });
+  return {
+    async generate(n) {
+      const out = await model.generate(promptIds, { maxNewTokens: n, temperature: 0 });
+      return { tokens: out.tokens, ttftMs: out.timeToFirstTokenMs, tokPerS: out.tokensPerSecond, finishReason: out.finishReason };
+    },
+    summary: (runs) => ({
+      variant: mod.variant, libThreads: mod.threads, heapBytes: mod.memoryBytes,
+      prefillMs: median(runs.map((x) => x.ttftMs)), decodeTokPerS: median(runs.map((x) => x.tokPerS)),
+    }),
+    dispose: () => model.dispose(),
   };
-  model.dispose();
-  return result;
-};
+}
 
 /**
  * onnxruntime-web (issue 23's peer) on the same float32 weights: the graph of onnx_llama.mjs with
  * past key/values, numThreads fixed for the page, greedy as transformers.js decodes.
  */
-window.runOrt = async ({ config, threads, promptIds, newTokens, reps }) => {
-  const t0 = performance.now();
+async function loadOrt({ config, threads, promptIds }) {
   const dir = '/node_modules/onnxruntime-web/dist/';
   const ort = await import(`${dir}ort.wasm.min.mjs`);
   Object.assign(ort.env.wasm, { wasmPaths: dir, numThreads: threads });
   ort.env.logLevel = 'error';
   const session = await ort.InferenceSession.create(llamaOnnxModel(config), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-  const loadMs = performance.now() - t0;
-  await ortGenerate(ort, session, config, promptIds, 4);
-  const runs = [];
-  for (let r = 0; r < reps; r++) runs.push(await ortGenerate(ort, session, config, promptIds, newTokens));
-  await session.release();
   return {
-    engine: 'onnxruntime-web', threads, numThreads: ort.env.wasm.numThreads, version: ort.env.versions?.web, loadMs, runs,
-    prefillMs: median(runs.map((x) => x.prefillMs)), decodeTokPerS: median(runs.map((x) => x.decodeTokPerS)),
+    generate: (n) => ortGenerate(ort, session, config, promptIds, n),
+    summary: (runs) => ({
+      numThreads: ort.env.wasm.numThreads, version: ort.env.versions?.web,
+      prefillMs: median(runs.map((x) => x.prefillMs)), decodeTokPerS: median(runs.map((x) => x.decodeTokPerS)),
+    }),
+    dispose: () => session.release(),
   };
+}
+
+const LOADERS = { 'llama.cpp': loadWllama, ours: loadOurs, 'onnxruntime-web': loadOrt };
+let loaded = null;
+
+/** Loads `engine` for `args` (the page keeps it for generateRuns). */
+window.loadEngine = async (engine, args) => {
+  const t0 = performance.now();
+  loaded = await LOADERS[engine](args);
+  return { loadMs: performance.now() - t0 };
+};
+
+/** One short untimed warm-up, then `reps` generations of `newTokens`; the engine is disposed after. */
+window.generateRuns = async ({ newTokens, reps }) => {
+  await loaded.generate(4);
+  const runs = [];
+  for (let r = 0; r < reps; r++) runs.push(await loaded.generate(newTokens));
+  const result = { runs, ...(await loaded.summary(runs)) };
+  await loaded.dispose();
+  loaded = null;
+  return result;
 };
 
 /**
