@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const modelsDir = join(root, 'dist/models');
-// What loadModel reads from a folder (bindings/ts/model_files.ts); not the card or head labels.
+// What loadModel reads from a folder (bindings/ts/loading/model_files.ts); not the card or head labels.
 const LOADED = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer.json',
-  'tokenizer_config.json'];
+  'tokenizer_config.json', 'generation_config.json'];
 
 for (const name of readdirSync(modelsDir)) {
   const dir = join(modelsDir, name);

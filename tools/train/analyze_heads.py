@@ -64,7 +64,7 @@ import torch
 torch.set_num_threads(1)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bpe import Tokenizer  # noqa: E402
-from model import load_exported  # noqa: E402
+from exported import dims, load_model  # noqa: E402
 
 N_SENTENCES = 500      # first 500 usable validation sentences
 MIN_TOKENS = 8         # skip headlines / fragments
@@ -136,7 +136,7 @@ def repeat_sentences(build, tok):
 @torch.no_grad()
 def repeat_test(model, tok, sentences):
     """Induction scores per head [L, H] and first- vs second-copy loss."""
-    L, H = model.cfg.n_layer, model.cfg.n_head
+    L, H, _ = dims(model)
     ind, dup, am_ind = np.zeros((L, H)), np.zeros((L, H)), np.zeros((L, H))
     uniform, n_q = 0.0, 0
     nll_first, nll_second, n_t = 0.0, 0.0, 0
@@ -170,8 +170,8 @@ def repeat_test(model, tok, sentences):
 def main():
     build, model_dir, out_path = sys.argv[1:4]
     tok = Tokenizer.from_dir(model_dir)
-    model = load_exported(model_dir)
-    L, H = model.cfg.n_layer, model.cfg.n_head
+    model = load_model(model_dir)
+    L, H, _ = dims(model)
     punct_ids = np.array([is_punct_token(tok, i) for i in range(len(tok.encoder))])
 
     keys = ["prev", "first", "self", "punct", "punct_uniform", "entropy", "entropy_norm",
@@ -181,7 +181,7 @@ def main():
     buckets = {"2-9": (2, 10), "10-19": (10, 20), "20+": (20, 10 ** 9)}
     first_b = {b: np.zeros((L, H)) for b in buckets}
     n_b = {b: 0 for b in buckets}
-    sentences = held_out_sentences(build, tok, model.cfg.n_positions)
+    sentences = held_out_sentences(build, tok, dims(model)[2])
     for ids in sentences:
         T = len(ids)
         _, _, attns = model(torch.tensor([ids]), want_attn=True)

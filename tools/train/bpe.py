@@ -87,7 +87,20 @@ class Tokenizer:
         return cls(encoder, merges)
 
     @classmethod
+    def from_tokenizer_json(cls, path):
+        """The same tokenizer from a Hugging Face tokenizer.json (model BPE; merges as
+        "a b" strings or [a, b] pairs), as tokenizer_json.py writes it."""
+        with open(path, encoding="utf-8") as f:
+            model = json.load(f)["model"]
+        assert model["type"] == "BPE", model["type"]
+        merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
+        return cls(model["vocab"], merges)
+
+    @classmethod
     def from_dir(cls, d):
+        """vocab.json + merges.txt (GPT-2's files), else tokenizer.json (the Llama export)."""
+        if not os.path.exists(os.path.join(d, "vocab.json")):
+            return cls.from_tokenizer_json(os.path.join(d, "tokenizer.json"))
         return cls.from_files(os.path.join(d, "vocab.json"), os.path.join(d, "merges.txt"))
 
     def _bpe(self, symbols):

@@ -119,17 +119,18 @@ def score_model(model_dir, build, val=None):
     does (so another tokenizer, e.g. the previous model's, sees the same
     text split into its own tokens)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from model import load_exported
+    from exported import load_model, shape
     from bpe import Tokenizer
     from encode_splits import encode_file
-    model = load_exported(model_dir)
+    model = load_model(model_dir)
     with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     if val is None:
         val = encode_file(Tokenizer.from_dir(model_dir), os.path.join(build, "val.txt"))
     with open(os.path.join(build, "split.json"), encoding="utf-8") as f:
         stats = json.load(f)["val_stats"]
-    windows = val_windows(val, cfg["eos_token_id"], cfg["n_positions"])
+    dim = shape(cfg)
+    windows = val_windows(val, cfg["eos_token_id"], dim["context"])
     total, count = model_nll(model, val, windows)
     assert count == len(val) - 1, (count, len(val))
     loss = total / count
@@ -140,8 +141,9 @@ def score_model(model_dir, build, val=None):
             "loss_per_word": total / stats["words"],
             "perplexity_per_word": math.exp(total / stats["words"]),
             "perplexity_per_word_no_punct": math.exp(total / stats["words_no_punct"]),
-            "vocab_size": cfg["vocab_size"], "n_embd": cfg["n_embd"],
-            "n_layer": cfg["n_layer"], "n_head": cfg["n_head"],
+            "vocab_size": cfg["vocab_size"], "n_embd": dim["width"],
+            "n_layer": dim["layers"], "n_head": dim["heads"], "kv_heads": dim["kv_heads"],
+            "model_type": cfg.get("model_type", "gpt2"),
             "parameters": sum(p.numel() for p in model.parameters()),
             "file_bytes": os.path.getsize(os.path.join(model_dir, "model.safetensors")),
             "weights": "exported float16 safetensors"}

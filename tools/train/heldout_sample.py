@@ -8,6 +8,12 @@ validation documents, its first sentence of 10..60 tokens), encodes each as
 loaded back from the exported float16 safetensors gives on exactly those
 ids.  A JavaScript test can then run our own forward pass on `ids` and must
 reproduce `mean_loss` (and each sentence's loss) up to float rounding.
+
+Also (from the same PyTorch model): `logits_check`, the 8 largest logits at every position of
+the first LOGIT_SENTENCES sentences, and `greedy`, GREEDY_TOKENS greedy tokens after each of
+GREEDY_PROMPTS (each step a full forward of the whole sequence, no cache; stopping after
+<|endoftext|>), with the smallest gap between the chosen and the runner-up logit, so a test
+knows how much rounding its comparison can absorb.
 """
 
 import json
@@ -20,10 +26,13 @@ import torch
 torch.set_num_threads(1)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bpe import Tokenizer  # noqa: E402
-from model import load_exported  # noqa: E402
+from exported import load_model, read_config  # noqa: E402
 
 N = 20
 MIN_TOKENS, MAX_TOKENS = 10, 60
+LOGIT_SENTENCES, TOP = 3, 8
+GREEDY_PROMPTS = ["The jury said it did not", "In the morning the", "He was born in"]
+GREEDY_TOKENS = 16
 
 
 def pick_sentences(build, tok):
@@ -42,10 +51,34 @@ def pick_sentences(build, tok):
 
 
 @torch.no_grad()
+def top_logits(model, ids):
+    """Per position: the TOP largest next-token logits and their ids."""
+    logits = model(torch.tensor([ids]))[0][0]
+    vals, idx = logits.topk(TOP, dim=-1)
+    return {"ids": idx.tolist(), "logits": [[round(v, 5) for v in row] for row in vals.tolist()]}
+
+
+@torch.no_grad()
+def greedy(model, tok, text, context):
+    ids = [tok.eot_id] + tok.encode_ordinary(text)
+    new, gap = [], float("inf")
+    while len(new) < GREEDY_TOKENS and len(ids) + len(new) < context:
+        top2 = model(torch.tensor([ids + new]))[0][0, -1].topk(2)
+        gap = min(gap, top2.values[0].item() - top2.values[1].item())
+        new.append(int(top2.indices[0]))
+        if new[-1] == tok.eot_id:
+            break
+    return {"prompt": text, "ids": ids, "new_tokens": new, "text": tok.decode(new),
+            "min_top2_gap": round(gap, 5)}
+
+
+@torch.no_grad()
 def main():
     build, model_dir, out_path = sys.argv[1:4]
     tok = Tokenizer.from_dir(model_dir)
-    model = load_exported(model_dir)
+    model = load_model(model_dir)
+    cfg = read_config(model_dir)
+    kind = cfg.get("model_type", "gpt2")
     items, total_nll, total_tokens = [], 0.0, 0
     for text in pick_sentences(build, tok):
         ids = [tok.eot_id] + tok.encode_ordinary(text)
@@ -61,9 +94,10 @@ def main():
         total_tokens += len(ids) - 1
     mean = total_nll / total_tokens
     out = {
-        "description": "Held-out Brown validation sentences for checking a GPT-2 forward "
+        "description": f"Held-out Brown validation sentences for checking a {kind} forward "
                        "pass against PyTorch.",
-        "model": "brown-gpt2 (model.safetensors, float16 weights, float32 compute)",
+        "model": f"{os.path.basename(os.path.normpath(model_dir))} (model.safetensors, "
+                 "float16 weights, float32 compute)",
         "convention": "ids[0] is <|endoftext|> (BOS); for each sentence the loss is the mean "
                       "over t = 1..len(ids)-1 of -ln softmax(logits[t-1])[ids[t]] (natural "
                       "log, nats/token); argmax_next[t] is the most likely token after "
@@ -74,6 +108,9 @@ def main():
         "mean_loss": mean,
         "perplexity": math.exp(mean),
         "sentences": items,
+        "logits_check": [top_logits(model, it["ids"]) for it in items[:LOGIT_SENTENCES]],
+        "greedy": [greedy(model, tok, p, cfg.get("max_position_embeddings", 128))
+                   for p in GREEDY_PROMPTS],
     }
     with open(out_path, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1)

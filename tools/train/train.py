@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from model import GPT2, GPTConfig
+from llama_model import Llama, LlamaConfig
 from evaluate import val_windows, model_nll
 
 torch.use_deterministic_algorithms(True)
@@ -32,6 +33,8 @@ def get_args():
     here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser()
     p.add_argument("--build", default=os.path.join(here, "build"))
+    p.add_argument("--out", default=None,
+                   help="where the checkpoints and logs go (default: --build)")
     p.add_argument("--steps", type=int, default=6000)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--micro-batch", type=int, default=4)
@@ -44,6 +47,12 @@ def get_args():
     p.add_argument("--eval-windows", type=int, default=0,
                    help="validation windows per periodic eval (0 = all)")
     p.add_argument("--seed", type=int, default=1337)
+    p.add_argument("--arch", choices=("gpt2", "llama"), default="gpt2",
+                   help="gpt2 = brown-gpt2 (model.py); llama = brown-llama (llama_model.py)")
+    p.add_argument("--kv-heads", type=int, default=2, help="llama: K/V heads (grouped-query)")
+    p.add_argument("--ckpt-every", type=int, default=0,
+                   help="also save the weights every N steps (ckpt-step<N>.pt), so a run cut "
+                        "short can still be exported")
     p.add_argument("--n-embd", type=int, default=GPTConfig.n_embd)
     p.add_argument("--n-layer", type=int, default=GPTConfig.n_layer)
     p.add_argument("--n-head", type=int, default=GPTConfig.n_head)
@@ -106,16 +115,22 @@ def head_probe(model, val, eot, n=32, seg=32):
 
 def main():
     a = get_args()
+    out = a.out or a.build
+    os.makedirs(out, exist_ok=True)
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
 
-    cfg = GPTConfig(n_embd=a.n_embd, n_layer=a.n_layer, n_head=a.n_head)
+    if a.arch == "gpt2":
+        cfg = GPTConfig(n_embd=a.n_embd, n_layer=a.n_layer, n_head=a.n_head)
+    else:
+        cfg = LlamaConfig(hidden_size=a.n_embd, num_hidden_layers=a.n_layer,
+                          num_attention_heads=a.n_head, num_key_value_heads=a.kv_heads)
     with open(os.path.join(a.build, "tokenizer", "vocab.json"), encoding="utf-8") as f:
         vocab = json.load(f)
     cfg.vocab_size = len(vocab)
     eot = vocab["<|endoftext|>"]
-    T = cfg.n_positions
+    T = cfg.n_positions if a.arch == "gpt2" else cfg.max_position_embeddings
 
     train = np.fromfile(os.path.join(a.build, "train.bin"), dtype=np.uint16).astype(np.int64)
     val = np.fromfile(os.path.join(a.build, "val.bin"), dtype=np.uint16)
@@ -127,23 +142,25 @@ def main():
     if a.eval_windows:
         windows = windows[:a.eval_windows]
 
-    model = GPT2(cfg)
+    model = GPT2(cfg) if a.arch == "gpt2" else Llama(cfg)
     if a.init_from:
         model.load_state_dict(torch.load(a.init_from, map_location="cpu")["model"])
     # Weight decay only on matrices (incl. embeddings), not on biases / LayerNorm. The position
     # table may get its own: decay pulls it towards zero, and with it the positional signal a
     # previous-token head reads.
+    # (The Llama has no position table: rotary positions have no weights.)
     wpe_decay = a.weight_decay if a.wpe_decay is None else a.wpe_decay
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and n != "wpe.weight"]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.weight_decay},
-                             {"params": [model.wpe.weight], "weight_decay": wpe_decay},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
+    groups = [{"params": decay, "weight_decay": a.weight_decay}]
+    if a.arch == "gpt2":
+        groups.append({"params": [model.wpe.weight], "weight_decay": wpe_decay})
+    groups.append({"params": no_decay, "weight_decay": 0.0})
+    opt = torch.optim.AdamW(groups, lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     print(f"params {model.num_params()}  train tokens {len(train)}  "
           f"tokens/step {a.batch * T}  steps {a.steps}")
 
-    log = open(os.path.join(a.build, "train_log.jsonl"), "w", encoding="utf-8")
+    log = open(os.path.join(out, "train_log.jsonl"), "w", encoding="utf-8")
 
     def evaluate(step):
         model.eval()
@@ -188,6 +205,11 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), a.grad_clip)
         opt.step()
         train_seconds += time.time() - t0
+        if a.ckpt_every and (step + 1) % a.ckpt_every == 0 and step + 1 < a.steps:
+            torch.save({"arch": a.arch, "config": cfg.to_json(), "model": model.state_dict(),
+                        "summary": {"steps": step + 1, "partial_of": a.steps,
+                                    "train_seconds": round(train_seconds, 1), "args": vars(a)}},
+                       os.path.join(out, f"ckpt-step{step + 1}.pt"))
         if step % 20 == 0 or step == a.steps - 1:
             rec = {"step": step, "loss": loss.item(), "lr": lr,
                    "train_seconds": round(train_seconds, 1)}
@@ -207,9 +229,10 @@ def main():
                "args": vars(a), "torch": torch.__version__}
     log.write(json.dumps({"summary": summary}) + "\n")
     log.close()
-    torch.save({"config": cfg.to_json(), "model": model.state_dict(), "summary": summary},
-               os.path.join(a.build, "ckpt.pt"))
-    with open(os.path.join(a.build, "train_summary.json"), "w", encoding="utf-8") as f:
+    torch.save({"arch": a.arch, "config": cfg.to_json(), "model": model.state_dict(),
+                "summary": summary},
+               os.path.join(out, "ckpt.pt"))
+    with open(os.path.join(out, "train_summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
     print(f"done: {train_seconds:.0f} s training, {wall:.0f} s wall, final val {final_val:.4f}")
 

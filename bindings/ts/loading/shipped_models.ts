@@ -18,7 +18,7 @@ export interface ShippedModel<T extends ModelType = ModelType> {
 }
 
 /** The shipped models' names (each `attention-wasm/models/<name>`). */
-export const SHIPPED_MODELS = ['brown-gpt2', 'brown-bert', 'g2p-bart'] as const;
+export const SHIPPED_MODELS = ['brown-gpt2', 'brown-bert', 'g2p-bart', 'brown-llama'] as const;
 
 export function isShippedModel(value: unknown): value is ShippedModel {
   try {

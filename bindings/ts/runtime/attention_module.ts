@@ -76,6 +76,7 @@ export class AttentionModule {
   loadModel(source: ShippedModel<'gpt2'>, options?: HubOptions & ModelLoadOptions): Promise<Gpt2Model>;
   loadModel(source: ShippedModel<'bert'>, options?: HubOptions & ModelLoadOptions): Promise<BertModel>;
   loadModel(source: ShippedModel<'bart'>, options?: HubOptions & ModelLoadOptions): Promise<BartModel>;
+  loadModel(source: ShippedModel<'llama'>, options?: HubOptions & ModelLoadOptions): Promise<LlamaModel>;
   loadModel(source: string | URL | ShippedModel | ModelFiles, options?: HubOptions & ModelLoadOptions): Promise<Model>;
   async loadModel(source: string | URL | ShippedModel | ModelFiles, options: HubOptions & ModelLoadOptions = {}): Promise<Model> {
     options = checkOptions('loadModel', options, { ...HUB_OPTION_RULES, ...MODEL_LOAD_OPTION_RULES });
