@@ -27,7 +27,7 @@ if (haveLlama) MODELS.llama = 'brown-llama';
 // What the worker reads (weights, config, tokenizer, the head labels) and the card that says what
 // the model is and how it was trained; not the held-out samples the analysis tools use.
 const MODEL_FILES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer.json',
-  'tokenizer_config.json', 'generation_config.json', 'heads.json', 'quality.json', 'MODEL_CARD.md'];
+  'tokenizer_config.json', 'generation_config.json', 'heads.json', 'MODEL_CARD.md'];
 
 function fail(message) {
   console.error(`build_widget: ${message}`);

@@ -14,13 +14,17 @@ export function renderInfoPanel(dl, { seed, info, run, modelUrl, back = location
   if (!info) return;
   const items = [['Model', info.name], ...info.facts, ['Weights', `${(info.modelBytes / 1e6).toFixed(1)} MB`],
     ['Engine', `WebAssembly (${info.variant}) in a worker`], ...(run?.facts ?? [])];
-  // The card rendered as a page of the demo (model-card.html), coming back to this view; a model
-  // from the Hugging Face Hub links to its page there.
-  const card = new URL('model-card.html', location.href);
-  if (!info.hubPage) {
-    card.searchParams.set('card', new URL('MODEL_CARD.md', modelUrl).href);
-    card.searchParams.set('back', back);
-  }
-  const link = info.hubPage ? el('a', { href: info.hubPage, text: 'model page on the Hub', rel: 'noopener' }) : el('a', { href: card.href, text: 'model card' });
+  const { href, text } = cardLink(info, modelUrl, back);
+  const link = el('a', { href, text, rel: info.hubPage ? 'noopener' : null });
   dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]), el('dt', { text: 'More' }), el('dd', {}, link));
+}
+
+/** Where a model is described: its card rendered as a page of the demo (model-card.html), coming
+ * back to `back`; a model from the Hugging Face Hub: its page there. */
+export function cardLink(info, modelUrl, back) {
+  if (info.hubPage) return { href: info.hubPage, text: 'model page on the Hub' };
+  const card = new URL('model-card.html', location.href);
+  card.searchParams.set('card', new URL('MODEL_CARD.md', modelUrl).href);
+  card.searchParams.set('back', back);
+  return { href: card.href, text: 'model card' };
 }

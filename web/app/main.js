@@ -13,7 +13,9 @@ import { initHubPanel } from './hub_panel.js';
 import { splitWords, Blanks } from './masking.js';
 import { renderTokenChips } from './token_chips.js';
 import { TOKEN_MARKS } from './token_marks.js';
-import { renderInfoPanel } from './info_panel.js';
+import { renderInfoPanel, cardLink } from './info_panel.js';
+import { renderOrientation } from './orientation.js';
+import { continuesWord, byteRuns, byteNote } from './word_groups.js';
 import { renderHeadView } from './views/head_view.js';
 import { renderModelView } from './views/model_view.js';
 import { renderHeatmapView } from './views/heatmap_view.js';
@@ -375,11 +377,17 @@ function render() {
   lastData = data; lastSel = sel;
   if (!seedMode) ui.causal.checked = !!(run.causal ?? m.causal); // an encoder-decoder's depends on the attention shown
   const showTypes = !seedMode && !!run.tokenTypes?.some((t) => t === 1);
-  renderTokenChips(ui.tokens, data.tokens, { query: sel.query, tokenTypes: seedMode ? null : run.tokenTypes, showTypes, padding: seedMode ? null : run.padding });
+  // The pieces of each word share an underline; byte chips say which character they spell.
+  const continues = seedMode ? null : continuesWord(data.tokens, { type: m.type, text: state[textKey()] });
+  renderTokenChips(ui.tokens, data.tokens, { query: sel.query, tokenTypes: seedMode ? null : run.tokenTypes, showTypes, padding: seedMode ? null : run.padding,
+    continues, byteRuns: byteRuns(data.tokens) });
+  $('bytes-note').textContent = byteNote(data.tokens);
+  $('bytes-note').hidden = !$('bytes-note').textContent;
   ui.typesLegend.hidden = !showTypes;
   syncPickers(data, sel);
-  renderInfoPanel(ui.modelInfo, { seed: seedMode, info: seedMode ? [...infos.values()].find(Boolean) ?? null : m, run, modelUrl: modelUrl(),
-    back: new URL(stateUrl(), location.href).href });
+  const back = new URL(stateUrl(), location.href).href;
+  renderInfoPanel(ui.modelInfo, { seed: seedMode, info: seedMode ? [...infos.values()].find(Boolean) ?? null : m, run, modelUrl: modelUrl(), back });
+  renderOrientation($('orientation'), { toModels: true, ...(seedMode ? { seed: true } : { info: m, ...cardLink(m, modelUrl(), back) }) });
   const labelled = !seedMode && ['model', 'heads', 'heatmap'].includes(view) && !!(run.headLabels ?? m.headLabels) && !!m.text.headLabelNote;
   ui.help.textContent = HELP[view] + (labelled ? LABELS_HELP : '')
     + (seedMode && state.cross ? ' Cross-attention is on (switch it in the step view): the keys and values come from “escribe un poema”.' : '');

@@ -94,8 +94,11 @@ function model(folder, { hubUrl, onProgress, dtype } = {}) {
       const load = LOADERS[type];
       if (!load) throw new Error(`${hub ? url : url + 'config.json'}: model_type ${JSON.stringify(type)} is not one the demo runs (${Object.keys(LOADERS).join(', ')})`);
       const name = hub ? url.slice(3) : decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? 'model');
+      // Optional: the model's measured quality (tools/quality/measure_quality.mjs), fetched meanwhile.
+      const quality = hub ? null : fetchFile('quality.json', 'json').catch(() => null);
       const runner = await load({ attn: attnReady, config, name, fetchFile, dtype: dtypes.get(url) ?? 'auto' });
       runner.info.dtype = dtypes.get(url) ?? 'auto';
+      runner.info.quality = await quality;
       performance.mark(`model ready: ${name}`);
       runner.info.variant = (await attnReady).variant;
       if (hub) runner.info.hubPage = `${(hubUrls.get(url) ?? 'https://huggingface.co').replace(/\/+$/, '')}/${url.slice(3).split('@')[0]}`;

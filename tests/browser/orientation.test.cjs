@@ -1,0 +1,122 @@
+// What the page says it shows (issue 24): a "what you are looking at" box per model above the
+// picture, with the measured quality of web/models/<model>/quality.json and a link to the card; the
+// card page opening with that summary and its file tables last; on a phone the picture first (the
+// fill-in-the-blank and pronunciation inputs above it, the model choice after it); the pieces of a
+// word grouped in the token strip and byte chips explained. At 1280x800 and 390x844.
+// Screenshots: tests/browser/screenshots/orientation-<model>-<width>.png, card-<model>.png,
+// tokens-<model>.png.
+const fs = require('node:fs');
+const path = require('node:path');
+const { demoSite, root } = require('./demo_site.cjs');
+
+const site = demoSite('web-test-orientation');
+const { demo, shot } = site;
+const SIZES = [[1280, 800], [390, 844]];
+const MODELS = [['gpt2', 'brown-gpt2'], ['bert', 'brown-bert'], ['bart', 'g2p-bart']];
+const qualityOf = (folder) => JSON.parse(fs.readFileSync(path.join(root, 'web/models', folder, 'quality.json'), 'utf8'));
+
+/** The figures the box must print for a model, formatted as a reader sees them. */
+function figures(q) {
+  const pct = (x) => `${(x * 100).toFixed(1)} %`;
+  if (q.model_type === 'gpt2') return [Math.round(q.value).toLocaleString('en-US'), Math.round(q.baseline.value).toLocaleString('en-US')];
+  if (q.model_type === 'bert') return [pct(q.value), pct(q.baseline.value)];
+  return [pct(1 - q.value), pct(q.value), pct(q.phoneme_error_rate)];
+}
+
+const top = (page, selector) => page.$eval(selector, (e) => e.getBoundingClientRect().top + window.scrollY);
+
+describe.each(SIZES)('at %ix%i', (width, height) => {
+  test.each(MODELS)('%s: the box says what the model is and how good, above the picture, and links the card', async (model, folder) => {
+    const q = qualityOf(folder);
+    const { page, errors } = await demo(model === 'gpt2' ? '' : `?model=${model}`, { width, height });
+    const box = await page.$eval('#orientation', (e) => ({ text: e.textContent, hidden: e.hidden, card: e.querySelector('a[href*="model-card.html"]')?.href ?? null }));
+    expect(box.hidden).toBe(false);
+    expect(box.text).toContain(folder);
+    expect(box.text).toContain(`${(q.parameters / 1e6).toFixed(1)} million weights`);
+    for (const f of figures(q)) expect(box.text).toContain(f);
+    expect(await top(page, '#orientation')).toBeLessThan(await top(page, '#view-graphic svg'));
+    // The page does not scroll sideways, and the box fits its width.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    expect(await page.$eval('#orientation', (e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+    // The label glossary: closed, one line.
+    if (model !== 'bart') {
+      const glossary = await page.$eval('#label-glossary', (d) => ({ open: d.open, h: d.getBoundingClientRect().height, line: parseFloat(getComputedStyle(d).lineHeight) }));
+      expect(glossary.open).toBe(false);
+      expect(glossary.h).toBeLessThan(glossary.line * 1.6);
+    }
+    await shot(page, `orientation-${folder}-${width}`);
+
+    // The card page opens with the same summary under its title; the file tables come last.
+    await page.goto(box.card);
+    await page.waitForSelector('#card[data-ready="1"]');
+    const card = await page.evaluate(() => ({
+      afterTitle: document.querySelector('#card h1')?.nextElementSibling?.id ?? null,
+      summary: document.getElementById('card-summary')?.textContent ?? '',
+      headings: [...document.querySelectorAll('#card h2')].map((h) => h.textContent),
+      back: document.getElementById('back').href,
+    }));
+    expect(card.afterTitle).toBe('card-summary');
+    for (const f of figures(q)) expect(card.summary).toContain(f);
+    expect(card.headings[card.headings.length - 1]).toBe('Files');
+    expect(card.back).toContain('index.html');
+    if (width === 1280) await shot(page, `card-${folder}`, { fullPage: false });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+test('the tutorial preset says it is hand-set numbers with nothing to measure', async () => {
+  const { page, errors } = await demo('?preset=seed');
+  expect(await page.$eval('#orientation', (e) => e.textContent)).toMatch(/Nothing was trained/);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+// A phone: the picture before the tokens, pickers and model choice; the inputs that change it
+// (fill in the blank, pronunciations) above it; GPT-2's picture starts on the first screen.
+test.each(MODELS)('at 390x844, %s: the picture comes first, the input beside what it changes', async (model) => {
+  const { page, errors } = await demo(model === 'gpt2' ? '' : `?model=${model}`, { width: 390, height: 844 });
+  const picture = await top(page, '#view-graphic svg');
+  expect(picture).toBeLessThan(await top(page, '#tokens'));
+  expect(picture).toBeLessThan(await top(page, '#model-choice'));
+  expect(await top(page, '#sentence')).toBeLessThan(picture);
+  if (model === 'gpt2') expect(picture).toBeLessThan(844);
+  if (model === 'bert') expect(await top(page, '#fill-panel')).toBeLessThan(picture);
+  if (model === 'bart') expect(await top(page, '#pron-panel')).toBeLessThan(picture);
+  // "Other models" leads to the model choice.
+  await page.click('#orientation .to-models');
+  expect(await page.evaluate(() => location.hash)).toBe('#model-choice');
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+// Word pieces share an underline; a byte chip says which character it spells.
+const SENTENCE = 'Le café était très élégant. The fishermen didn\'t go.';
+test.each([
+  ['gpt2', [['␣fisher', 'men'], ['␣didn', '\'t']], ['.', '␣go']],
+  ['bert', [['fish', '##erm', '##en'], ['didn', '\'', 't'], ['ca', '##fe']], ['.', 'go']],
+])('%s: the pieces of a word are grouped in the strip, nothing else is', async (model, words, alone) => {
+  const { page, errors } = await demo(`?model=${model}&s=${encodeURIComponent(SENTENCE)}`);
+  const chips = await page.$$eval('#tokens .token', (bs) => bs.map((b) => ({ text: b.textContent, piece: b.dataset.piece ?? '', title: b.title })));
+  const labels = chips.map((c) => c.text);
+  for (const word of words) {
+    const at = labels.findIndex((_, i) => word.every((w, k) => labels[i + k] === w));
+    expect(at).toBeGreaterThanOrEqual(0);
+    const pieces = word.map((_, k) => chips[at + k].piece);
+    expect(pieces).toEqual(['first', ...Array(word.length - 2).fill('middle'), 'last']);
+  }
+  for (const a of alone) expect(chips.filter((c) => c.text === a).every((c) => c.piece === '')).toBe(true);
+  const note = await page.$eval('#bytes-note', (e) => (e.hidden ? '' : e.textContent));
+  if (model === 'gpt2') {
+    // GPT-2's vocabulary has no é or è: their UTF-8 bytes, explained where they appear.
+    expect(note).toContain('<0xC3><0xA9>');
+    expect(note).toMatch(/UTF-8 bytes of “é”, “è”; the vocabulary has no token for them/);
+    const byte = chips.find((c) => c.text === '<0xA9>');
+    expect(byte.title).toContain('byte 2 of 2 of “é” in UTF-8');
+  } else {
+    expect(note).toBe('');
+  }
+  await shot(page, `tokens-${model}`, { fullPage: false, clip: await page.$eval('.controls', (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y + window.scrollY, width: r.width, height: r.height }; }) });
+  expect(errors).toEqual([]);
+  await page.close();
+});
