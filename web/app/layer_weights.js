@@ -38,3 +38,9 @@ export function checkAgainstQ(x, weights, q, n, C, H) {
     }
   return worst;
 }
+
+/** Copies of a layer's weight arrays, to hand to the page: a worker's answer transfers its typed
+ * arrays' buffers, which would detach the checkpoint's cached tensors. */
+export function weightCopies(weights) {
+  return Object.fromEntries(Object.entries(weights).map(([k, v]) => [k, v.slice()]));
+}

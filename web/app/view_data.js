@@ -68,7 +68,9 @@ export function modelSteps(run, info, state, sel) {
     mask: useCross ? 'none' : info.causal ? 'causal' : padded ? 'padding' : 'none',
     config: { nHead: H, dK: C / H, dV: C / H, dModel: C, layer: sel.layer },
     names: { x: info.text.xName, wO: info.text.wOName },
-    x: run.x, y: useCross ? run.cross.y : null, xNote: run.xNote, xCheck: useCross ? null : run.xCheck, weights: null, trace,
+    x: run.x, y: useCross ? run.cross.y : null, xNote: run.xNote, xCheck: useCross ? null : run.xCheck, weights: null,
+    // The layer's checkpoint weights, printed as slices (self-attention only: cross keys come from another run).
+    modelWeights: useCross ? null : run.weights ?? null, trace,
   });
 }
 

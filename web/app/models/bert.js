@@ -4,7 +4,7 @@
 // check X), and the words the page shows for it. The run it returns has the shape every model's
 // has (see models/gpt2.js), so the views stay generic.
 import { parseSafetensors, similarityMatrix } from '../../../dist/index.js';
-import { CheckpointTensors, checkAgainstQ } from '../layer_weights.js';
+import { CheckpointTensors, checkAgainstQ, weightCopies } from '../layer_weights.js';
 import { headLabels, labelNote } from '../head_labels.js';
 
 /** nn.Linear's out x in weight -> the library's in x out. */
@@ -14,11 +14,17 @@ function transpose(w, outDim, inDim) {
   return t;
 }
 
-/** Layer `l`'s query projection in the library's layout (heads are column blocks, as in HF). */
-function queryWeights(tensors, D, l) {
+/** Layer `l`'s attention weights in the library's layout (heads are column blocks, as in HF). */
+function layerAttentionWeights(tensors, D, l) {
+  const self = (name) => ({
+    w: transpose(tensors.get(`encoder.layer.${l}.attention.self.${name}.weight`).data, D, D),
+    b: tensors.get(`encoder.layer.${l}.attention.self.${name}.bias`).data,
+  });
+  const [q, k, v] = ['query', 'key', 'value'].map(self);
   return {
-    wQ: transpose(tensors.get(`encoder.layer.${l}.attention.self.query.weight`).data, D, D),
-    bQ: tensors.get(`encoder.layer.${l}.attention.self.query.bias`).data,
+    wQ: q.w, bQ: q.b, wK: k.w, bK: k.b, wV: v.w, bV: v.b,
+    wO: transpose(tensors.get(`encoder.layer.${l}.attention.output.dense.weight`).data, D, D),
+    bO: tensors.get(`encoder.layer.${l}.attention.output.dense.bias`).data,
   };
 }
 
@@ -74,11 +80,13 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
     const r = lm.run({ tokens: enc.ids, tokenTypes: enc.tokenTypes }, { attention: true, traceLayer, padTo });
     const x = r.trace.x ?? null;
     const N = r.tokens.length;
-    const xCheck = x && check ? checkAgainstQ(x, queryWeights(tensors, D, traceLayer), r.trace.q, N, D, H) : null;
+    // The layer's weights for the step view to print (with `check`: the step view is or was open).
+    const weights = check ? weightCopies(layerAttentionWeights(tensors, D, traceLayer)) : null;
+    const xCheck = x && check ? checkAgainstQ(x, weights, r.trace.q, N, D, H) : null;
     const hasMask = enc.ids.includes(tk.maskId);
     return {
       ids: r.tokens, tokenTexts: r.tokenTexts, tokenTypes: r.tokenTypes, padding: r.padding ?? null, truncated: enc.truncated,
-      layer: traceLayer, attention: r.attention, trace: r.trace, x, xCheck,
+      layer: traceLayer, attention: r.attention, trace: r.trace, x, xCheck, weights,
       // For learners: what X is. The numeric self-check (X W^Q + b^Q = the trace's Q) is xCheck, for tests.
       xNote: x
         ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each word piece’s embedding plus the embeddings of its position and of its sentence (A or B), normalized' : `It is layer ${traceLayer}’s output (BERT normalizes at the end of each block)`}. Each head turns these rows into its queries, keys and values.`

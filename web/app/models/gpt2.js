@@ -3,7 +3,7 @@
 // (for cross-attention with a real layer and for checking X), and the words the page shows for it.
 // The run it returns has the shape every model's has (see models/bert.js), so the views stay generic.
 import { BpeTokenizer, parseSafetensors } from '../../../dist/index.js';
-import { CheckpointTensors, checkAgainstQ } from '../layer_weights.js';
+import { CheckpointTensors, checkAgainstQ, weightCopies } from '../layer_weights.js';
 import { headLabels, labelNote } from '../head_labels.js';
 import { nextTokens, continueIds } from './decoder_text.js';
 
@@ -89,11 +89,13 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
     const r = lm.run(ids, { attention: true, traceLayer, logitsToKeep: quick ? 1 : ids.length });
     // X = LN_1(h), the layer's input; older library builds did not trace it (the views then say so).
     const x = r.trace.x ?? null;
-    const xCheck = x && check ? checkAgainstQ(x, layerAttentionWeights(tensors, C, traceLayer), r.trace.q, ids.length, C, H) : null;
+    // The layer's weights for the step view to print (with `check`: the step view is or was open).
+    const weights = check ? weightCopies(layerAttentionWeights(tensors, C, traceLayer)) : null;
+    const xCheck = x && check ? checkAgainstQ(x, weights, r.trace.q, ids.length, C, H) : null;
     const loss = ids.length > 1 && !quick ? lm.loss(r) : null;
     const result = {
       ids, tokenTexts: texts(ids, r), tokenTypes: null, padding: null, truncated, layer: traceLayer,
-      attention: r.attention, trace: r.trace, x, xCheck,
+      attention: r.attention, trace: r.trace, x, xCheck, weights,
       // For learners: what X is. The numeric self-check (X W^Q + b^Q = the trace's Q) is xCheck, for tests.
       xNote: x
         ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each token’s embedding plus the embedding of its position' : 'It is everything the layers before have added up, token by token'}, normalized (LayerNorm) so that every row has a similar scale. Each head turns these rows into its queries, keys and values.`

@@ -102,9 +102,17 @@ export function buildSteps(input) {
   });
 
   // 2. Q, K, V.
-  const wTerm = (key, name, rows, cols, values) => (seed
-    ? mat(key, name, rows, cols, values, { signed: true, editable: key })
-    : shapeOnly(key, `${name}${sub}`, rows, cols, `columns ${h * cols + 1}–${(h + 1) * cols} of the layer's ${name}; not printed`));
+  // A trained model's weights (input.modelWeights: the layer's, every head's columns) are printed
+  // as this head's slice, opening on its first rows and columns.
+  const mw = seed ? null : input.modelWeights ?? null;
+  const wTerm = (key, name, rows, cols, values) => {
+    if (seed) return mat(key, name, rows, cols, values, { signed: true, editable: key });
+    const note = `columns ${h * cols + 1}–${(h + 1) * cols} of the layer's ${name}`;
+    const words = `columns ${h * cols + 1}–${(h + 1) * cols} of the layer's ${{ wQ: 'query', wK: 'key', wV: 'value' }[key]} weights`;
+    if (!mw?.[key]) return shapeOnly(key, `${name}${sub}`, rows, cols, `${note}; not printed`);
+    return mat(key, `${name}${sub}`, rows, cols, columnBlock(mw[key], rows, H * cols, h * cols, cols),
+      { signed: true, maxRows: ROW_PREVIEW, maxCols: COL_PREVIEW, partial: `${rows} × ${cols}: ${words}` });
+  };
   const kvSource = cross ? 'Y' : 'X';
   const kvInput = (suffix) => (one
     ? shapeOnly(`${kvSource.toLowerCase()}${suffix}`, kvSource, cross ? m : n, dModel, cross ? `all ${m} rows of Y, from step 1` : `all ${n} rows of X`)
@@ -115,6 +123,7 @@ export function buildSteps(input) {
       : one ? `Each head has its own slice of the layer's weights (plus a bias). The row of ${who} times the W^Q slice gives the query of ${who}: what it is looking for. Every token also gets a key (what it can be found by) and a value (what it passes on), ${dK} numbers each. Following one query takes every key and value, so K${sub} and V${sub} keep all ${m} rows.`
         : `Each head has its own slice of the layer's weights (plus a bias). X times that slice gives this head's queries Q${sub}, keys K${sub} and values V${sub}: one row per token, ${dK} numbers each.`,
     terms: [],
+    detail: mw && input.x ? queryEntryDetail(input.x, mw, q, { qi, h, dK, dModel, H, n, who }) : null,
     groups: [
       [one ? shapeOnly('xq', 'x', 1, dModel, `the row of ${who}, from step 1`)
         : input.x && seed ? mat('xq', 'X', n, dModel, input.x, { ...rowsQ, signed: true, compact: true }) : shapeOnly('xq', 'X', n, dModel, input.x ? 'as in step 1' : 'not exposed'), op('×'),
@@ -194,7 +203,9 @@ export function buildSteps(input) {
       : `W^O (the layer’s ${input.names?.wO ?? 'output projection'}, with its bias) mixes all heads back into the residual stream.`,
     terms: [!seed ? shapeOnly('concat2', 'Concat', wide ? 1 : n, width, wide ? `the row of ${who} from step 8` : 'as in step 8')
       : mat('concat2', 'Concat', wide ? 1 : n, width, rowOfWide(trace.concat, width), { ...rowOpts(width), signed: true, compact: true }), op('×'),
-      seed ? mat('wO', 'W^O', width, outCols, input.weights.wO, { signed: true, editable: 'wO' }) : shapeOnly('wO', 'W^O', width, outCols, `${input.names?.wO ?? 'output projection'} weight; not printed`),
+      seed ? mat('wO', 'W^O', width, outCols, input.weights.wO, { signed: true, editable: 'wO' })
+        : mw?.wO ? mat('wO', 'W^O', width, outCols, mw.wO, { signed: true, maxRows: ROW_PREVIEW, maxCols: COL_PREVIEW, partial: `${width} × ${outCols}: the ${input.names?.wO ?? 'output projection'} weight` })
+          : shapeOnly('wO', 'W^O', width, outCols, `${input.names?.wO ?? 'output projection'} weight; not printed`),
       op(seed ? '=' : '+ b^O ='), mat('output', 'output', wide ? 1 : n, outCols, rowOfWide(trace.output, outCols), { ...rowOpts(outCols), ...dimCols, signed: true })],
   });
   return steps;
@@ -208,6 +219,33 @@ const MASK_TEXT = {
   },
   none: { title: 'Add the mask M (none: all zeros)', explain: 'Without a mask every query sees every key (self-attention in an encoder, or cross-attention).' },
 };
+
+/** Columns from..from+count of a rows × cols row-major matrix. */
+function columnBlock(values, rows, cols, from, count) {
+  const out = new Float32Array(rows * count);
+  for (let r = 0; r < rows; r++) out.set(values.subarray(r * cols + from, r * cols + from + count), r * count);
+  return out;
+}
+
+/**
+ * One entry of Q written out: q[i][1] = Σ_r x[i][r] · W^Q[r][1] + b^Q[1], its first terms, the sum
+ * (float64 here) and the trace's Q entry it must equal. weights: the layer's (every head's columns).
+ */
+function queryEntryDetail(x, weights, q, { qi, h, dK, dModel, H, who }) {
+  const col = h * dK, wCols = H * dK;
+  const terms = Array.from({ length: dModel }, (_, r) => [x[qi * dModel + r], weights.wQ[r * wCols + col]]);
+  const bias = weights.bQ ? weights.bQ[col] : 0;
+  const sum = terms.reduce((a, [xv, wv]) => a + xv * wv, bias);
+  const f = (v) => (v < 0 ? `(−${Math.abs(v).toFixed(4)})` : v.toFixed(4));
+  const shown = terms.slice(0, 3).map(([xv, wv]) => `${f(xv)}·${f(wv)}`).join(' + ');
+  const traced = q[qi * dK]; // the trace's Q, head h's slice: row qi, column 0
+  const sub = H > 1 ? `_${h + 1}` : '';
+  return [{
+    kind: 'note', check: Math.abs(sum - traced),
+    text: `One entry worked out: q${sub}[${who}][1] = Σ x[${who}][i] · W^Q${sub}[i][1] + b^Q${sub}[1] over the ${dModel} numbers i of the row`
+      + ` = ${shown} + … (${dModel} products) + ${f(bias)} = ${sum.toFixed(4)}: the first number of Q${sub}’s row for ${who} (${traced.toFixed(4)}).`,
+  }];
+}
 
 function shapeOrInput(name, values, rows, cols, labels, mat, shapeOnly, suffix, seed) {
   if (!seed) return shapeOnly(`${name.toLowerCase()}${suffix}`, name, rows, cols, values ? 'as in step 1' : 'not exposed');

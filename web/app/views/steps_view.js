@@ -126,7 +126,8 @@ function detailNodes(detail, decimals, expanded, redraw) {
   const f = (x) => fmt(x, decimals);
   const paren = (x) => (x < 0 ? `(${f(x)})` : f(x));
   return detail.map((d) => {
-    if (d.kind === 'note') return el('p', { text: d.text });
+    // (check: a worked entry's distance from the library's number, for tests)
+    if (d.kind === 'note') return el('p', { class: 'step-note', 'data-check': d.check ?? null }, mathName(d.text));
     if (d.kind === 'node') return d.render(decimals); // a step's own drawing (views/rotary_detail.js)
     if (d.kind === 'dot') {
       const sum = d.parts.map((p) => `${paren(p.a)} × ${paren(p.b)}`).join(' + ');

@@ -1,0 +1,72 @@
+// The step view prints a trained model's attention weights (issue 24): W^Q, W^K, W^V as the head's
+// slice of the layer's weights and W^O whole, each opening on its first rows and columns (the rest
+// behind buttons), and one entry of Q worked out in words. The numbers are checked against the
+// checkpoint read in Node (dist/'s parseSafetensors, Hugging Face layouts turned by hand here), and
+// the worked entry against the trace's Q. At 1280x800 and 390x844.
+// Screenshots: tests/browser/screenshots/weights-<model>-<width>.png.
+const fs = require('node:fs');
+const path = require('node:path');
+const { demoSite, stepRow, expectClose, root } = require('./demo_site.cjs');
+
+const site = demoSite('web-test-weights');
+const { demo, shot } = site;
+
+function checkpoint(folder) {
+  const { parseSafetensors } = require(path.join(root, 'dist/index.cjs'));
+  const { tensors } = parseSafetensors(fs.readFileSync(path.join(root, 'web/models', folder, 'model.safetensors')));
+  return (name) => (tensors.get(name) ?? tensors.get(`bert.${name}`)).toFloat32(); // (BERT's names may start with bert.)
+}
+
+// Row r of each printed matrix, from the checkpoint: GPT-2's Conv1D c_attn is in x out = C x 3C
+// ([Q | K | V], heads in column blocks); BERT's nn.Linear is out x in (transposed here).
+const EXPECTED = {
+  gpt2: (get, { layer, head, C, d }) => ({
+    wQ: (r) => get(`h.${layer}.attn.c_attn.weight`).slice(r * 3 * C + head * d, r * 3 * C + (head + 1) * d),
+    wK: (r) => get(`h.${layer}.attn.c_attn.weight`).slice(r * 3 * C + C + head * d, r * 3 * C + C + (head + 1) * d),
+    wV: (r) => get(`h.${layer}.attn.c_attn.weight`).slice(r * 3 * C + 2 * C + head * d, r * 3 * C + 2 * C + (head + 1) * d),
+    wO: (r) => get(`h.${layer}.attn.c_proj.weight`).slice(r * C, (r + 1) * C),
+  }),
+  bert: (get, { layer, head, C, d }) => {
+    const column = (w, r, from, count) => Array.from({ length: count }, (_, o) => w[(from + o) * C + r]);
+    const self = (name) => get(`encoder.layer.${layer}.attention.self.${name}.weight`);
+    return {
+      wQ: (r) => column(self('query'), r, head * d, d),
+      wK: (r) => column(self('key'), r, head * d, d),
+      wV: (r) => column(self('value'), r, head * d, d),
+      wO: (r) => column(get(`encoder.layer.${layer}.attention.output.dense.weight`), r, 0, C),
+    };
+  },
+};
+
+describe.each([[1280, 800], [390, 844]])('at %ix%i', (width, height) => {
+  test.each([['gpt2', 'brown-gpt2'], ['bert', 'brown-bert']])('%s: W^Q, W^K, W^V, W^O printed from the checkpoint, one Q entry worked out', async (model, folder) => {
+    const { page, errors } = await demo(`?view=steps${model === 'gpt2' ? '' : `&model=${model}`}`, { width, height });
+    const sel = await page.evaluate(() => ({ layer: Number(document.getElementById('layer').value), head: Number(document.getElementById('head').value),
+      query: Number(document.getElementById('query').value) }));
+    const C = 160, d = 40;
+    const expected = EXPECTED[model](checkpoint(folder), { ...sel, C, d });
+    for (const key of ['wQ', 'wK', 'wV', 'wO']) {
+      const shape = await page.$eval(`#steps-body [data-step="${key}"]`, (f) => f.dataset.shape);
+      expect(shape).toBe(key === 'wO' ? `${C}x${C}` : `${C}x${d}`);
+      // The first rows are drawn (8), each with every column's value.
+      const rows = await page.$$eval(`#steps-body [data-step="${key}"] .mx-row`, (r) => r.length);
+      expect(rows).toBe(8);
+      for (const r of [0, 7]) expectClose(await stepRow(page, key, r), expected[key](r), 1e-6, `${key} row ${r + 1}`);
+    }
+    // The rest of W^Q's rows open on demand.
+    await page.click('#steps-body [data-step="wQ"] .mx-more');
+    await site.settled(page);
+    expect(await page.$$eval('#steps-body [data-step="wQ"] .mx-row', (r) => r.length)).toBe(C);
+    expectClose(await stepRow(page, 'wQ', C - 1), expected.wQ(C - 1), 1e-6, 'wQ last row');
+    // One entry of Q in words: the sum of x·W^Q plus the bias equals the trace's Q.
+    const note = await page.$eval('#steps-body [data-step-id="qkv"] .step-note', (p) => ({ text: p.textContent, check: Number(p.dataset.check) }));
+    expect(note.check).toBeLessThan(1e-4);
+    const q0 = (await stepRow(page, 'q', sel.query))[0];
+    expect(note.text).toContain(`(${C} products)`);
+    expect(note.text).toContain(`(${q0.toFixed(4)}).`);
+    await page.locator('#steps-body [data-step-id="qkv"]').scrollIntoViewIfNeeded();
+    await shot(page, `weights-${folder}-${width}`, { fullPage: false });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
