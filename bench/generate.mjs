@@ -2,10 +2,13 @@
 // (this library) and as torch.onnx.export's one-step graph with past key/values (onnxruntime-web,
 // as transformers.js generates), the prompt, and PyTorch's own greedy continuation. Made by
 // bench/generate/export.py into build/bench-generate/ (about 1.1 GB, ~30 s) when missing or stale;
-// bench/generate/quantize8.py writes the two 8-bit graphs from it into build/bench-generate-int8/.
+// bench/generate/quantize8.py writes the two 8-bit graphs from it into build/bench-generate-int8/,
+// bench/generate/lowbit_reference.py PyTorch's greedy tokens on the weights as our f16 and q8 hold
+// them into build/bench-generate-lowbit/ (generate/lowbit_check.mjs).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+import { lowbitAgreement, lowbitAgreementText, lowbitReferences } from './generate/lowbit_check.mjs';
 import { ensureExport, view } from './pytorch_export.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -13,9 +16,9 @@ export const GENERATE_DIR = `${ROOT}build/bench-generate`;
 export const INT8_DIR = `${ROOT}build/bench-generate-int8`;
 
 /**
- * { data: { dir, prompt, newTokens, int8Onnx + nbits8Onnx | int8Skip }, expected: { ids, second, margin, logits } }
- * or { skip }: PyTorch's greedy ids, per step its runner-up id and top-1 minus top-2 logit, and
- * the prompt's last-position logits.
+ * { data: { dir, prompt, newTokens, int8Onnx + nbits8Onnx | int8Skip }, expected: { ids, second, margin, logits, lowbit } }
+ * or { skip }: PyTorch's greedy ids, per step its runner-up id and top-1 minus top-2 logit, the
+ * prompt's last-position logits, and lowbit: the same on the weights as f16 and q8 hold them.
  */
 export function prepareGenerate(wl) {
   const args = { layers: wl.layers, hidden: wl.dModel, heads: wl.numHeads, vocab: wl.vocab, positions: wl.positions,
@@ -32,7 +35,8 @@ export function prepareGenerate(wl) {
   return {
     data: { dir: GENERATE_DIR, prompt: Array.from(prompt), newTokens: wl.newTokens,
       ...(int8.skip ? { int8Skip: int8.skip } : { int8Onnx: `${INT8_DIR}/model.onnx`, nbits8Onnx: `${INT8_DIR}/model_nbits8.onnx` }) },
-    expected: { ids: Array.from(ids), second: Array.from(file(Int32Array, 'second.i32')), margin: Array.from(file(Float32Array, 'margin.f32')), logits: file(Float32Array, 'logits0.f32') },
+    expected: { ids: Array.from(ids), second: Array.from(file(Int32Array, 'second.i32')), margin: Array.from(file(Float32Array, 'margin.f32')), logits: file(Float32Array, 'logits0.f32'),
+      lowbit: lowbitReferences(GENERATE_DIR, sourceKey) },
   };
 }
 
@@ -41,9 +45,11 @@ export function prepareGenerate(wl) {
  * wl.agreeTokens do. A lossy one (16/8/4-bit weights) may part from them and is still timed, the
  * same work either way, but it must give all wl.newTokens tokens (one that stopped at end-of-text
  * ran a shorter generation). Where it parts: its token, PyTorch's, PyTorch's runner-up and the
- * top-1 minus top-2 logit margin PyTorch had there (a near tie explains a flip).
+ * top-1 minus top-2 logit margin PyTorch had there (a near tie explains a flip). An engine whose
+ * dtype has a PyTorch reference on its own weights (f16, q8) is checked against that one instead
+ * (generate/lowbit_check.mjs), and fails the bench if it parts unexplained.
  */
-export function tokenAgreement(wl, expected, out, { lossy = false, logits } = {}) {
+export function tokenAgreement(wl, expected, out, { lossy = false, dtype, logits } = {}) {
   const ids = expected.ids;
   let same = 0;
   while (same < ids.length && out?.[same] === ids[same]) same++;
@@ -51,8 +57,10 @@ export function tokenAgreement(wl, expected, out, { lossy = false, logits } = {}
   const ok = complete && (lossy || same >= wl.agreeTokens);
   const parts = same < ids.length && same < (out?.length ?? 0)
     ? { step: same, got: out[same], expected: ids[same], second: expected.second[same], margin: expected.margin[same] } : null;
-  return { kind: 'tokens', against: 'pytorch', value: same, tolerance: lossy ? 0 : wl.agreeTokens, lossy, complete, parts, ok, maxAbsDiff: ok ? 0 : Infinity,
+  const float = { kind: 'tokens', against: 'pytorch', value: same, tolerance: lossy ? 0 : wl.agreeTokens, lossy, complete, parts, ok, maxAbsDiff: ok ? 0 : Infinity,
     logits: logits ? logitsDiff(expected.logits, logits) : null };
+  const ref = expected.lowbit?.[dtype];
+  return ref ? lowbitAgreement(wl, ref, out, { float, logits: logits ? logitsDiff(ref.logits, logits) : null }) : float;
 }
 
 /** The prefill's logits against PyTorch's: max and root-mean-square |difference|, and PyTorch's spread. */
@@ -71,6 +79,7 @@ function logitsDiff(ref, got) {
 /** One line for an agreement: '64/64 = PyTorch' or where and how it parts. */
 export function tokenAgreementText(a, newTokens) {
   if (!a.complete) return 'stopped at end-of-text before the last token';
+  if (a.lowbit) return lowbitAgreementText(a, newTokens);
   if (a.value === newTokens) return `${newTokens}/${newTokens} = PyTorch`;
   const p = a.parts;
   return `${a.value}/${newTokens} = PyTorch; step ${p.step}: ${p.got}${p.got === p.second ? " (PyTorch's 2nd)" : ''} vs ${p.expected}, PyTorch top-2 margin ${p.margin.toFixed(3)}`;
@@ -79,5 +88,6 @@ export function tokenAgreementText(a, newTokens) {
 /** The prefill logits' distance from PyTorch's: 'max 3.1e-5, rms 4.0e-6 (spread 0.55)'. */
 export function logitsDiffText(a) {
   const d = a?.logits;
-  return d ? `max ${d.maxAbs.toExponential(1)}, rms ${d.rms.toExponential(1)}` : '-';
+  const vsFloat = a?.lowbit && a.float?.logits ? ` (PyTorch ${a.lowbit}; float32 PyTorch rms ${a.float.logits.rms.toExponential(1)})` : '';
+  return d ? `max ${d.maxAbs.toExponential(1)}, rms ${d.rms.toExponential(1)}${vsFloat}` : '-';
 }

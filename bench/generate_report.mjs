@@ -78,8 +78,10 @@ export function generateSection(res, wl) {
       + `${bw ? ` (${fmt(bw.copyGBs, 1)} GB/s; v128.load read stream ${fmt(bw.readGBs, 1)} GB/s on one thread, ${fmt(bw.read2GBs, 1)} on two)` : ' (not measured)'}.`,
     'cpu/wall: CPU time over wall time of the timed runs (below the thread count: the engine waited for a core, its figures are inflated by other load).',
     'heap: our WebAssembly memory after the runs (weights, KV cache, scratch; it never shrinks); RSS: the engine process\'s resident set after the runs (onnxruntime-web\'s heap is not visible from outside).',
-    `tokens vs PyTorch: leading new ids equal to PyTorch's greedy ones; float32 engines must match all ${wl.agreeTokens}, lower-bit ones are timed either way and show where they part, with PyTorch's top-1 minus top-2 logit margin at that step.`
-      + ` prefill logits - PyTorch: max and rms |difference| of the prompt's last-position logits from PyTorch's (PyTorch's logits have std ${fmt(refStd, 3)}); a flip is expected where the margin is below the rms.`,
+    `tokens vs PyTorch: leading new ids equal to PyTorch's greedy ones; float32 engines must match all ${wl.agreeTokens}. f16 and q8 are checked against PyTorch on the same weights (f16-rounded; Q8_0 with activations quantized per block of 32 as ours, in float64):`
+      + ` all ${wl.agreeTokens}, or where they first part our token was in that reference within twice the dtype's logit error of the top (its rank and gap shown), and the prompt logits within that error (f16 2e-4, q8 0.15); else not timed and the bench fails.`
+      + ` q4 and onnxruntime's 8-bit are timed either way and show where they part from float32 PyTorch, with PyTorch's top-1 minus top-2 logit margin at that step.`
+      + ` prefill logits - PyTorch: max and rms |difference| of the prompt's last-position logits from PyTorch's (f16, q8: on their weights); PyTorch's logits have std ${fmt(refStd, 3)}; a flip is expected where the margin is below the rms.`,
     'run / fp32: whole run over onnxruntime-web float32 at the same thread count (< 1: ours faster); decode x fp32 / x 8-bit: our decode tokens/s over onnxruntime-web float32 / its faster 8-bit graph at the same thread count (> 1: ours faster).',
     'Peers: onnxruntime-web running torch.onnx.export of the same model with past key/values (ort-kv), that graph with int8 MatMul weights as transformers.js\'s q8 files (ort-q8: DynamicQuantizeLinear + MatMulInteger, int8 per tensor), and with MatMulNBits bits=8 in blocks of 32 (ort-nbits8); both from bench/generate/quantize8.py.',
   ];

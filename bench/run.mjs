@@ -103,7 +103,7 @@ async function measureEngine(e, runner, { workloads, data, expected, refs, polic
       const p = await runner.prepare(wl, data.get(wl.name));
       Object.assign(row, { firstCallMs: p.firstCallMs, prepareMs: p.prepareMs, sessionMs: p.sessionMs });
       // Generated token ids: every engine against PyTorch's own continuation.
-      if (kindOf(wl) === 'generate') row.agreement = tokenAgreement(wl, expected.get(wl.name), p.output, { lossy: !!e.lossy, logits: p.prefillLogits });
+      if (kindOf(wl) === 'generate') row.agreement = tokenAgreement(wl, expected.get(wl.name), p.output, { lossy: !!e.lossy, dtype: e.dtype, logits: p.prefillLogits });
       // The reference is checked against PyTorch's own output where the workload has one.
       else if (e.id === REFERENCE_ID) {
         refs.set(wl.name, p.output);
@@ -120,9 +120,9 @@ async function measureEngine(e, runner, { workloads, data, expected, refs, polic
         : ref ? 'reference' : 'no reference';
       if (row.agrees === false && wl.strict) {
         // Timing a different function would be meaningless: stop here and fail the run.
-        row.error = row.agreement.kind === 'tokens'
+        row.error = row.agreement.why ?? (row.agreement.kind === 'tokens'
           ? (row.agreement.complete ? `only the first ${row.agreement.value} of ${wl.newTokens} tokens equal PyTorch's (${row.agreement.tolerance} must)` : `generated ${p.output.length} of ${wl.newTokens} tokens (stopped at end-of-text)`)
-          : `outputs differ from ${row.agreement.against}: max |diff| ${row.agreement.maxAbsDiff.toExponential(2)} > ${row.agreement.tolerance}`;
+          : `outputs differ from ${row.agreement.against}: max |diff| ${row.agreement.maxAbsDiff.toExponential(2)} > ${row.agreement.tolerance}`);
         res.failures.push(`${wl.name} on ${e.id}: ${row.error}`);
         console.log(`  ${wl.name.padEnd(5)} ${agree}: NOT TIMED, the bench will fail`);
         if (timed) res.rows.push(row);
