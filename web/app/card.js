@@ -14,7 +14,8 @@ async function show() {
   if (url.origin !== location.origin || !url.pathname.endsWith('.md')) throw new Error('no model card named (card=models/<name>/MODEL_CARD.md)');
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url.pathname} answers HTTP ${response.status}`);
-  const [text, quality] = await Promise.all([response.text(), fetchQuality(url)]);
+  // (summary=1: the demo knows the model has a quality.json; no request for one that is not there)
+  const [text, quality] = await Promise.all([response.text(), params.get('summary') === '1' ? fetchQuality(url) : null]);
   const page = renderMarkdown(text, url.href);
   moveSectionToEnd(page, 'Files');
   // The summary opens the page, under the card's title: what the model is and how good it is.

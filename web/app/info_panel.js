@@ -26,5 +26,7 @@ export function cardLink(info, modelUrl, back) {
   const card = new URL('model-card.html', location.href);
   card.searchParams.set('card', new URL('MODEL_CARD.md', modelUrl).href);
   card.searchParams.set('back', back);
+  // The card page opens with the model's measured summary when the model has one (quality.json).
+  if (info.quality) card.searchParams.set('summary', '1');
   return { href: card.href, text: 'model card' };
 }

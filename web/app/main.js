@@ -5,7 +5,7 @@
 import { computeClient } from './compute_client.js';
 import { parseState, serializeState, defaultState, VIEWS } from './state.js';
 import { modelViewData, seedViewData, clampSelection, modelSteps, seedSteps } from './view_data.js';
-import { SEED_TOKENS, SEED_NOTES } from './seed_preset.js';
+import { SEED_TOKENS, SEED_NOTES, TWO_HEADS } from './seed_preset.js';
 import { DEMO_WORKER_URL, MODEL_URLS } from './model_urls.js';
 import { openingHead } from './head_labels.js';
 import { testFor, repeatedWords, runHeadTest, testSummary } from './head_test.js';
@@ -169,7 +169,10 @@ function afterPaint(what) {
 async function requestSeed() {
   const s = state.seed;
   try {
-    const r = await track(client.request('seed', { x: s.x, y: state.cross ? s.y : null, wQ: s.wQ, wK: s.wK, wV: s.wV, wO: s.wO, causal: state.causal }, 'page-seed'));
+    // Two heads, d_k ≠ d_v: the tutorial's X (and Y) with the fixed two-head weights.
+    const w = state.twoHeads ? TWO_HEADS : s;
+    const r = await track(client.request('seed', { x: s.x, y: state.cross ? s.y : null, wQ: w.wQ, wK: w.wK, wV: w.wV, wO: w.wO, causal: state.causal,
+      ...(state.twoHeads ? { heads: TWO_HEADS.config } : {}) }, 'page-seed'));
     if (!r) return;
     seed = r;
     ui.status.classList.remove('error');
@@ -235,7 +238,7 @@ function stateUrl() {
   return serializeState(state, { layerHead }) || location.pathname;
 }
 
-const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'cross', 'second', 'pair', 'batch', 'batchWith', 'words', 'word', 'attend'];
+const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'twoHeads', 'cross', 'second', 'pair', 'batch', 'batchWith', 'words', 'word', 'attend'];
 const COMPARE_INPUTS = ['sentences', 'pooling'];
 
 /** Applies a partial state change; recomputes when the inputs of the computation changed. */
@@ -312,6 +315,8 @@ function syncControls() {
   ui.causal.parentElement.title = seedMode ? '' : m?.text.causalNote ?? '';
   ui.decimals.value = String(state.decimals);
   ui.crossCheck.hidden = !features.cross;
+  $('dkdv-check').hidden = !seedMode;
+  $('dkdv').checked = seedMode && state.twoHeads;
   ui.cross.checked = state.cross && !!features.cross;
   ui.secondLabel.hidden = !(state.cross && features.cross) || seedMode;
   if (document.activeElement !== ui.second) ui.second.value = state.second;
@@ -511,7 +516,7 @@ function exportJson() {
     about = isSeed() ? SEED_TOKENS.join(' ') : state.sentence;
     doc = attentionDocument({
       ...common, view, preset: state.preset, causal: isSeed() ? state.causal : info().causal, sentence: about, data: lastData, sel: lastSel,
-      ...(isSeed() ? { seed, seedWeights: state.seed } : { run }),
+      ...(isSeed() ? { seed, seedWeights: state.twoHeads ? { ...state.seed, ...TWO_HEADS } : state.seed } : { run }),
     });
   }
   download(fileName(view, about, 'json'), new Blob([jsonText(doc)], { type: 'application/json' }));
@@ -570,6 +575,7 @@ ui.head.addEventListener('change', () => update({ head: ui.head.value === 'all' 
 ui.query.addEventListener('change', () => update({ query: Number(ui.query.value) }));
 ui.causal.addEventListener('change', () => update({ causal: ui.causal.checked }));
 ui.cross.addEventListener('change', () => update({ cross: ui.cross.checked }));
+$('dkdv').addEventListener('change', () => update({ twoHeads: $('dkdv').checked, head: 0 }));
 ui.batch.addEventListener('change', () => update({ batch: ui.batch.checked, query: null }));
 ui.decimals.addEventListener('change', () => update({ decimals: Number(ui.decimals.value) }));
 // Each preset keeps the layer and head it was left on, so a visit to the tutorial's example and

@@ -14,6 +14,17 @@ export const SEED_DEFAULTS = Object.freeze({
   wO: [1, 0, 0, 1],
 });
 
+// "Two heads, d_k ≠ d_v": the same X and the tutorial's W^Q and W^K, each split into two heads of
+// d_k = 1 (head 1 reads their first column, head 2 their second); each head gets d_v = 2 value
+// columns (head 1 the tutorial's W^V, head 2 made-up ones), so Concat is 3 × 4, and a 4 × 2 W^O,
+// made up too, mixes the two heads back to d_model = 2: the step the one-head example never shows.
+export const TWO_HEADS = Object.freeze({
+  config: Object.freeze({ numHeads: 2, dK: 1, dV: 2 }),
+  wQ: SEED_DEFAULTS.wQ, wK: SEED_DEFAULTS.wK,
+  wV: [0.62, 0.61, 0.3, -0.4, -0.52, 0.13, 0.5, 0.2],
+  wO: [0.5, 0, 0, 0.5, 0.5, 0.25, -0.25, 0.5],
+});
+
 // For cross-attention (the encoder-decoder section of the seed): keys and values come from a
 // second sentence. The seed gives it no numbers, so these are made up in its spirit: each word's
 // two numbers sit near those of its English counterpart, so the attention has something to find.

@@ -26,6 +26,7 @@ export function defaultState() {
   return {
     // preset: 'model' (a trained model: `model` says which) or 'seed' (the tutorial's numbers).
     preset: 'model', model: 'gpt2', sentence: DEFAULT_SENTENCE, layer: 0, head: 0, view: 'heads', query: null,
+    twoHeads: false, // the seed preset's "two heads, d_k ≠ d_v" (seed_preset.js's TWO_HEADS)
     causal: false, cross: false, second: DEFAULT_SECOND, decimals: 4, // causal: the seed preset's toggle (the models' masks are fixed)
     // The model's step view: 'query' follows the chosen query's row through every step; 'all' shows every row.
     rows: 'query',
@@ -45,6 +46,7 @@ export function parseState(search) {
   const p = new URLSearchParams(search);
   const s = defaultState();
   if (p.get('preset') === 'seed') s.preset = 'seed';
+  if (p.get('dkdv') === '1') s.twoHeads = true;
   if (MODELS.includes(p.get('model'))) s.model = p.get('model');
   if (p.has('s')) s.sentence = p.get('s');
   s.layer = int(p.get('layer'), 1, 1) - 1;
@@ -81,6 +83,7 @@ export function serializeState(s, { layerHead = false } = {}) {
   const d = defaultState();
   const isSeed = s.preset === 'seed', isBert = !isSeed && s.model === 'bert';
   if (isSeed) p.set('preset', 'seed');
+  if (isSeed && s.twoHeads) p.set('dkdv', '1');
   if (!isSeed && s.model !== d.model) p.set('model', s.model);
   if (!isSeed && s.sentence !== d.sentence) p.set('s', s.sentence);
   if (isBert && s.pair) p.set('pair', s.pair);

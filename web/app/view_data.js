@@ -1,6 +1,6 @@
 // Turns the worker's answers into what the views draw: the attention of every layer and head with
 // its token labels, and the input of the step-by-step view. Shared by the page and the widget.
-import { SEED_TOKENS, CROSS_TOKENS } from './seed_preset.js';
+import { SEED_TOKENS, CROSS_TOKENS, TWO_HEADS } from './seed_preset.js';
 import { buildSteps } from './views/steps_model.js';
 import { llamaSteps } from './views/llama_steps.js';
 import { groupColors } from './views/kv_groups.js';
@@ -40,7 +40,7 @@ export function modelViewData(run, info) {
 /** A seed-preset forward pass -> view data (one layer, one head; cross: keys from the second sentence). */
 export function seedViewData(seed, state) {
   return {
-    tokens: SEED_TOKENS, keyTokens: state.cross ? CROSS_TOKENS : undefined, nLayer: 1, nHead: 1,
+    tokens: SEED_TOKENS, keyTokens: state.cross ? CROSS_TOKENS : undefined, nLayer: 1, nHead: state.twoHeads ? TWO_HEADS.config.numHeads : 1,
     attention: seed.attention, masked: state.causal ? causalMask : null, headLabel: () => null,
   };
 }
@@ -78,8 +78,10 @@ export function modelSteps(run, info, state, sel) {
 export function seedSteps(seed, state, sel) {
   return buildSteps({
     preset: 'seed', queryTokens: SEED_TOKENS, keyTokens: state.cross ? CROSS_TOKENS : SEED_TOKENS, cross: state.cross,
-    head: 0, query: sel.query, mask: state.causal ? 'causal' : 'none',
-    config: { nHead: 1, dK: 2, dV: 2, dModel: 2, layer: 0 },
-    x: state.seed.x, y: state.cross ? state.seed.y : null, weights: state.seed, trace: seed.trace,
+    head: state.twoHeads && sel.head !== 'all' ? sel.head : 0, query: sel.query, mask: state.causal ? 'causal' : 'none',
+    // Two heads, d_k ≠ d_v: fixed matrices (not editable); one head: the tutorial's, editable.
+    config: state.twoHeads ? { nHead: TWO_HEADS.config.numHeads, dK: TWO_HEADS.config.dK, dV: TWO_HEADS.config.dV, dModel: 2, layer: 0 }
+      : { nHead: 1, dK: 2, dV: 2, dModel: 2, layer: 0 },
+    x: state.seed.x, y: state.cross ? state.seed.y : null, weights: state.twoHeads ? TWO_HEADS : state.seed, editable: !state.twoHeads, trace: seed.trace,
   });
 }

@@ -138,11 +138,12 @@ const handlers = {
     return result;
   },
 
-  async seed({ x, y = null, wQ, wK, wV, wO, causal }) {
+  async seed({ x, y = null, wQ, wK, wV, wO, causal, heads = { numHeads: 1, dK: 2, dV: 2 } }) {
     const attn = await library();
     // One head, d_model = d_k = 2, no biases: exactly the tutorial's setting. W^O defaults to the
-    // identity there (a single head needs no mixing), but it is editable like the others.
-    const mha = attn.createMultiHeadAttention({ dModel: 2, numHeads: 1, bias: false });
+    // identity there (a single head needs no mixing), but it is editable like the others. heads:
+    // the "two heads, d_k ≠ d_v" variant's shape.
+    const mha = attn.createMultiHeadAttention({ dModel: 2, numHeads: heads.numHeads, dK: heads.dK, dV: heads.dV, bias: false });
     try {
       mha.setWeights({ wQ, wK, wV, wO });
       const options = { causal: !!causal, trace: true, returnAttention: true };

@@ -42,6 +42,8 @@ export function buildSteps(input) {
   const { nHead: H, dK, dV, dModel } = input.config;
   const n = qt.length, m = kt.length;
   const seed = preset === 'seed';
+  // The tutorial's matrices are editable; its two-head variant's are fixed (input.editable false).
+  const canEdit = seed && input.editable !== false;
   const one = !seed && input.rows !== 'all';
   const sub = H > 1 ? `_${h + 1}` : '';
   const who = `“${tokenLabel(qt[qi])}”`;
@@ -83,10 +85,10 @@ export function buildSteps(input) {
   // 1. The input.
   const xName = seed ? 'X' : input.names?.x ?? 'X';
   const inputTerms = [];
-  if (input.x) inputTerms.push(qMat('x', xName, dModel, input.x, { ...dimCols, signed: true, editable: seed ? 'x' : null }));
+  if (input.x) inputTerms.push(qMat('x', xName, dModel, input.x, { ...dimCols, signed: true, editable: canEdit ? 'x' : null }));
   else inputTerms.push(shapeOnly('x', xName, n, dModel, input.xNote));
   if (cross) {
-    if (input.y) inputTerms.push(op(' '), mat('y', 'Y', m, dModel, input.y, { ...rowsK, ...preview, ...dimCols, signed: true, editable: seed ? 'y' : null }));
+    if (input.y) inputTerms.push(op(' '), mat('y', 'Y', m, dModel, input.y, { ...rowsK, ...preview, ...dimCols, signed: true, editable: canEdit ? 'y' : null }));
     else inputTerms.push(op(' '), shapeOnly('y', 'Y', m, dModel, input.xNote));
   }
   steps.push({
@@ -106,9 +108,11 @@ export function buildSteps(input) {
   // as this head's slice, opening on its first rows and columns.
   const mw = seed ? null : input.modelWeights ?? null;
   const wTerm = (key, name, rows, cols, values) => {
-    if (seed) return mat(key, name, rows, cols, values, { signed: true, editable: key });
+    if (seed && H === 1) return mat(key, name, rows, cols, values, { signed: true, editable: canEdit ? key : null });
+    const which = cols === 1 ? `column ${h + 1}` : `columns ${h * cols + 1}–${(h + 1) * cols}`;
+    if (seed) return mat(key, `${name}${sub}`, rows, cols, columnBlock(Float32Array.from(values), rows, H * cols, h * cols, cols), { signed: true, partial: `${rows} × ${cols}: ${which} of the ${rows} × ${H * cols} ${KIND[key]} weights` });
     const note = `columns ${h * cols + 1}–${(h + 1) * cols} of the layer's ${name}`;
-    const words = `columns ${h * cols + 1}–${(h + 1) * cols} of the layer's ${{ wQ: 'query', wK: 'key', wV: 'value' }[key]} weights`;
+    const words = `columns ${h * cols + 1}–${(h + 1) * cols} of the layer's ${KIND[key]} weights`;
     if (!mw?.[key]) return shapeOnly(key, `${name}${sub}`, rows, cols, `${note}; not printed`);
     return mat(key, `${name}${sub}`, rows, cols, columnBlock(mw[key], rows, H * cols, h * cols, cols),
       { signed: true, maxRows: ROW_PREVIEW, maxCols: COL_PREVIEW, partial: `${rows} × ${cols}: ${words}` });
@@ -119,7 +123,8 @@ export function buildSteps(input) {
     : shapeOrInput(kvSource, cross ? input.y : input.x, cross ? m : n, dModel, cross ? rowsK : { rowLabels: qt }, mat, shapeOnly, suffix, seed));
   steps.push({
     id: 'qkv', title: `Queries, keys and values${H > 1 ? ` for head ${h + 1}` : ''}`,
-    explain: seed ? 'Multiply the inputs by the three weight matrices (edit any cell: everything below recomputes). The tutorial labels them “weightsᵀ”: the same numbers, used as X × W.'
+    explain: seed && H > 1 ? `Each head takes its own columns of W^Q, W^K (d_k = ${dK} each) and W^V (dᵥ = ${dV}): head ${h + 1}’s queries and keys have ${dK} number${dK > 1 ? 's' : ''} per token, its values ${dV}. Pick the other head above to see its slice.`
+      : seed ? 'Multiply the inputs by the three weight matrices (edit any cell: everything below recomputes). The tutorial labels them “weightsᵀ”: the same numbers, used as X × W.'
       : one ? `Each head has its own slice of the layer's weights (plus a bias). The row of ${who} times the W^Q slice gives the query of ${who}: what it is looking for. Every token also gets a key (what it can be found by) and a value (what it passes on), ${dK} numbers each. Following one query takes every key and value, so K${sub} and V${sub} keep all ${m} rows.`
         : `Each head has its own slice of the layer's weights (plus a bias). X times that slice gives this head's queries Q${sub}, keys K${sub} and values V${sub}: one row per token, ${dK} numbers each.`,
     terms: [],
@@ -199,17 +204,20 @@ export function buildSteps(input) {
   const outCols = dModel;
   steps.push({
     id: 'output', title: 'Output projection: × W^O',
-    explain: seed ? 'W^O mixes the heads back to d_model numbers. The tutorial uses one head, so W^O = I leaves Z unchanged.'
+    explain: seed && H > 1 ? `Concat is ${H} × ${dV} = ${width} numbers per token; W^O (${width} × ${outCols}) mixes them back to d_model = ${outCols}: each output number is a weighted sum of both heads’ outputs, so the heads’ results combine here.`
+      : seed ? 'W^O mixes the heads back to d_model numbers. The tutorial uses one head, so W^O = I leaves Z unchanged.'
       : `W^O (the layer’s ${input.names?.wO ?? 'output projection'}, with its bias) mixes all heads back into the residual stream.`,
     terms: [!seed ? shapeOnly('concat2', 'Concat', wide ? 1 : n, width, wide ? `the row of ${who} from step 8` : 'as in step 8')
       : mat('concat2', 'Concat', wide ? 1 : n, width, rowOfWide(trace.concat, width), { ...rowOpts(width), signed: true, compact: true }), op('×'),
-      seed ? mat('wO', 'W^O', width, outCols, input.weights.wO, { signed: true, editable: 'wO' })
+      seed ? mat('wO', 'W^O', width, outCols, input.weights.wO, { signed: true, editable: canEdit ? 'wO' : null })
         : mw?.wO ? mat('wO', 'W^O', width, outCols, mw.wO, { signed: true, maxRows: ROW_PREVIEW, maxCols: COL_PREVIEW, partial: `${width} × ${outCols}: the ${input.names?.wO ?? 'output projection'} weight` })
           : shapeOnly('wO', 'W^O', width, outCols, `${input.names?.wO ?? 'output projection'} weight; not printed`),
       op(seed ? '=' : '+ b^O ='), mat('output', 'output', wide ? 1 : n, outCols, rowOfWide(trace.output, outCols), { ...rowOpts(outCols), ...dimCols, signed: true })],
   });
   return steps;
 }
+
+const KIND = { wQ: 'query', wK: 'key', wV: 'value' };
 
 const MASK_TEXT = {
   causal: { title: 'Add the mask M (causal: −∞ above the diagonal)', explain: 'A query may not look at later keys: their scores become −∞, which the softmax turns into 0.' },
