@@ -160,11 +160,11 @@ export function bartQuality(lm, { words, trainEntries }) {
   };
 }
 
-/** Layers, heads and width, whatever the config calls them (the encoder's, for BART). */
+/** Layers, heads and width, whatever the config calls them (BART: the encoder's, and its decoder's layers). */
 function shapeOf(c) {
   return {
     layers: c.n_layer ?? c.num_hidden_layers ?? c.encoder_layers, heads: c.n_head ?? c.num_attention_heads ?? c.encoder_attention_heads,
-    d_model: c.n_embd ?? c.hidden_size ?? c.d_model,
+    ...(c.decoder_layers ? { decoder_layers: c.decoder_layers } : {}), d_model: c.n_embd ?? c.hidden_size ?? c.d_model,
   };
 }
 

@@ -36,7 +36,8 @@ export function qualityText(q) {
 export function aboutText({ name, type, quality: q, nLayer, nHead }) {
   const kind = KINDS[q?.model_type ?? type] ?? 'a model';
   const layers = nLayer ?? q?.layers, heads = nHead ?? q?.heads;
-  const size = [q?.parameters ? `${amount(q.parameters)} weights` : null, layers && heads ? `${layers} layers × ${heads} heads` : null].filter(Boolean);
+  const stack = q?.decoder_layers ? `${q.layers} encoder + ${q.decoder_layers} decoder layers` : `${layers} layers`;
+  const size = [q?.parameters ? `${amount(q.parameters)} weights` : null, layers && heads ? `${stack} × ${heads} heads` : null].filter(Boolean);
   const data = q?.trained_on ? `, trained here on ${q.trained_on.text}: ${amount(q.trained_on.words)} ${q.model_type === 'bart' ? 'words with their sounds' : 'words'}` : '';
   return `${name}: ${kind}${size.length ? `, ${size.join(', ')}` : ''}${data}.`;
 }
