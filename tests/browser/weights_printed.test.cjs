@@ -1,4 +1,4 @@
-// The step view prints a trained model's attention weights (issue 24): W^Q, W^K, W^V as the head's
+// The step view prints a trained model's attention weights (issue 24; GPT-2, BERT, and the encoder-decoder's cross-attention): W^Q, W^K, W^V as the head's
 // slice of the layer's weights and W^O whole, each opening on its first rows and columns (the rest
 // behind buttons), and one entry of Q worked out in words. The numbers are checked against the
 // checkpoint read in Node (dist/'s parseSafetensors, Hugging Face layouts turned by hand here), and
@@ -18,7 +18,8 @@ function checkpoint(folder) {
 }
 
 // Row r of each printed matrix, from the checkpoint: GPT-2's Conv1D c_attn is in x out = C x 3C
-// ([Q | K | V], heads in column blocks); BERT's nn.Linear is out x in (transposed here).
+// ([Q | K | V], heads in column blocks); BERT's and BART's nn.Linear are out x in (transposed here).
+const column = (w, C, r, from, count) => Array.from({ length: count }, (_, o) => w[(from + o) * C + r]);
 const EXPECTED = {
   gpt2: (get, { layer, head, C, d }) => ({
     wQ: (r) => get(`h.${layer}.attn.c_attn.weight`).slice(r * 3 * C + head * d, r * 3 * C + (head + 1) * d),
@@ -27,23 +28,32 @@ const EXPECTED = {
     wO: (r) => get(`h.${layer}.attn.c_proj.weight`).slice(r * C, (r + 1) * C),
   }),
   bert: (get, { layer, head, C, d }) => {
-    const column = (w, r, from, count) => Array.from({ length: count }, (_, o) => w[(from + o) * C + r]);
     const self = (name) => get(`encoder.layer.${layer}.attention.self.${name}.weight`);
     return {
-      wQ: (r) => column(self('query'), r, head * d, d),
-      wK: (r) => column(self('key'), r, head * d, d),
-      wV: (r) => column(self('value'), r, head * d, d),
-      wO: (r) => column(get(`encoder.layer.${layer}.attention.output.dense.weight`), r, 0, C),
+      wQ: (r) => column(self('query'), C, r, head * d, d),
+      wK: (r) => column(self('key'), C, r, head * d, d),
+      wV: (r) => column(self('value'), C, r, head * d, d),
+      wO: (r) => column(get(`encoder.layer.${layer}.attention.output.dense.weight`), C, r, 0, C),
+    };
+  },
+  // The encoder-decoder's step view: the decoder layer's cross-attention (encoder_attn).
+  bart: (get, { layer, head, C, d }) => {
+    const cross = (p) => get(`model.decoder.layers.${layer}.encoder_attn.${p}_proj.weight`);
+    return {
+      wQ: (r) => column(cross('q'), C, r, head * d, d),
+      wK: (r) => column(cross('k'), C, r, head * d, d),
+      wV: (r) => column(cross('v'), C, r, head * d, d),
+      wO: (r) => column(cross('out'), C, r, 0, C),
     };
   },
 };
 
 describe.each([[1280, 800], [390, 844]])('at %ix%i', (width, height) => {
-  test.each([['gpt2', 'brown-gpt2'], ['bert', 'brown-bert']])('%s: W^Q, W^K, W^V, W^O printed from the checkpoint, one Q entry worked out', async (model, folder) => {
+  test.each([['gpt2', 'brown-gpt2', 160], ['bert', 'brown-bert', 160], ['bart', 'g2p-bart', 128]])('%s: W^Q, W^K, W^V, W^O printed from the checkpoint, one Q entry worked out', async (model, folder, C) => {
     const { page, errors } = await demo(`?view=steps${model === 'gpt2' ? '' : `&model=${model}`}`, { width, height });
     const sel = await page.evaluate(() => ({ layer: Number(document.getElementById('layer').value), head: Number(document.getElementById('head').value),
       query: Number(document.getElementById('query').value) }));
-    const C = 160, d = 40;
+    const d = C / 4;
     const expected = EXPECTED[model](checkpoint(folder), { ...sel, C, d });
     for (const key of ['wQ', 'wK', 'wV', 'wO']) {
       const shape = await page.$eval(`#steps-body [data-step="${key}"]`, (f) => f.dataset.shape);

@@ -69,8 +69,9 @@ export function modelSteps(run, info, state, sel) {
     config: { nHead: H, dK: C / H, dV: C / H, dModel: C, layer: sel.layer },
     names: { x: info.text.xName, wO: info.text.wOName },
     x: run.x, y: useCross ? run.cross.y : null, xNote: run.xNote, xCheck: useCross ? null : run.xCheck, weights: null,
-    // The layer's checkpoint weights, printed as slices (self-attention only: cross keys come from another run).
-    modelWeights: useCross ? null : run.weights ?? null, trace,
+    // The layer's checkpoint weights, printed as slices (not for GPT-2's untrained cross-attention
+    // illustration; an encoder-decoder's own cross-attention has them).
+    modelWeights: useCross && !run.cross.always ? null : run.weights ?? null, trace,
   });
 }
 

@@ -7,8 +7,9 @@
 // The run it returns has the shape every model's has (models/gpt2.js), plus keyTokens when the
 // keys are another sequence, so the views stay generic.
 
-import { arpabetToIpa } from '../../../dist/index.js';
+import { arpabetToIpa, parseSafetensors } from '../../../dist/index.js';
 import { headLabels, labelNote } from '../head_labels.js';
+import { CheckpointTensors, weightCopies } from '../layer_weights.js';
 
 const KINDS = ['cross', 'decoder', 'encoder'];
 
@@ -23,6 +24,22 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
   const c = lm.config;
   const D = c.d_model;
   const g2p = c.task === 'grapheme-to-phoneme';
+  const tensors = new CheckpointTensors(parseSafetensors(weights), ['', 'model.']);
+
+  /** A decoder layer's attention weights in the library's layout (nn.Linear's out x in, turned):
+   * `which` is 'encoder_attn' (the cross-attention) or 'self_attn'. */
+  function layerAttentionWeights(layer, which) {
+    const get = (p, part) => tensors.get(`decoder.layers.${layer}.${which}.${p}_proj.${part}`).data;
+    const turn = (w) => {
+      const t = new Float32Array(w.length);
+      for (let o = 0; o < D; o++) for (let i = 0; i < D; i++) t[i * D + o] = w[o * D + i];
+      return t;
+    };
+    return {
+      wQ: turn(get('q', 'weight')), bQ: get('q', 'bias'), wK: turn(get('k', 'weight')), bK: get('k', 'bias'),
+      wV: turn(get('v', 'weight')), bV: get('v', 'bias'), wO: turn(get('out', 'weight')), bO: get('out', 'bias'),
+    };
+  }
 
   const info = {
     type: 'bart', name, config: c, modelBytes: weights.byteLength,
@@ -42,7 +59,7 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
   };
 
   /** Words of the text, each pronounced; the chosen one also with its attention and a trace. */
-  function run({ text, layer, wordIndex = 0, attend = 'cross', beams = 1 }) {
+  function run({ text, layer, wordIndex = 0, attend = 'cross', beams = 1, check = false }) {
     const kind = KINDS.includes(attend) ? attend : 'cross';
     const traceLayer = Math.max(0, Math.min(c.decoder_layers - 1, layer | 0));
     const words = (g2p ? text.match(/[\p{L}']+/gu) : [text.trim()])?.filter(Boolean) ?? [];
@@ -60,7 +77,9 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
     const decoderInputs = ['▶', ...r.tokenTexts].slice(0, r.outputTexts.length);
     const T = r.outputTexts.length, S = letters.length;
     const base = { ids: r.tokens, tokenTypes: null, padding: null, truncated: words[chosen].length > info.maxTokens, layer: traceLayer,
-      pronunciations, wordIndex: chosen, attend: kind, predictions: null, facts: [], xCheck: null };
+      pronunciations, wordIndex: chosen, attend: kind, predictions: null, facts: [], xCheck: null,
+      // The step view's layer weights (it shows the decoder layer's cross-attention, or its self-attention).
+      weights: check ? weightCopies(layerAttentionWeights(traceLayer, kind === 'decoder' ? 'self_attn' : 'encoder_attn')) : null };
     if (kind === 'encoder') {
       return { ...base, tokenTexts: letters, attention: r.encoderAttention, nLayer: c.encoder_layers, nHead: c.encoder_attention_heads,
         causal: false, trace: r.trace, x: r.trace?.x ?? null, cross: stepsCross(r, letters),
