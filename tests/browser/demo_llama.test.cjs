@@ -281,3 +281,38 @@ test('a Llama-family model from the Hub takes the preset\'s place and draws the 
     await hub.close();
   }
 });
+
+test('a Mistral from the Hub: its sliding window is masked in the heatmap and the step view', async () => {
+  const { startHubServer } = require('../js/hub_server.cjs');
+  const { checkpoint, safetensors } = require('../js/llama_checkpoint.cjs');
+  const { byteLevelTokenizer } = require('./llama_demo_model.cjs');
+  const tokenizer = byteLevelTokenizer(path.join(root, 'web/models/brown-gpt2'));
+  const eot = tokenizer.added_tokens[0].id, W = 4;
+  const config = { model_type: 'mistral', vocab_size: eot + 1, max_position_embeddings: 64, hidden_size: 32, intermediate_size: 48,
+    num_hidden_layers: 1, num_attention_heads: 4, num_key_value_heads: 2, rms_norm_eps: 1e-5, tie_word_embeddings: true,
+    sliding_window: W, bos_token_id: eot, eos_token_id: eot };
+  const files = new Map([['config.json', Buffer.from(JSON.stringify(config))], ['tokenizer.json', Buffer.from(JSON.stringify(tokenizer))],
+    ['model.safetensors', Buffer.from(safetensors(checkpoint(config, 7)))]]);
+  const hub = await startHubServer({ 'someone/tiny-mistral': { files } });
+  try {
+    const { page, errors } = await demo(`?hub=${encodeURIComponent(hub.url)}&view=heatmap&s=${encodeURIComponent(SENTENCE)}`);
+    await page.fill('#hub-id', 'someone/tiny-mistral');
+    await page.click('#hub-load');
+    await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('hub-status').dataset.state), null, { timeout: 60000 });
+    expect(await page.$eval('#hub-status', (s) => s.dataset.state)).toBe('done');
+    await settled(page);
+    const cells = await page.$$eval('#view-graphic .attn-row', (rows) => rows.map((r) => ({
+      weights: r.dataset.weights.split(',').map(Number), fills: [...r.querySelectorAll('rect')].map((c) => c.getAttribute('fill')) })));
+    expect(cells.length).toBeGreaterThan(W + 2);
+    cells.forEach(({ weights, fills }, i) => weights.forEach((w, j) => {
+      const masked = j > i || i - j >= W;
+      expect([i, j, masked ? w : 'seen', fills[j] === '#d9d9d9']).toEqual([i, j, masked ? 0 : 'seen', masked]);
+    }));
+    await page.click('#tab-steps');
+    await settled(page);
+    expect(await page.$eval('#steps-body [data-step-id="maskedScores"] h3', (h) => h.textContent)).toContain(`sliding window of ${W}`);
+    expect(errors).toEqual([]);
+  } finally {
+    await hub.close();
+  }
+});

@@ -11,6 +11,8 @@ const causalMask = (i, j) => j > i;
 function maskOf(info, run) {
   const pad = run.padding?.some((p) => p) ? run.padding : null;
   const causal = run.causal ?? info.causal;
+  // A sliding window (Mistral's): a query sees only its latest `window` keys.
+  if (causal && run.window) return (i, j) => j > i || i - j >= run.window;
   if (causal && pad) return (i, j) => j > i || pad[j] === 1;
   if (causal) return causalMask;
   return pad ? (i, j) => pad[j] === 1 : null;

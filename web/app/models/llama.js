@@ -64,6 +64,7 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
     const loss = ids.length > 1 && !quick ? lm.loss(r) : null;
     return {
       ids, tokenTexts: r.tokenTexts, tokenTypes: null, padding: null, truncated, layer: traceLayer,
+      window: c.sliding_window || null, // (Mistral: each query sees its latest `window` keys)
       attention: r.attention, trace: r.trace, x: r.trace.x, xCheck: null,
       xNote: `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0
         ? 'For the first layer that is each token’s embedding alone: a Llama has no position embedding (positions enter later, by rotating the queries and keys)'

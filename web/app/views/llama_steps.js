@@ -44,6 +44,7 @@ export function llamaSteps(run, info, state, sel) {
   renumber(steps);
   groupedQkv(steps.find((s) => s.id === 'qkv'), ctx);
   rotatedOperands(steps.find((s) => s.id === 'rawScores'), ctx, kRotated);
+  slidingWindow(steps.find((s) => s.id === 'maskedScores'), run.window);
   steps.splice(ROTATION_AT, 0, rotationStep(run, info, ctx, kRotated));
   return steps;
 }
@@ -89,6 +90,13 @@ function rotatedOperands(step, { d, n, kv, tokens, qi, one }, kRotated) {
     if (term.key === 'kT' && term.kind === 'shape') term.note = 'the rotated K, from step 3, on its side';
     if (term.key === 'kT' && term.kind === 'matrix') term.values = transpose(kRotated, n, d);
   }
+}
+
+/** Mistral's mask: causal, and nothing `window` or more keys back (the trace's −∞ show both). */
+function slidingWindow(step, window) {
+  if (!step || !window) return;
+  step.title = `Add the mask M (causal, with a sliding window of ${window}: −∞ above the diagonal and ${window} or more keys back)`;
+  step.explain = `A query may not look at later keys, nor at keys ${window} or more positions back: their scores become −∞, which the softmax turns into 0. Each layer sees ${window} tokens back; stacked layers reach further.`;
 }
 
 /** A matrix term, as steps_model.js makes them (signed numbers, 16 columns open). */
