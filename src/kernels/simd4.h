@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -54,17 +55,30 @@ inline float lane(f32x4 v, int i) {
 // Integer lanes (the quantized products): a separate type name, the same 128 bits.
 using i32x4 = v128_t;
 inline i32x4 iload(const void* p) { return wasm_v128_load(p); }
-inline i32x4 isplat8(int v) { return wasm_i8x16_splat(static_cast<std::int8_t>(v)); }
+// A store the compiler must keep where it is (volatile): V8 keeps memory operations in program order
+// but computes as late as it can, so a value stored here is computed before the loads that follow.
+inline void store_in_order(i32x4* p, i32x4 v) { *static_cast<volatile i32x4*>(p) = v; }
+// Eight signed bytes widened to int16 as they are loaded: i16x8.load8x8_s (one pmovsxbw on x86).
+inline i32x4 iload8_widen(const void* p) { return wasm_i16x8_load8x8(p); }
+inline i32x4 isplat16(int v) { return wasm_i16x8_splat(static_cast<std::int16_t>(v)); }
+inline i32x4 isplat32(int v) { return wasm_i32x4_splat(v); }
 // Sum of adjacent int16 products into int32 lanes: i32x4.dot_i16x8_s.
 inline i32x4 idot16(i32x4 a, i32x4 b) { return wasm_i32x4_dot_i16x8(a, b); }
 inline i32x4 iadd32(i32x4 a, i32x4 b) { return wasm_i32x4_add(a, b); }
-inline i32x4 isub8(i32x4 a, i32x4 b) { return wasm_i8x16_sub(a, b); }
+inline i32x4 isub32(i32x4 a, i32x4 b) { return wasm_i32x4_sub(a, b); }
 inline i32x4 iand(i32x4 a, i32x4 b) { return wasm_v128_and(a, b); }
-// The high nibble of each byte (its 16-bit lanes shifted; the caller masks the low 4 bits).
-inline i32x4 ishr16_4(i32x4 a) { return wasm_u16x8_shr(a, 4); }
-// Signed bytes 0..7 / 8..15 widened to int16.
-inline i32x4 iwiden8_low(i32x4 a) { return wasm_i16x8_extend_low_i8x16(a); }
-inline i32x4 iwiden8_high(i32x4 a) { return wasm_i16x8_extend_high_i8x16(a); }
+// Each 16-bit lane shifted right by n, zeros in.
+template <int n>
+inline i32x4 iushr16(i32x4 a) { return wasm_u16x8_shr(a, n); }
+// The 16-bit values at four addresses in the top halves of the four 32-bit lanes, bottom halves
+// zero (four v128.load16_lane: pinsrw on x86): e.g. four rows' f16 block scales for half_high_to_float.
+inline f32x4 load_u16_high_x4(const void* p0, const void* p1, const void* p2, const void* p3) {
+  v128_t v = wasm_i32x4_splat(0);
+  v = wasm_v128_load16_lane(p0, v, 1);
+  v = wasm_v128_load16_lane(p1, v, 3);
+  v = wasm_v128_load16_lane(p2, v, 5);
+  return wasm_v128_load16_lane(p3, v, 7);
+}
 inline f32x4 i32_to_f32(i32x4 a) { return wasm_f32x4_convert_i32x4(a); }
 // [sum of a's lanes, of b's, of c's, of d's].
 inline i32x4 isum4(i32x4 a, i32x4 b, i32x4 c, i32x4 d) {
@@ -118,16 +132,29 @@ inline float lane(f32x4 v, int i) {
 }
 using i32x4 = __m128i;
 inline i32x4 iload(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
-inline i32x4 isplat8(int v) { return _mm_set1_epi8(static_cast<char>(v)); }
+inline void store_in_order(i32x4*, i32x4) {}  // (native compilers schedule by themselves)
+// (SSE2 has no pmovsxbw: each byte duplicated into a 16-bit lane, then shifted down 8 with its sign.)
+inline i32x4 iload8_widen(const void* p) {
+  const __m128i x = _mm_loadl_epi64(static_cast<const __m128i*>(p));
+  return _mm_srai_epi16(_mm_unpacklo_epi8(x, x), 8);
+}
+inline i32x4 isplat16(int v) { return _mm_set1_epi16(static_cast<short>(v)); }
+inline i32x4 isplat32(int v) { return _mm_set1_epi32(v); }
 // pmaddwd: the same sums of adjacent int16 products as WebAssembly's i32x4.dot_i16x8_s.
 inline i32x4 idot16(i32x4 a, i32x4 b) { return _mm_madd_epi16(a, b); }
 inline i32x4 iadd32(i32x4 a, i32x4 b) { return _mm_add_epi32(a, b); }
-inline i32x4 isub8(i32x4 a, i32x4 b) { return _mm_sub_epi8(a, b); }
+inline i32x4 isub32(i32x4 a, i32x4 b) { return _mm_sub_epi32(a, b); }
 inline i32x4 iand(i32x4 a, i32x4 b) { return _mm_and_si128(a, b); }
-inline i32x4 ishr16_4(i32x4 a) { return _mm_srli_epi16(a, 4); }
-// Each byte duplicated into a 16-bit lane, then shifted down 8 with its sign.
-inline i32x4 iwiden8_low(i32x4 a) { return _mm_srai_epi16(_mm_unpacklo_epi8(a, a), 8); }
-inline i32x4 iwiden8_high(i32x4 a) { return _mm_srai_epi16(_mm_unpackhi_epi8(a, a), 8); }
+template <int n>
+inline i32x4 iushr16(i32x4 a) { return _mm_srli_epi16(a, n); }
+inline f32x4 load_u16_high_x4(const void* p0, const void* p1, const void* p2, const void* p3) {
+  std::uint16_t h[4];
+  std::memcpy(&h[0], p0, 2), std::memcpy(&h[1], p1, 2), std::memcpy(&h[2], p2, 2), std::memcpy(&h[3], p3, 2);
+  __m128i v = _mm_setzero_si128();
+  v = _mm_insert_epi16(v, h[0], 1), v = _mm_insert_epi16(v, h[1], 3);
+  v = _mm_insert_epi16(v, h[2], 5), v = _mm_insert_epi16(v, h[3], 7);
+  return _mm_castsi128_ps(v);
+}
 inline f32x4 i32_to_f32(i32x4 a) { return _mm_cvtepi32_ps(a); }
 inline i32x4 isum4(i32x4 a, i32x4 b, i32x4 c, i32x4 d) {
   const i32x4 ab = _mm_add_epi32(_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b));
