@@ -3,7 +3,7 @@
 // as transformers.js generates), the prompt, and PyTorch's own greedy continuation. Made by
 // bench/generate/export.py into build/bench-generate/ (about 1.1 GB, ~30 s) when missing or stale;
 // bench/generate/quantize8.py writes the two 8-bit graphs from it into build/bench-generate-int8/,
-// bench/generate/lowbit_reference.py PyTorch's greedy tokens on the weights as our f16 and q8 hold
+// bench/generate/lowbit_reference.py PyTorch's greedy tokens on the weights as our f16, q8 and q4 hold
 // them into build/bench-generate-lowbit/ (generate/lowbit_check.mjs).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,7 @@ export const INT8_DIR = `${ROOT}build/bench-generate-int8`;
 /**
  * { data: { dir, prompt, newTokens, int8Onnx + nbits8Onnx | int8Skip }, expected: { ids, second, margin, logits, lowbit } }
  * or { skip }: PyTorch's greedy ids, per step its runner-up id and top-1 minus top-2 logit, the
- * prompt's last-position logits, and lowbit: the same on the weights as f16 and q8 hold them.
+ * prompt's last-position logits, and lowbit: the same on the weights as f16, q8 and q4 hold them.
  */
 export function prepareGenerate(wl) {
   const args = { layers: wl.layers, hidden: wl.dModel, heads: wl.numHeads, vocab: wl.vocab, positions: wl.positions,
@@ -46,7 +46,7 @@ export function prepareGenerate(wl) {
  * same work either way, but it must give all wl.newTokens tokens (one that stopped at end-of-text
  * ran a shorter generation). Where it parts: its token, PyTorch's, PyTorch's runner-up and the
  * top-1 minus top-2 logit margin PyTorch had there (a near tie explains a flip). An engine whose
- * dtype has a PyTorch reference on its own weights (f16, q8) is checked against that one instead
+ * dtype has a PyTorch reference on its own weights (f16, q8, q4) is checked against that one instead
  * (generate/lowbit_check.mjs), and fails the bench if it parts unexplained.
  */
 export function tokenAgreement(wl, expected, out, { lossy = false, dtype, logits } = {}) {

@@ -1,6 +1,6 @@
-// The generate workload's check of our f16 and q8 engines against PyTorch on the same weights
-// (lowbit_reference.py: weights rounded to f16, or Q8_0 with activations quantized per block as
-// the core does, in float64): the 64 greedy tokens equal, or where they first part our token's
+// The generate workload's check of our f16, q8 and q4 engines against PyTorch on the same weights
+// (lowbit_reference.py: weights rounded to f16, or Q8_0 / Q4_0 with activations quantized per block
+// as the core does, in float64): the 64 greedy tokens equal, or where they first part our token's
 // logit was, in the reference, within twice the dtype's logit error of the top; and the prompt's
 // logits within that error. Node only.
 import { createHash } from 'node:crypto';
@@ -18,13 +18,15 @@ export const LOWBIT_DIR = `${ROOT}build/bench-generate-lowbit`;
  * instead of float64 moves them 1.9e-5). q8: float32 rounding plus the activation codes it rounds
  * the other way near a tie (a few hundred of the prefill's 4M quantized values), which these random
  * weights amplify through 12 layers: measured 0.096 (rms 0.023), the reference in float32 0.10 (rms
- * 0.023); Q8_0 weights with float activations are 0.29 away, f16 weights 0.44. Where our tokens
- * first part, our token's logit was below the reference's chosen one by at most twice this (each
- * of the two logits off by at most the bound), or the engine computes something else.
+ * 0.023); Q8_0 weights with float activations are 0.29 away, f16 weights 0.44. q4 likewise:
+ * measured 0.080 (rms 0.019), the reference in float32 0.075 (rms 0.020); Q4_0 weights with float
+ * activations 0.26 away. Where our tokens first part, our token's logit was below the reference's
+ * chosen one by at most twice this (each of the two logits off by at most the bound), or the engine
+ * computes something else.
  */
-export const LOWBIT_LOGIT_ERROR = { f16: 2e-4, q8: 0.15 };
+export const LOWBIT_LOGIT_ERROR = { f16: 2e-4, q8: 0.15, q4: 0.15 };
 
-/** { f16, q8 }: lowbit_reference.py's output per dtype (made once, cached), or { skip } and why. */
+/** { f16, q8, q4 }: lowbit_reference.py's output per dtype (made once, cached), or { skip } and why. */
 export function lowbitReferences(sourceDir, sourceKey) {
   const dtypes = Object.keys(LOWBIT_LOGIT_ERROR);
   // The quantizer's digest is an argument so that a change to it remakes the references too.
@@ -32,7 +34,7 @@ export function lowbitReferences(sourceDir, sourceKey) {
   const made = ensureExport('generate low-bit reference', `${ROOT}bench/generate/lowbit_reference.py`, LOWBIT_DIR,
     { source: sourceDir, 'source-key': sourceKey, dtypes: dtypes.join(','), quantizer });
   if (made.skip) {
-    console.log(`generate: f16 and q8 are compared with float32 PyTorch only (no reference on their weights: ${made.skip})`);
+    console.log(`generate: f16, q8 and q4 are compared with float32 PyTorch only (no reference on their weights: ${made.skip})`);
     return { skip: made.skip };
   }
   return Object.fromEntries(dtypes.map((d) => [d, JSON.parse(readFileSync(`${LOWBIT_DIR}/${d}.json`, 'utf8'))]));
@@ -45,8 +47,9 @@ export function lowbitReferences(sourceDir, sourceKey) {
  */
 export function lowbitAgreement(wl, ref, out, { logits, float }) {
   const bound = LOWBIT_LOGIT_ERROR[ref.dtype];
-  let same = 0;
-  while (same < ref.ids.length && out?.[same] === ref.ids[same]) same++;
+  const same = leading(ref.ids, out);
+  // The reference run in float32: where float32's rounding alone parts it, and how long ours follows it.
+  const float32Run = ref.float32 ? { value: leading(ref.ids, ref.float32.ids), ours: leading(ref.float32.ids, out) } : null;
   const complete = out?.length === wl.newTokens;
   const parts = same < ref.ids.length && same < (out?.length ?? 0) ? divergence(ref, same, out[same]) : null;
   const logitsOk = logits != null && logits.maxAbs <= bound;
@@ -56,7 +59,14 @@ export function lowbitAgreement(wl, ref, out, { logits, float }) {
     : !logitsOk ? `prompt logits ${logits ? `${logits.maxAbs.toExponential(2)}` : '(none)'} from PyTorch's on the same ${ref.dtype} weights (bound ${bound})`
     : `tokens part from PyTorch's on the same ${ref.dtype} weights at step ${parts.step} onto a token ${parts.gap == null ? `not among its top ${ref.top_ids[parts.step].length}` : `${parts.gap.toExponential(2)} below its top`} (bound ${2 * bound})`;
   return { kind: 'tokens', against: `pytorch-${ref.dtype}`, lowbit: ref.dtype, value: same, tolerance: `${ref.ids.length} or a flip within ${2 * bound}`,
-    bound, lossy: false, complete, parts, ok, why, maxAbsDiff: ok ? 0 : Infinity, logits, float };
+    bound, lossy: false, complete, parts, ok, why, maxAbsDiff: ok ? 0 : Infinity, logits, float, float32Run };
+}
+
+/** Leading ids of a and b that are equal. */
+function leading(a, b) {
+  let n = 0;
+  while (n < a.length && n < (b?.length ?? 0) && a[n] === b[n]) n++;
+  return n;
 }
 
 /** Where our token `got` replaced the reference's at `step`: its rank and gap below the top there (null: below the kept ones). */
@@ -72,5 +82,6 @@ export function lowbitAgreementText(a, newTokens) {
   if (a.value === newTokens) return `${newTokens}/${newTokens} = PyTorch ${a.lowbit}${vsFloat}`;
   const p = a.parts;
   const place = p.rank == null ? 'not in its top 8' : `its #${p.rank}, ${p.gap.toFixed(3)} below`;
-  return `${a.value}/${newTokens} = PyTorch ${a.lowbit}; step ${p.step}: ${p.got} (${place}; bound ${2 * a.bound}) vs ${p.expected}, top-2 margin ${p.margin.toFixed(3)}${vsFloat}`;
+  const run = a.float32Run ? `; PyTorch ${a.lowbit} in float32: ${a.float32Run.value}/${newTokens}, ours = its first ${a.float32Run.ours}` : '';
+  return `${a.value}/${newTokens} = PyTorch ${a.lowbit}; step ${p.step}: ${p.got} (${place}; bound ${2 * a.bound}) vs ${p.expected}, top-2 margin ${p.margin.toFixed(3)}${run}${vsFloat}`;
 }

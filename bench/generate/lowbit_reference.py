@@ -1,8 +1,8 @@
 """PyTorch's greedy continuation of the generate workload's model with its weights as this library holds
-them at loadModel's dtype 'f16' and 'q8' (and 'q4' when asked), for the bench to check our low-bit
+them at loadModel's dtype 'f16', 'q8' and 'q4', for the bench to check our low-bit
 engines' tokens against the same weights rather than against float32.
 
-Usage: /usr/bin/python3 lowbit_reference.py OUT_DIR --source SRC_DIR --source-key KEY [--dtypes f16,q8] [--quantizer SHA] [--key KEY]
+Usage: /usr/bin/python3 lowbit_reference.py OUT_DIR --source SRC_DIR --source-key KEY [--dtypes f16,q8,q4] [--quantizer SHA] [--key KEY]
 
 Run by bench/generate.mjs (cached like export.py's folder) into build/bench-generate-lowbit/.
 The weights go through tests/fixtures/lowbit_quant.py, a quantizer written from the Q8_0 / Q4_0
@@ -18,9 +18,10 @@ x / d lies within ~1e-4 of a tie (the closest such distance is recorded).
 Writes OUT_DIR/<dtype>.json for each dtype: ids (the greedy continuation through the KV cache, as
 export.py's), second and margin (per step the runner-up id and the top-1 minus top-2 logit),
 top_ids and top_logits (per step the 8 highest logits), logits (the prompt's last-position logits),
-float32_prefill (max and rms |difference| of those when the same model runs in float32), tie_margin and quantized (the closest any quantized
-activation came to a rounding tie, in steps, and how many were quantized), seconds; then
-manifest.json (written last).
+float32 (the same model run in float32: its greedy ids, and its prompt logits' max and rms
+|difference| from these), tie_margin and quantized (the closest any quantized activation came to a
+rounding tie, in steps, and how many were quantized), seconds (float64 run); then manifest.json
+(written last).
 """
 
 import argparse
@@ -101,14 +102,15 @@ class TopLogits:
         return out
 
 
-@torch.no_grad()
-def float32_distance(model, a, prompt, logits):
-    """Max and rms |difference| of the prompt's logits when the same model runs in float32: how far
-    float32's rounding alone (and the activation codes it flips) moves them. Converts the model."""
+def float32_run(model, a, prompt, logits):
+    """The same model run in float32 (converted in place): its greedy ids, and the max and rms
+    |difference| of its prompt logits from float64's. How far float32's rounding alone (and the
+    activation codes it rounds the other way) moves them, and where that alone parts the tokens."""
     model.float()
     torch.set_default_dtype(torch.float32)
-    d = (model(torch.tensor([prompt]), *export.empty_past(a))[0][0].double() - logits).abs()
-    return {"max": d.max().item(), "rms": d.pow(2).mean().sqrt().item()}
+    ids, _, _, first = export.greedy(model, a, prompt)
+    d = (first.double() - logits).abs()
+    return {"ids": ids, "max": d.max().item(), "rms": d.pow(2).mean().sqrt().item()}
 
 
 def reference(src, dtype):
@@ -121,7 +123,7 @@ def reference(src, dtype):
          "logits": first.tolist(), "tie_margin": quantizer.closest if quantizer else None,
          "quantized": quantizer.count if quantizer else 0}
     r["seconds"] = round(time.perf_counter() - start, 1)  # the reference itself; the float32 rerun is a check
-    r["float32_prefill"] = float32_distance(model, a, prompt, first)
+    r["float32"] = float32_run(model, a, prompt, first)
     return r
 
 
@@ -130,7 +132,7 @@ def main():
     p.add_argument("out_dir")
     p.add_argument("--source", required=True, help="export.py's folder")
     p.add_argument("--source-key", required=True, help="its manifest's key (the cache key covers it)")
-    p.add_argument("--dtypes", default="f16,q8")
+    p.add_argument("--dtypes", default="f16,q8,q4")
     p.add_argument("--quantizer", default="", help="lowbit_quant.py's digest (only in the cache key)")
     p.add_argument("--key", default="", help="stored verbatim in manifest.json: the caller's cache key")
     a = p.parse_args()
@@ -151,9 +153,10 @@ def main():
             json.dump(r, f)
         same = next((i for i, (x, y) in enumerate(zip(r["ids"], expected)) if x != y), len(expected))
         tie = f", closest tie {r['tie_margin']:.1e} steps in {r['quantized']} activations" if r["tie_margin"] is not None else ""
-        f32 = r["float32_prefill"]
-        lines.append(f"{dtype} {r['seconds']} s, least margin {min(r['margin']):.2e}, {same} leading ids = float32's{tie}, "
-                     f"prompt logits run in float32: max {f32['max']:.1e}, rms {f32['rms']:.1e} away")
+        f32 = r["float32"]
+        own = next((i for i, (x, y) in enumerate(zip(r["ids"], f32["ids"])) if x != y), len(expected))
+        lines.append(f"{dtype} {r['seconds']} s, least margin {min(r['margin']):.2e}, {same} leading ids = float32 PyTorch's{tie}; "
+                     f"run in float32: prompt logits max {f32['max']:.1e}, rms {f32['rms']:.1e} away, {own} leading ids equal")
     with open(manifest, "w") as f:
         json.dump({"key": a.key, "args": vars(a), "torch": torch.__version__, "files": [f"{d}.json" for d in dtypes]}, f, indent=1)
     print(f"lowbit_reference.py: wrote {a.out_dir}: " + "; ".join(lines))

@@ -1,7 +1,7 @@
-// The generate bench's check of our f16 and q8 engines against PyTorch on the same low-bit weights
+// The generate bench's check of our f16, q8 and q4 engines against PyTorch on the same low-bit weights
 // (bench/generate/lowbit_check.mjs through bench/generate.mjs's tokenAgreement), on hand-made
 // references: when it passes, when it fails and what it prints. The real references come from
-// bench/generate/lowbit_reference.py (PyTorch, ~1.5 min), run by the bench itself, not here.
+// bench/generate/lowbit_reference.py (PyTorch, ~3-5 min), run by the bench itself, not here.
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 
@@ -31,8 +31,8 @@ function inBench(code) {
 }
 
 describe('bench generate: f16 and q8 against PyTorch on their own weights', () => {
-  test('the bounds: f16 2e-4 and q8 0.15 of a logit', () => {
-    expect(inBench('out(LOWBIT_LOGIT_ERROR);')).toEqual({ f16: 2e-4, q8: 0.15 });
+  test('the bounds: f16 2e-4, q8 and q4 0.15 of a logit', () => {
+    expect(inBench('out(LOWBIT_LOGIT_ERROR);')).toEqual({ f16: 2e-4, q8: 0.15, q4: 0.15 });
   });
 
   test('all 64 tokens equal and the prompt logits within the bound: agrees, and says how float32 PyTorch compares', () => {
@@ -50,6 +50,14 @@ describe('bench generate: f16 and q8 against PyTorch on their own weights', () =
     expect(r.a).toMatchObject({ ok: true, value: 5, parts: { step: 5, got: 205, expected: 5, second: 105, rank: 3 } });
     expect(r.a.parts.gap).toBeCloseTo(0.1, 12);
     expect(r.text).toBe('5/64 = PyTorch q8; step 5: 205 (its #3, 0.100 below; bound 0.3) vs 5, top-2 margin 0.010 (float32 PyTorch: 0/64)');
+  });
+
+  test('where the reference run in float32 parts too, the line says so and how long ours follows that run', () => {
+    // The float32 run parts at step 5 onto 205 as ours does, then at step 9 from ours.
+    const r = inBench(`
+      e.lowbit.q8.float32 = { ids: tokens(5, 205).map((x, i) => (i === 9 ? 999 : x)) };
+      out(gen.tokenAgreementText(check('q8', tokens(5, 205)), 64));`);
+    expect(r).toBe('5/64 = PyTorch q8; step 5: 205 (its #3, 0.100 below; bound 0.3) vs 5, top-2 margin 0.010; PyTorch q8 in float32: 5/64, ours = its first 9 (float32 PyTorch: 0/64)');
   });
 
   test('a divergence the bound does not explain fails with the reason', () => {
@@ -71,12 +79,12 @@ describe('bench generate: f16 and q8 against PyTorch on their own weights', () =
     expect(r.short).toMatchObject({ ok: false, complete: false });
   });
 
-  test('a dtype without a reference (q4), or a bench without the references, keeps the float32 comparison', () => {
+  test('a dtype without a reference (ORT\'s int8), or a bench without the references, keeps the float32 comparison', () => {
     const r = inBench(`out({
-      q4: check('q4', tokens(5, 205)),
+      int8: check('int8', tokens(5, 205)),
       skipped: gen.tokenAgreement(wl, { ...e, lowbit: { skip: 'no torch' } }, tokens(5, 205), { lossy: true, dtype: 'q8' }),
     });`);
-    expect(r.q4).toMatchObject({ against: 'pytorch', ok: true, value: 0, parts: { step: 0, got: 0, expected: 1000 } });
+    expect(r.int8).toMatchObject({ against: 'pytorch', ok: true, value: 0, parts: { step: 0, got: 0, expected: 1000 } });
     expect(r.skipped).toMatchObject({ against: 'pytorch', ok: true, value: 0 });
   });
 });
