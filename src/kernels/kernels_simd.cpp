@@ -1,4 +1,5 @@
 // SIMD twins of kernels_scalar.cpp, written once against simd4.h (WASM SIMD128 or SSE2).
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -213,11 +214,18 @@ inline float value_b(const float* p) { return *p; }
 inline float value_b(const std::uint16_t* p) { return half_to_float(*p); }
 inline float value_b(const Bf16* p) { return bf16_to_float(p->bits); }
 
-// C[i][0..3] = A's row i dotted with rows b0..b3 of B, for every row i of A.
+// Where the bytes touched ahead end up, so that the compiler keeps those loads.
+std::atomic<unsigned> touch_sink{0};
+
+// C[i][0..3] = A's row i dotted with rows b0..b3 of B, for every row i of A. `ahead`: the next
+// four rows' bytes (4 x K values) to touch while these are read, one byte per cache line, or null.
+// The hardware prefetcher follows each of the four rows but stops at the jump to the next four;
+// the touches keep memory busy across it.
 template <typename TB>
 void dot_four_rows(int M, int K, const float* A, int lda, const TB* b0, const TB* b1, const TB* b2, const TB* b3,
-                   float* C, int ldc) {
+                   float* C, int ldc, const unsigned char* ahead = nullptr) {
   const int k4 = K / 4 * 4;
+  unsigned touched = 0;
   for (int i = 0; i < M; ++i) {
     const float* a = A + static_cast<long>(i) * lda;
     // Two accumulators per row: eight independent mul+add chains hide their latency (with
@@ -225,6 +233,11 @@ void dot_four_rows(int M, int K, const float* A, int lda, const TB* b0, const TB
     f32x4 s0 = splat(0.0f), s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0;
     int k = 0;
     for (; k + 8 <= k4; k += 8) {
+      if (ahead && i == 0) {  // 32 values of the next four rows per step: 128 (f32) or 64 bytes
+        const unsigned char* t = ahead + std::size_t(k) * 4 * sizeof(TB);
+        touched += t[0];
+        if (sizeof(TB) == 4) touched += t[64];
+      }
       const f32x4 av = load(a + k), aw = load(a + k + 4);
       f32x4 lo, hi;
       load_b8(b0 + k, lo, hi);
@@ -253,6 +266,7 @@ void dot_four_rows(int M, int K, const float* A, int lda, const TB* b0, const TB
     float* c = C + static_cast<long>(i) * ldc;
     c[0] = r0, c[1] = r1, c[2] = r2, c[3] = r3;
   }
+  if (ahead) touch_sink.store(touched, std::memory_order_relaxed);
 }
 
 // C[i][0] = A's row i dotted with row b of B.
@@ -285,7 +299,10 @@ void gemm_bt_simd_t(int M, int N, int K, const float* A, int lda, const TB* B, i
   for (; j + 4 <= N; j += 4) {
     if (in_place) {
       const TB* b0 = B + static_cast<long>(j) * ldb;
-      dot_four_rows(M, K, A, lda, b0, b0 + ldb, b0 + 2 * ldb, b0 + 3 * ldb, C + j, ldc);
+      // (the next four rows, when they exist and lie right after these: rows without padding)
+      const bool touch = ldb == K && j + 8 <= N;
+      dot_four_rows(M, K, A, lda, b0, b0 + ldb, b0 + 2 * ldb, b0 + 3 * ldb, C + j, ldc,
+                    touch ? reinterpret_cast<const unsigned char*>(b0 + 4 * ldb) : nullptr);
     } else {
       int ld;
       const float* b0 = rows_of(B, j, 4, K, ldb, scratch, ld);

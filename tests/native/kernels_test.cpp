@@ -159,6 +159,46 @@ TEST(Kernels, GemmBtOnHalvesSumsExactlyAsOnTheWidenedTable) {
         }
 }
 
+// Rows stored without padding (ldb == K: weights as models hold them) are where the one-row
+// kernels also read the next four rows ahead; the sums must be those of the same rows padded, and
+// nothing may be read past the matrix (the buffers end exactly at its last value).
+TEST(Kernels, GemmBtOnUnpaddedRowsSumsAsOnPaddedOnes) {
+  std::mt19937 rng(17);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  for (const attn::Kernels* kn : {&attn::scalar_kernels(), &attn::simd_kernels()})
+    for (int M : {1, 2})
+      for (int N : {4, 8, 9, 13, 33})
+        for (int K : {8, 12, 64, 100, 576}) {
+          const int pad = 3;
+          std::vector<float> a(size_t(M) * K), bf(size_t(N) * K), bf_pad(size_t(N) * (K + pad));
+          std::vector<uint16_t> bh(bf.size()), bh_pad(bf_pad.size());
+          std::vector<attn::Bf16> bb(bf.size()), bb_pad(bf_pad.size());
+          for (float& v : a) v = g(rng);
+          for (size_t r = 0; r < size_t(N); ++r)
+            for (size_t k = 0; k < size_t(K); ++k) {
+              const float v = g(rng);
+              const size_t at = r * K + k, at_pad = r * (K + pad) + k;
+              bf[at] = bf_pad[at_pad] = v;
+              bh[at] = bh_pad[at_pad] = attn::float_to_half(v);
+              bb[at].bits = bb_pad[at_pad].bits = attn::float_to_bf16(v);
+            }
+          std::vector<float> c(size_t(M) * N), c_pad(c.size());
+          const auto same = [&](const char* what) {
+            for (size_t i = 0; i < c.size(); ++i)
+              ASSERT_EQ(float_bits(c[i]), float_bits(c_pad[i])) << kn->name << " " << what << " M" << M << " N" << N << " K" << K;
+          };
+          kn->gemm_bt(M, N, K, a.data(), K, bf.data(), K, c.data(), N);
+          kn->gemm_bt(M, N, K, a.data(), K, bf_pad.data(), K + pad, c_pad.data(), N);
+          same("f32");
+          kn->gemm_bt_half(M, N, K, a.data(), K, bh.data(), K, c.data(), N);
+          kn->gemm_bt_half(M, N, K, a.data(), K, bh_pad.data(), K + pad, c_pad.data(), N);
+          same("f16");
+          kn->gemm_bt_bf16(M, N, K, a.data(), K, bb.data(), K, c.data(), N);
+          kn->gemm_bt_bf16(M, N, K, a.data(), K, bb_pad.data(), K + pad, c_pad.data(), N);
+          same("bf16");
+        }
+}
+
 TEST(Kernels, GeluErfTwinsMatchTheDoubleFormula) {
   std::mt19937 rng(5);
   for (int n = 1; n <= 23; ++n)
