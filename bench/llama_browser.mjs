@@ -165,7 +165,7 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
         if (pair.ours.error || pair['llama.cpp'].error) continue;
         const a = tokenAgreement(pair['llama.cpp'], pair.ours);
         if (a.firstDiff != null) {
-          a.ours = (await inPage(context, site, memory, (page) => page.evaluate((x) => window.ourLogitsAt(x), { ...args, tokens: pair.ours.runs[0].tokens, k: a.firstDiff })));
+          a.ours = (await inPage(context, site, memory, (page) => page.evaluate((x) => window.ourLogitsAt(x), { ...args, tokens: pair.ours.runs[0].tokens, k: a.firstDiff, llamaToken: a.llamaTokens[a.firstDiff] })));
         }
         res.agreement.push({ type, threads, ...a });
         const ort = pair['onnxruntime-web'];

@@ -107,6 +107,12 @@ export function llamaReport(res) {
     const where = a.firstDiff == null ? `all ${a.n} equal`
       : `first differ at step ${a.firstDiff} (${a.equal} equal before): llama.cpp ${a.llamaTokens[a.firstDiff]}, ours ${a.ourTokens[a.firstDiff]}; there our top-2 margin ${a.ours?.margin?.toExponential(2)} of a logit range ${fmt(a.ours?.range, 2)} (${a.ours ? (a.ours.margin / a.ours.range).toExponential(1) : '-'}), llama.cpp's ${a.llamaMargin?.toExponential(2) ?? '-'}${nearTie(a) ? ': a near-tie' : ''}`;
     lines.push(`  ${a.type} ${a.threads}t: ${where}`);
+    const ex = a.ours?.exact;
+    if (ex) {
+      const logit = (facts, id) => facts.picks.find((p) => p.id === id)?.logit;
+      const [l, o] = [a.llamaTokens[a.firstDiff], a.ourTokens[a.firstDiff]];
+      lines.push(`    the same ${a.type} weights as float32 (no 8-bit activations): top ${ex.top[0]} by ${fmt(ex.margin, 3)}, llama.cpp's ${l} at ${fmt(logit(ex, l), 3)}, ours ${o} at ${fmt(logit(ex, o), 3)} (ours with 8-bit activations: ${fmt(logit(a.ours, l), 3)}, ${fmt(logit(a.ours, o), 3)}). Both sides quantize activations to 8 bits per block of 32 (llama.cpp with f16 scales, ours with f32): where they part, the choice is within what that moves`);
+    }
   }
   for (const a of res.ortAgreement ?? []) {
     const ort = find(a.type, a.threads, 'onnxruntime-web'), ours = find(a.type, a.threads, 'ours');

@@ -150,19 +150,34 @@ window.generateRuns = async ({ newTokens, reps }) => {
   return result;
 };
 
-/**
- * Our logits after the prompt and the first `k` of `tokens` (the step where the two sides first
- * chose differently): the top two ids, their margin and the logits' range.
- */
-window.ourLogitsAt = async ({ config, type, promptIds, tokens, k }) => {
-  const mod = await loadAttention({ simd: true, threads: 1 });
-  const model = await mod.loadModel({ config, weights: checkpointFor(config, type), tokenizer: idsOnlyTokenizer() }, { dtype: DTYPE[type] });
-  const { logits } = model.run([...promptIds, ...tokens.slice(0, k)], { logitsToKeep: 1 });
-  model.dispose();
+/** The top two ids of a logits row, their margin, the row's range, and the logits of `picks`. */
+function logitFacts(logits, picks) {
   const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]);
   let lo = Infinity, hi = -Infinity;
   for (const v of logits) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
-  return { top: order.slice(0, 2), topLogits: [logits[order[0]], logits[order[1]]], margin: logits[order[0]] - logits[order[1]], range: hi - lo };
+  return {
+    top: order.slice(0, 2), topLogits: [logits[order[0]], logits[order[1]]], margin: logits[order[0]] - logits[order[1]], range: hi - lo,
+    picks: picks.filter((id) => id != null).map((id) => ({ id, logit: logits[id] })),
+  };
+}
+
+/**
+ * Our logits after the prompt and the first `k` of `tokens` (the step where the two sides first
+ * chose differently): the top two ids, their margin, the logits' range, and the logits of both
+ * sides' choices. For Q8_0/Q4_0 also `exact`: the same from the same weights held as float32 (no
+ * quantized activations on either side), which says which choice the weights themselves make.
+ */
+window.ourLogitsAt = async ({ config, type, promptIds, tokens, k, llamaToken }) => {
+  const mod = await loadAttention({ simd: true, threads: 1 });
+  const weights = checkpointFor(config, type);
+  const ids = [...promptIds, ...tokens.slice(0, k)], picks = [llamaToken, tokens[k]];
+  const at = async (dtype) => {
+    const model = await mod.loadModel({ config, weights, tokenizer: idsOnlyTokenizer() }, { dtype });
+    const { logits } = model.run(ids, { logitsToKeep: 1 });
+    model.dispose();
+    return logitFacts(logits, picks);
+  };
+  return { ...(await at(DTYPE[type])), exact: type === 'Q8_0' || type === 'Q4_0' ? await at('f32') : undefined };
 };
 
 log('ready');
