@@ -13,7 +13,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const readmePath = join(root, 'README.md');
 const START = '<!-- package-sizes -->', END = '<!-- /package-sizes -->';
 const MODELS = [['GPT-2 decoder (default, `gpt2`)', 'brown-gpt2'], ['BERT encoder (`bert`)', 'brown-bert'],
-  ['BART spelling to sound (`bart`)', 'g2p-bart']];
+  ['BART spelling to sound (`bart`)', 'g2p-bart'], ['Llama-style decoder (`llama`)', 'brown-llama']];
 
 const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;

@@ -62,22 +62,30 @@ function probes(ids, seed) {
   });
 }
 
+// The decoder-only models: GPT-2, and the Llama (brown-llama), whose tokenizer.json template puts
+// <|endoftext|> first by itself (so no prependBos, and a probe word is encoded without it).
 function gpt2Scores(model, sentences, seed) {
-  const { n_layer: L, n_head: H } = model.config;
+  const llama = model.type === 'llama';
+  const L = llama ? model.config.num_hidden_layers : model.config.n_layer;
+  const H = llama ? model.config.num_attention_heads : model.config.n_head;
+  const word = llama ? (w) => model.tokenizer.encode(' ' + w, { addSpecialTokens: false }) : gpt2Word(model);
   const sums = [], ind = [];
   let bos = null;
   for (const s of sentences) {
-    const run = model.run(s, { prependBos: true, attention: true });
+    const run = model.run(s, { prependBos: !llama, attention: true });
     bos = run.tokens[0];
     const n = run.tokens.length;
     addSentence(sums, run.attention, n, L * H, textRows(n, true));
   }
-  for (const words of probes(probeIds(gpt2Word(model)), seed)) {
+  for (const words of probes(probeIds(word), seed)) {
     const ids = [bos, ...words];
     const run = model.run(ids, { attention: true });
     addInduction(ind, run.attention, ids.length, L * H, inductionRows(ids), true);
   }
-  return { ...merge(selfScores(sums, true), inductionScores(ind), H, sums[0].rows, ind[0].rows), probeWords: oneToken(gpt2Word(model)) };
+  const measured = { ...merge(selfScores(sums, true), inductionScores(ind), H, sums[0].rows, ind[0].rows), probeWords: oneToken(word) };
+  // Grouped-query attention: which K/V head each query head reads (the demo draws the groups).
+  if (llama) for (const h of measured.heads) h.kvHead = model.kvHeadOf(h.head);
+  return measured;
 }
 
 function bertScores(model, sentences, seed) {
@@ -131,9 +139,9 @@ function headsFile(name, kind, measured, heldOutText) {
     } : {}),
     rules: Object.fromEntries([...LABELS.filter((r) => !r.kinds || r.kinds.includes(kind))
       .map((r) => [r.name, `${r.score} >= ${r.min} (tried in this order; ${r.means}; measured: ${r.measured})`]), [BROAD.name, BROAD.means]]),
-    heads: measured.heads.map(({ layer, head, scores }) => {
+    heads: measured.heads.map(({ layer, head, kvHead, scores }) => {
       const { label, score } = labelHead(scores, kind);
-      return { layer, head, label, score: score === null ? null : Math.round(score * 1e4) / 1e4, scores: round(scores) };
+      return { layer, head, ...(kvHead === undefined ? {} : { kv_head: kvHead }), label, score: score === null ? null : Math.round(score * 1e4) / 1e4, scores: round(scores) };
     }),
   };
 }
@@ -169,7 +177,8 @@ function updateCard(path, file) {
 async function loadModels() {
   const attn = await loadAttention({ threads: 1 });
   const load = (name) => attn.loadModel(join(root, 'web/models', name));
-  return { gpt2: await load('brown-gpt2'), bert: await load('brown-bert'), bart: await load('g2p-bart') };
+  const llama = existsSync(join(root, 'web/models/brown-llama/model.safetensors')) ? await load('brown-llama') : null;
+  return { gpt2: await load('brown-gpt2'), bert: await load('brown-bert'), bart: await load('g2p-bart'), llama };
 }
 
 /** Every model's scores on the given text (the heads.json content without labels). */
@@ -178,6 +187,7 @@ function measureAll(models, text, seed) {
     'brown-gpt2': gpt2Scores(models.gpt2, text.sentences, seed),
     'brown-bert': bertScores(models.bert, text.sentences, seed),
     'g2p-bart': bartScores(models.bart, text.words),
+    ...(models.llama ? { 'brown-llama': gpt2Scores(models.llama, text.sentences, seed) } : {}),
   };
 }
 
@@ -194,8 +204,10 @@ async function build() {
     'brown-bert': headsFile('brown-bert', 'bidirectional', measured['brown-bert'], `${brown}, each as [CLS] s [SEP]; rows: the sentence's tokens`),
     'g2p-bart': headsFile('g2p-bart', 'cross', measured['g2p-bart'], `${label.words.length} CMUdict test words (every other one; tools/train/g2p/prepare_cmudict.py's split), greedy outputs`),
   };
+  if (models.llama) files['brown-llama'] = headsFile('brown-llama', 'causal', measured['brown-llama'], `${brown}, each as <|endoftext|> s (the tokenizer's template); rows from position 2`);
   for (const [name, file] of Object.entries(files)) {
-    const before = JSON.parse(readFileSync(join(root, 'web/models', name, 'heads.json'), 'utf8'));
+    const old = join(root, 'web/models', name, 'heads.json');
+    const before = existsSync(old) ? JSON.parse(readFileSync(old, 'utf8')) : {};
     // The repeated-sentence loss (tools/train/analyze_heads.py, PyTorch) is not a head score: kept.
     if (before.repeat_test) file.repeat_test = { ...before.repeat_test, measured_by: 'tools/train/analyze_heads.py' };
     writeFileSync(join(root, 'web/models', name, 'heads.json'), JSON.stringify(file, null, 1) + '\n');
@@ -213,7 +225,7 @@ async function checkScores() {
   const models = await loadModels();
   const check = JSON.parse(readFileSync(CHECK_FILE, 'utf8'));
   const measured = measureAll(models, check, check.seed);
-  const kinds = { 'brown-gpt2': 'causal', 'brown-bert': 'bidirectional', 'g2p-bart': 'cross' };
+  const kinds = { 'brown-gpt2': 'causal', 'brown-bert': 'bidirectional', 'g2p-bart': 'cross', 'brown-llama': 'causal' };
   const heads = Object.fromEntries(Object.entries(measured).map(([name, m]) => [name, m.heads.map((h) => ({
     ...h, label: labelHead(h.scores, kinds[name]).label, scores: round(h.scores),
   }))]));
