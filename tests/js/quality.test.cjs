@@ -18,14 +18,16 @@ beforeAll(() => {
   measured = JSON.parse(execFileSync(process.execPath, [path.join(root, 'tools/quality/measure_quality.mjs'), '--sample'], { cwd: root, encoding: 'utf8' }));
 }, 120000);
 
-test('brown-gpt2: the nats the tool sums equal PyTorch\'s loss on the held-out sample', () => {
-  const s = sample('brown-gpt2');
-  s.sentences.forEach(({ sum_nll: reference }, i) => expect(Math.abs(measured.gpt2[i] - reference)).toBeLessThan(0.01));
-  expect(Math.abs(sumOf(measured.gpt2) / s.predicted_tokens - s.mean_loss)).toBeLessThan(1e-3);
+// Each decoder measured as the tool measures it: its own tokenizer, sentences as PyTorch tokenized them.
+test.each([['brown-gpt2', 'gpt2'], ['brown-llama', 'llama']])('%s: the nats the tool sums equal PyTorch\'s loss on the held-out sample', (name, key) => {
+  const s = sample(name), m = measured[key];
+  expect(m.nats).toHaveLength(s.sentences.length);
+  s.sentences.forEach(({ sum_nll: reference }, i) => expect(Math.abs(m.nats[i] - reference)).toBeLessThan(0.01));
+  expect(Math.abs(sumOf(m.nats) / s.predicted_tokens - s.mean_loss)).toBeLessThan(1e-3);
   // Longer than the context (128): scored in windows, every token once, the first window as a run of its own.
-  expect(measured.long.nats).toHaveLength(199);
-  expect(measured.long.nats.every(Number.isFinite)).toBe(true);
-  expect(measured.long.nats.slice(0, 127)).toEqual(measured.long.firstWindow);
+  expect(m.long.nats).toHaveLength(199);
+  expect(m.long.nats.every(Number.isFinite)).toBe(true);
+  expect(m.long.nats.slice(0, 127)).toEqual(m.long.firstWindow);
 });
 
 test('brown-bert: the blanks the tool counts right match PyTorch\'s accuracy on the held-out sample', () => {
@@ -40,7 +42,7 @@ test('g2p-bart: the tool\'s word and phoneme error rates match PyTorch\'s greedy
   expect(Math.abs(measured.bart.per - s.per)).toBeLessThan(0.005);
 });
 
-test.each([['brown-gpt2', true], ['brown-bert', true], ['g2p-bart', false]])('%s: quality.json names its measure, held-out data and training data', (name, hasBaseline) => {
+test.each([['brown-gpt2', true], ['brown-llama', true], ['brown-bert', true], ['g2p-bart', false]])('%s: quality.json names its measure, held-out data and training data', (name, hasBaseline) => {
   const q = quality(name);
   expect(q.model).toBe(name);
   expect(q.tool).toMatch(/measure_quality\.mjs/);

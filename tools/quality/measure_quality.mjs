@@ -3,17 +3,17 @@
 // quality.json, which the demo's "what you are looking at" box and the model card page show.
 //
 //   node scripts/bundle.mjs && node tools/quality/measure_quality.mjs
-//       writes web/models/{brown-gpt2,brown-bert,g2p-bart}/quality.json (about 8 minutes on a
-//       loaded 2-core machine: every held-out sentence and word). Needs python3 for the held-out
-//       splits (held_out.mjs).
+//       writes web/models/{brown-gpt2,brown-llama,brown-bert,g2p-bart}/quality.json (about 10 minutes
+//       on a loaded 2-core machine: every held-out sentence and word). Needs python3 for the held-out
+//       splits (held_out.mjs). Names after it (e.g. `brown-llama`) measure only those models.
 //   node tools/quality/measure_quality.mjs --sample
 //       the same measures on the models' small heldout-sample.json files (JSON on stdout): what
 //       tests/js/quality.test.cjs compares with PyTorch's figures for them.
 //
-// brown-gpt2: perplexity per word on Brown's validation documents, each sentence alone as
-//   <|endoftext|> s <|endoftext|>; against a unigram model (token frequencies of the training
+// brown-gpt2, brown-llama: perplexity per word on Brown's validation documents, each sentence alone
+//   as <|endoftext|> s <|endoftext|>; against a unigram model (token frequencies of the training
 //   split, add-one) on the same tokens. Per word: exp(total nats / corpus word tokens), so the
-//   figure does not depend on how the tokenizer cuts words.
+//   figure does not depend on how the tokenizer cuts words (the two have different tokenizers).
 // brown-bert: top-1 accuracy at [MASK]ed tokens (15 % of each validation sentence's tokens,
 //   seeded, at least one); against always guessing the training split's most frequent token.
 // g2p-bart: word and phoneme error rates of greedy decoding on CMUdict's test words (a word is
@@ -40,7 +40,7 @@ function parameterCount(name) {
 
 /** -ln p(ids[t] | ids[..t]) for every t >= 1, in windows of the model's context (half overlap). */
 export function tokenNats(lm, ids) {
-  const P = lm.config.n_positions, nats = [];
+  const P = contextOf(lm), nats = [];
   for (let start = 0, next = 1; next < ids.length; start = Math.max(0, next - P / 2)) {
     const window = ids.slice(start, start + P);
     const r = lm.run(window, { prependBos: false });
@@ -57,9 +57,15 @@ export function tokenNats(lm, ids) {
   return nats;
 }
 
-export function gpt2Quality(lm, { val, train, valWords, trainWords }) {
+/** A decoder's context length, whatever its config calls it (GPT-2: n_positions; Llama: max_position_embeddings). */
+const contextOf = (lm) => lm.config.n_positions ?? lm.config.max_position_embeddings;
+
+/** A sentence's tokens without special ones (the Llama's tokenizer.json template would put its <|endoftext|> first). */
+const pieces = (lm, s) => (lm.type === 'llama' ? lm.tokenizer.encode(s, { addSpecialTokens: false }) : lm.tokenizer.encode(s));
+
+export function decoderQuality(lm, { val, train, valWords, trainWords }) {
   const eot = lm.tokenizer.tokenId('<|endoftext|>');
-  const stream = (s) => [eot, ...lm.tokenizer.encode(s), eot];
+  const stream = (s) => [eot, ...pieces(lm, s), eot];
   // Unigram: training token frequencies (each sentence ends in its <|endoftext|>), add-one.
   const counts = new Float64Array(lm.config.vocab_size);
   let total = 0;
@@ -175,11 +181,14 @@ async function main() {
   const data = heldOutSplits();
   const load = (name) => attn.loadModel(modelDir(name));
   const measures = {
-    'brown-gpt2': (lm) => gpt2Quality(lm, data),
+    'brown-gpt2': (lm) => decoderQuality(lm, data),
+    'brown-llama': (lm) => decoderQuality(lm, data),
     'brown-bert': (lm) => bertQuality(lm, data),
     'g2p-bart': (lm) => bartQuality(lm, data),
   };
+  const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   for (const [name, measure] of Object.entries(measures)) {
+    if (only.length && !only.includes(name)) continue;
     const t0 = performance.now();
     const lm = await load(name);
     const quality = { model: name, model_type: lm.type, tool: TOOL, parameters: parameterCount(name), ...shapeOf(lm.config), ...measure(lm) };
@@ -197,13 +206,16 @@ async function main() {
 async function sample() {
   const attn = await loadAttention({ threads: 1 });
   const read = (name) => JSON.parse(readFileSync(join(modelDir(name), 'heldout-sample.json'), 'utf8'));
-  const gpt2 = await attn.loadModel(modelDir('brown-gpt2'));
-  const long = read('brown-gpt2').sentences.flatMap((x) => x.ids).slice(0, 200);
-  const out = {
-    gpt2: read('brown-gpt2').sentences.map(({ ids }) => tokenNats(gpt2, ids).reduce((a, b) => a + b, 0)),
+  const decoder = async (name) => {
+    const lm = await attn.loadModel(modelDir(name));
+    const sentences = read(name).sentences, long = sentences.flatMap((x) => x.ids).slice(0, 200);
+    const nats = sentences.map(({ ids }) => tokenNats(lm, ids).reduce((a, b) => a + b, 0));
     // Longer than the context: scored in windows, the first one as a run of its own.
-    long: { nats: tokenNats(gpt2, long), firstWindow: tokenNats(gpt2, long.slice(0, gpt2.config.n_positions)) },
+    const result = { nats, long: { nats: tokenNats(lm, long), firstWindow: tokenNats(lm, long.slice(0, contextOf(lm))) } };
+    lm.dispose();
+    return result;
   };
+  const out = { gpt2: await decoder('brown-gpt2'), llama: await decoder('brown-llama') };
   const bert = await attn.loadModel(modelDir('brown-bert'));
   out.bert = read('brown-bert').examples.map((e) => blanksRight(bert, { tokens: e.input_ids, tokenTypes: e.token_type_ids }, e.masked_positions, e.original_ids));
   const bart = await attn.loadModel(modelDir('g2p-bart'));
