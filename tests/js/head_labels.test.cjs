@@ -1,4 +1,4 @@
-// Every head label of the three shipped models holds on text it was not measured on: the tool
+// Every head label of the four shipped models holds on text it was not measured on: the tool
 // (tools/heads/label_heads.mjs --check, the rules of web/app/head_rules.js) re-measures every head
 // through this library's WebAssembly forward on other held-out sentences and words and another
 // draw of random words, and each score must be within 0.05 of the model's heads.json.
@@ -7,7 +7,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { root } = require('./helpers.cjs');
 
-const MODELS = ['brown-gpt2', 'brown-bert', 'g2p-bart'];
+const MODELS = ['brown-gpt2', 'brown-llama', 'brown-bert', 'g2p-bart'];
 const TOLERANCE = 0.05;
 const files = Object.fromEntries(MODELS.map((m) => [m, JSON.parse(fs.readFileSync(path.join(root, 'web/models', m, 'heads.json'), 'utf8'))]));
 let check;
@@ -68,4 +68,10 @@ test('brown-gpt2 layer 4 head 4, which rests on <|endoftext|>, is a sink, not an
   expect(h.label).toBe('sink');
   expect(h.score).toBeGreaterThan(0.9);
   expect(check.heads['brown-gpt2'][15].label).toBe('sink');
+});
+
+test('brown-llama: each head names the K/V head it reads, and the re-measure agrees (4 query heads per K/V head)', () => {
+  const heads = files['brown-llama'].heads;
+  expect(heads.map((h) => h.kv_head)).toEqual(check.heads['brown-llama'].map((h) => h.kvHead));
+  expect(heads.map((h) => h.kv_head)).toEqual(heads.map((h) => Math.floor(h.head / 4)));
 });
