@@ -13,12 +13,14 @@ const site = demoSite('web-test-orientation');
 const { demo, shot } = site;
 const SIZES = [[1280, 800], [390, 844]];
 const MODELS = [['gpt2', 'brown-gpt2'], ['bert', 'brown-bert'], ['bart', 'g2p-bart']];
+// The Llama-style decoder's box too (its quality.json measured as brown-gpt2's).
+const BOXES = [...MODELS, ['llama', 'brown-llama']];
 const qualityOf = (folder) => JSON.parse(fs.readFileSync(path.join(root, 'web/models', folder, 'quality.json'), 'utf8'));
 
 /** The figures the box must print for a model, formatted as a reader sees them. */
 function figures(q) {
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
-  if (q.model_type === 'gpt2') return [Math.round(q.value).toLocaleString('en-US'), Math.round(q.baseline.value).toLocaleString('en-US')];
+  if (q.measure === 'perplexity per word') return [Math.round(q.value).toLocaleString('en-US'), Math.round(q.baseline.value).toLocaleString('en-US')];
   if (q.model_type === 'bert') return [pct(q.value), pct(q.baseline.value)];
   return [pct(1 - q.value), pct(q.value), pct(q.phoneme_error_rate)];
 }
@@ -26,12 +28,13 @@ function figures(q) {
 const top = (page, selector) => page.$eval(selector, (e) => e.getBoundingClientRect().top + window.scrollY);
 
 describe.each(SIZES)('at %ix%i', (width, height) => {
-  test.each(MODELS)('%s: the box says what the model is and how good, above the picture, and links the card', async (model, folder) => {
+  test.each(BOXES)('%s: the box says what the model is and how good, above the picture, and links the card', async (model, folder) => {
     const q = qualityOf(folder);
     const { page, errors } = await demo(model === 'gpt2' ? '' : `?model=${model}`, { width, height });
     const box = await page.$eval('#orientation', (e) => ({ text: e.textContent, hidden: e.hidden, card: e.querySelector('a[href*="model-card.html"]')?.href ?? null }));
     expect(box.hidden).toBe(false);
     expect(box.text).toContain(folder);
+    if (model === 'llama') expect(box.text).toContain('a Llama-style decoder');
     expect(box.text).toContain(`${(q.parameters / 1e6).toFixed(1)} million weights`);
     for (const f of figures(q)) expect(box.text).toContain(f);
     expect(await top(page, '#orientation')).toBeLessThan(await top(page, '#view-graphic svg'));
