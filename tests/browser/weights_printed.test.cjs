@@ -1,4 +1,5 @@
-// The step view prints a trained model's attention weights (issue 24; GPT-2, BERT, and the encoder-decoder's cross-attention): W^Q, W^K, W^V as the head's
+// The step view prints a trained model's attention weights (issue 24; GPT-2, BERT, the encoder-decoder's cross-attention, and the
+// Llama's, whose W^K and W^V are those of the query head's K/V head): W^Q, W^K, W^V as the head's
 // slice of the layer's weights and W^O whole, each opening on its first rows and columns (the rest
 // behind buttons), and one entry of Q worked out in words. The numbers are checked against the
 // checkpoint read in Node (dist/'s parseSafetensors, Hugging Face layouts turned by hand here), and
@@ -36,6 +37,17 @@ const EXPECTED = {
       wO: (r) => column(get(`encoder.layer.${layer}.attention.output.dense.weight`), C, r, 0, C),
     };
   },
+  // The Llama's q/k/v/o_proj (nn.Linear, no biases); W^K and W^V are the K/V head's columns (kv),
+  // which the query head reads (grouped-query attention). o_proj is C x H·d.
+  llama: (get, { layer, head, C, d, kv, H }) => {
+    const proj = (p) => get(`model.layers.${layer}.self_attn.${p}_proj.weight`);
+    return {
+      wQ: (r) => column(proj('q'), C, r, head * d, d),
+      wK: (r) => column(proj('k'), C, r, kv * d, d),
+      wV: (r) => column(proj('v'), C, r, kv * d, d),
+      wO: (r) => column(proj('o'), H * d, r, 0, C),
+    };
+  },
   // The encoder-decoder's step view: the decoder layer's cross-attention (encoder_attn).
   bart: (get, { layer, head, C, d }) => {
     const cross = (p) => get(`model.decoder.layers.${layer}.encoder_attn.${p}_proj.weight`);
@@ -49,15 +61,16 @@ const EXPECTED = {
 };
 
 describe.each([[1280, 800], [390, 844]])('at %ix%i', (width, height) => {
-  test.each([['gpt2', 'brown-gpt2', 160], ['bert', 'brown-bert', 160], ['bart', 'g2p-bart', 128]])('%s: W^Q, W^K, W^V, W^O printed from the checkpoint, one Q entry worked out', async (model, folder, C) => {
+  // [model, folder, d_model, query heads, K/V heads]
+  test.each([['gpt2', 'brown-gpt2', 160, 4, 4], ['bert', 'brown-bert', 160, 4, 4], ['bart', 'g2p-bart', 128, 4, 4], ['llama', 'brown-llama', 160, 8, 2]])('%s: W^Q, W^K, W^V, W^O printed from the checkpoint, one Q entry worked out', async (model, folder, C, H, KV) => {
     const { page, errors } = await demo(`?view=steps${model === 'gpt2' ? '' : `&model=${model}`}`, { width, height });
     const sel = await page.evaluate(() => ({ layer: Number(document.getElementById('layer').value), head: Number(document.getElementById('head').value),
       query: Number(document.getElementById('query').value) }));
-    const d = C / 4;
-    const expected = EXPECTED[model](checkpoint(folder), { ...sel, C, d });
+    const d = C / H, kv = Math.floor(sel.head / (H / KV));
+    const expected = EXPECTED[model](checkpoint(folder), { ...sel, C, d, kv, H });
     for (const key of ['wQ', 'wK', 'wV', 'wO']) {
       const shape = await page.$eval(`#steps-body [data-step="${key}"]`, (f) => f.dataset.shape);
-      expect(shape).toBe(key === 'wO' ? `${C}x${C}` : `${C}x${d}`);
+      expect(shape).toBe(key === 'wO' ? `${H * d}x${C}` : `${C}x${d}`);
       // The first rows are drawn (8), each with every column's value.
       const rows = await page.$$eval(`#steps-body [data-step="${key}"] .mx-row`, (r) => r.length);
       expect(rows).toBe(8);

@@ -38,12 +38,16 @@ export function llamaSteps(run, info, state, sel) {
     config: { nHead: H, dK: d, dV: d, dModel: D, layer: sel.layer },
     names: { x: info.text.xName, wO: info.text.wOName },
     x: run.x, y: null, xNote: run.xNote, xCheck: null, weights: null, trace,
+    // The layer's q/k/v/o_proj, printed as slices (models/llama_weights.js: W^K and W^V hold each
+    // query head's K/V head columns, so head h's slice is its K/V head's).
+    modelWeights: run.weights ?? null,
   });
   const ctx = { H, KV, d, n, head, qi, kv: kvHeadOf[head], kvHeadOf, tokens, one: state.rows !== 'all', bias: !!info.config.attention_bias };
   const kRotated = headSlice(perQueryHead(t.k, kvHeadOf, n, d), head, n, d);
   renumber(steps);
   groupedQkv(steps.find((s) => s.id === 'qkv'), ctx);
   rotatedOperands(steps.find((s) => s.id === 'rawScores'), ctx, kRotated);
+  outputWithoutBias(steps.find((s) => s.id === 'output'), ctx);
   slidingWindow(steps.find((s) => s.id === 'maskedScores'), run.window);
   steps.splice(ROTATION_AT, 0, rotationStep(run, info, ctx, kRotated));
   return steps;
@@ -72,13 +76,22 @@ function groupedQkv(step, { H, KV, d, head, kv, kvHeadOf, bias }) {
     + 'Q and K are shown as projected: step 3 rotates them by their positions.';
   for (const term of (step.groups ?? []).flat()) {
     if (term.kind === 'op' && !bias) term.text = term.text.replace(/\+ b\^[QKV] =/, '=');
-    if (term.key === 'wQ' && term.kind === 'shape') term.note = `columns ${head * d + 1}–${(head + 1) * d} of q_proj (${H * d} columns, ${d} per query head); not printed`;
+    const where = term.key === 'wQ' ? `columns ${head * d + 1}–${(head + 1) * d} of q_proj (${H * d} columns, ${d} per query head)`
+      : `columns ${kv * d + 1}–${(kv + 1) * d} of ${term.key === 'wK' ? 'k' : 'v'}_proj (${KV * d} columns: ${d} per K/V head)`;
     if (term.key === 'wK' || term.key === 'wV') term.name = `W^${term.key[1]} of K/V head ${kv + 1}`;
-    if ((term.key === 'wK' || term.key === 'wV') && term.kind === 'shape')
-      term.note = `columns ${kv * d + 1}–${(kv + 1) * d} of ${term.key === 'wK' ? 'k' : 'v'}_proj (${KV * d} columns: ${d} per K/V head); not printed`;
+    if (/^w[QKV]$/.test(term.key) && term.kind === 'shape') term.note = `${where}; not printed`;
+    // Printed (the step view was open when the layer ran): say which columns of the checkpoint's matrix.
+    if (/^w[QKV]$/.test(term.key) && term.kind === 'matrix') term.partial = `${term.rows} × ${term.cols}: ${where}`;
     if (term.key === 'k' || term.key === 'v') term.name = `${term.key.toUpperCase()} of K/V head ${kv + 1}`;
     if (term.key === 'q') term.name = `Q_${head + 1} (before rotation)`;
   }
+}
+
+/** The output projection: o_proj has no bias in a Llama (Qwen2's biases are on q, k and v only). */
+function outputWithoutBias(step) {
+  if (!step) return;
+  step.explain = step.explain.replace(', with its bias)', ')');
+  for (const term of step.terms ?? []) if (term.kind === 'op') term.text = term.text.replace(/\+ b\^O =/, '=');
 }
 
 /** Step 4 (Q Kᵀ) multiplies the rotated query and keys. */

@@ -246,12 +246,14 @@ function queryEntryDetail(x, weights, q, { qi, h, dK, dModel, H, who }) {
   const sum = terms.reduce((a, [xv, wv]) => a + xv * wv, bias);
   const f = (v) => (v < 0 ? `(−${Math.abs(v).toFixed(4)})` : v.toFixed(4));
   const shown = terms.slice(0, 3).map(([xv, wv]) => `${f(xv)}·${f(wv)}`).join(' + ');
+  // (A model without biases, e.g. a Llama, has no b^Q term.)
+  const plusBias = weights.bQ ? [` + b^Q${H > 1 ? `_${h + 1}` : ''}[1]`, ` + ${f(bias)}`] : ['', ''];
   const traced = q[qi * dK]; // the trace's Q, head h's slice: row qi, column 0
   const sub = H > 1 ? `_${h + 1}` : '';
   return [{
     kind: 'note', check: Math.abs(sum - traced),
-    text: `One entry worked out: q${sub}[${who}][1] = Σ x[${who}][i] · W^Q${sub}[i][1] + b^Q${sub}[1] over the ${dModel} numbers i of the row`
-      + ` = ${shown} + … (${dModel} products) + ${f(bias)} = ${sum.toFixed(4)}: the first number of Q${sub}’s row for ${who} (${traced.toFixed(4)}).`,
+    text: `One entry worked out: q${sub}[${who}][1] = Σ x[${who}][i] · W^Q${sub}[i][1]${plusBias[0]} over the ${dModel} numbers i of the row`
+      + ` = ${shown} + … (${dModel} products)${plusBias[1]} = ${sum.toFixed(4)}: the first number of Q${sub}’s row for ${who} (${traced.toFixed(4)}).`,
   }];
 }
 
