@@ -20,7 +20,7 @@ afterAll(async () => {
 
 async function resultOf(url) {
   const { page, errors } = await open(browser.context, url);
-  await page.waitForFunction(() => window.result !== undefined, null, { timeout: 20000 });
+  await page.waitForFunction(() => window.result !== undefined, null, { timeout: 90000 });
   const result = await page.evaluate(() => window.result);
   await page.close();
   return { result, errors };

@@ -152,7 +152,7 @@ test('esbuild: no warnings; with the .wasm files copied beside the bundle (esbui
   servers.push(site.server);
   // Before the copy: the .wasm answers 404, and the error says what to do.
   const bare = await open(browser.context, `${site.url}/index.html`);
-  await bare.page.waitForFunction(() => window.__result, null, { timeout: 30000 });
+  await bare.page.waitForFunction(() => window.__result, null, { timeout: 90000 });
   expect((await bare.page.evaluate(() => window.__result)).error)
     .toMatch(/AttentionError: could not load attention_simd\.wasm: could not fetch .*attention_simd\.wasm: HTTP 404 \(not found\)\. Pass \{ wasmUrl \} or \{ wasmBinary \}/);
   await bare.page.close();

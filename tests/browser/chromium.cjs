@@ -15,6 +15,9 @@ async function launch() {
     headless: true,
     args: CHROMIUM_ARGS,
   });
+  // Waits for the page are generous: a busy CI machine may take many times a quiet one's time, and
+  // the tests assert no time (the jest timeout, 120 s, still ends a page that never answers).
+  context.setDefaultTimeout(90000);
   const close = async () => {
     await context.close();
     fs.rmSync(userDataDir, { recursive: true, force: true });

@@ -130,10 +130,10 @@ test('the step view reproduces the seed example: softmax, causal mask, output, l
   await page.waitForFunction(() => {
     const row = document.querySelector('#steps-body [data-step="q"] [data-row="0"]');
     return row && Math.abs(Number(row.dataset.values.split(',')[0]) - 3.0821) < 1e-4;
-  }, null, { timeout: 10000 });
+  }, null, { timeout: 90000 });
   expect(await page.evaluate(() => document.activeElement?.dataset.edit)).toBe('wQ');
   // The URL is written shortly after the edit (at most every 150 ms), not on every keystroke.
-  await page.waitForFunction(() => new URL(location.href).searchParams.get('w') === 'wQ:2.54,-0.17,0.59,0.65', null, { timeout: 5000 });
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('w') === 'wQ:2.54,-0.17,0.59,0.65', null, { timeout: 90000 });
   // An invalid entry is flagged and computes nothing.
   await cell.fill('abc');
   expect(await cell.getAttribute('aria-invalid')).toBe('true');
@@ -294,7 +294,7 @@ test('a sentence with markup is shown as text and runs nothing', async () => {
     v.setAttribute('view', 'heatmap');
     document.body.append(v);
   }, payload);
-  await w.page.waitForSelector('#w-xss[data-ready="1"]', { timeout: 30000 });
+  await w.page.waitForSelector('#w-xss[data-ready="1"]', { timeout: 90000 });
   expect(await w.page.$eval('#w-xss', (v) => v.shadowRoot.querySelectorAll('img, script').length)).toBe(0);
   expect(await w.page.$eval('#w-xss', (v) => v.shadowRoot.querySelector('svg').textContent)).toContain('<img');
   await w.page.waitForTimeout(300);
@@ -311,7 +311,7 @@ test('the embed example renders three widgets that share one worker', async () =
   await page.waitForFunction(() => {
     const views = [...document.querySelectorAll('attention-view')];
     return views.length === 3 && views.every((v) => v.dataset.ready === '1');
-  }, null, { timeout: 30000 });
+  }, null, { timeout: 90000 });
   expect(page.workers().length).toBe(1);
   const heads = await page.$eval('#w-heads', (v) => [...v.shadowRoot.querySelectorAll('.attn-row')].map((r) => r.dataset.weights.split(',').map(Number)));
   expect(heads.length).toBeGreaterThan(5);
@@ -375,18 +375,18 @@ test('a widget says which attributes it could not use, and what it shows instead
     for (const [k, val] of Object.entries({ sentence: 'The cat sat', view: 'headz', layer: '9', head: '0' })) v.setAttribute(k, val);
     document.body.append(v);
   });
-  await page.waitForFunction(() => document.getElementById('w-bad').dataset.ready === '1', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.getElementById('w-bad').dataset.ready === '1', null, { timeout: 90000 });
   const status = await page.$eval('#w-bad', (v) => ({ text: v.shadowRoot.querySelector('.status').textContent, cls: v.shadowRoot.querySelector('.status').className }));
   expect(status.cls).toMatch(/warning/);
   expect(status.text).toMatch(/view="headz" is not a view \(heads, model, .*\): showing heads\./);
   expect(status.text).toMatch(/layer="9": layers count from 1 to \d+ here: showing layer \d+\./);
   expect(status.text).toMatch(/head="0": heads count from 1 to \d+ here: showing head 1\./);
   await page.$eval('#w-bad', (v) => { v.setAttribute('cross', ''); v.setAttribute('second', 'A dog ran'); });
-  await page.waitForFunction(() => /cross: GPT-2's cross-attention .* is drawn in view="steps"/.test(document.getElementById('w-bad').shadowRoot.querySelector('.status').textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => /cross: GPT-2's cross-attention .* is drawn in view="steps"/.test(document.getElementById('w-bad').shadowRoot.querySelector('.status').textContent), null, { timeout: 90000 });
   await page.$eval('#w-bad', (v) => v.removeAttribute('cross'));
   // Fixing the attributes clears the note.
   await page.$eval('#w-bad', (v) => { v.setAttribute('view', 'heads'); v.setAttribute('layer', '1'); v.setAttribute('head', '1'); });
-  await page.waitForFunction(() => document.getElementById('w-bad').shadowRoot.querySelector('.status').textContent === '', null, { timeout: 10000 });
+  await page.waitForFunction(() => document.getElementById('w-bad').shadowRoot.querySelector('.status').textContent === '', null, { timeout: 90000 });
   expect(errors).toEqual([]);
   await page.close();
 });
@@ -401,7 +401,7 @@ test('a widget hosted without its worker names the missing file', async () => {
   const { server, url } = await serve(dir);
   try {
     const { page } = await open(site.browser.context, `${url}/page.html`);
-    await page.waitForFunction(() => document.getElementById('w')?.shadowRoot?.querySelector('.status.error'), null, { timeout: 20000 });
+    await page.waitForFunction(() => document.getElementById('w')?.shadowRoot?.querySelector('.status.error'), null, { timeout: 90000 });
     const status = await page.$eval('#w', (v) => v.shadowRoot.querySelector('.status').textContent);
     expect(status).toMatch(/worker\.js answers HTTP 404: host worker\.js, the \.wasm files and models\/ beside attention-view\.js/);
     await page.close();
@@ -421,7 +421,7 @@ test('the demo hosted without its worker names the missing file', async () => {
   const { server, url } = await serve(dir);
   try {
     const { page } = await open(site.browser.context, `${url}/index.html`);
-    await page.waitForSelector('#status.error', { timeout: 20000 });
+    await page.waitForSelector('#status.error', { timeout: 90000 });
     expect(await page.$eval('#status', (e) => e.textContent)).toMatch(/the compute worker failed: .*worker\.js answers HTTP 404/);
     await page.close();
   } finally {

@@ -253,7 +253,7 @@ if (!haveBert) {
       add('b-fill', { model: 'bert', sentence: 'The jury said the [MASK] was fair.', view: 'fill' });
       add('b-compare', { model: 'bert', view: 'compare', sentences: 'The dog ran.|A dog was running.|Stocks fell.' });
     });
-    await page.waitForFunction(() => ['b-heads', 'b-fill', 'b-compare'].every((id) => document.getElementById(id).dataset.ready === '1'), null, { timeout: 30000 });
+    await page.waitForFunction(() => ['b-heads', 'b-fill', 'b-compare'].every((id) => document.getElementById(id).dataset.ready === '1'), null, { timeout: 90000 });
     const tokens = JSON.parse(await page.$eval('#b-heads', (v) => v.dataset.tokens));
     expect(tokens[0]).toBe('[CLS]');
     const n = tokens.length;

@@ -211,7 +211,7 @@ test('<attention-view model="llama"> draws its K/V groups and the rotation step'
     + `<attention-view id="s" model="llama" sentence="${SENTENCE}" view="steps" head="2"></attention-view>\n</body>\n`);
   const { page, errors } = await open(site.browser.context, `${site.base}/${file}`);
   await page.setViewportSize(PHONE);
-  await page.waitForFunction(() => ['m', 'h', 's'].every((id) => document.getElementById(id).dataset.ready === '1'), null, { timeout: 30000 });
+  await page.waitForFunction(() => ['m', 'h', 's'].every((id) => document.getElementById(id).dataset.ready === '1'), null, { timeout: 90000 });
   const inShadow = (id, selector, fn) => page.evaluate(([id, selector, fn]) =>
     new Function('els', `return (${fn})(els)`)([...document.getElementById(id).shadowRoot.querySelectorAll(selector)]), [id, selector, fn.toString()]);
   expect(await inShadow('m', '.kv-group', (g) => g.length)).toBe(lm.config.num_key_value_heads);

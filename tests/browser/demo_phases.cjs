@@ -9,7 +9,7 @@ async function typeSentence(page, sentence) {
   await page.waitForFunction((s) => {
     const tokens = [...document.querySelectorAll('#tokens .token')].map((b) => b.dataset.token);
     return tokens[0] === '<|endoftext|>' && tokens.slice(1).join('') === s;
-  }, sentence, { timeout: 20000 });
+  }, sentence, { timeout: 90000 });
 }
 
 /** Clicks "Continue the text" and waits until the generation has streamed in and the page is idle. */

@@ -96,7 +96,7 @@ const tokensOf = (page) => page.$$eval('#tokens .token', (b) => b.map((e) => e.d
         box.append(v);
       }
     });
-    await page.waitForFunction(() => ['s-heat', 's-pron'].every((id) => document.getElementById(id).dataset.ready === '1'), null, { timeout: 30000 });
+    await page.waitForFunction(() => ['s-heat', 's-pron'].every((id) => document.getElementById(id).dataset.ready === '1'), null, { timeout: 90000 });
     const rows = await page.$eval('#s-heat', (v) => [...v.shadowRoot.querySelectorAll('.attn-row')].map((r) => r.dataset.weights.split(',').map(Number)));
     rows.forEach((r) => {
       expect(r.length).toBe(7);
@@ -168,7 +168,7 @@ describe('GPT-2 continues the text in the demo', () => {
     const tokensOfWidget = (id) => page.$eval(`#${id}`, (v) => JSON.parse(v.dataset.tokens));
     const continueIn = async (id) => {
       await page.$eval(`#${id}`, (v) => [...v.shadowRoot.querySelectorAll('.generate-bar button')].find((b) => b.textContent.startsWith('Continue')).click());
-      await page.waitForFunction((i) => document.getElementById(i).dataset.continued === '1', id, { timeout: 30000 });
+      await page.waitForFunction((i) => document.getElementById(i).dataset.continued === '1', id, { timeout: 90000 });
       await ready(id);
     };
     await ready('g1');
@@ -193,7 +193,7 @@ describe('GPT-2 continues the text in the demo', () => {
       v.setAttribute('view', 'generate');
       document.getElementById('gen-widgets').append(v);
     });
-    await page.waitForFunction(() => document.getElementById('g3').dataset.ready === '1', null, { timeout: 30000 });
+    await page.waitForFunction(() => document.getElementById('g3').dataset.ready === '1', null, { timeout: 90000 });
     expect(await page.$eval('#g3', (v) => v.shadowRoot.textContent)).toMatch(/view="generate" needs a model that predicts the next word \(model="gpt2"\); this model is bert \(brown-bert\)\./);
     expect(errors).toEqual([]);
     await page.close();

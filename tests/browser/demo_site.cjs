@@ -38,8 +38,8 @@ function demoSite(name) {
   };
 
   s.settled = async (page) => {
-    await page.waitForSelector('html[data-first-view-ms]', { timeout: 30000 });
-    await page.waitForFunction(() => document.getElementById('app').dataset.busy === '0', null, { timeout: 30000 });
+    await page.waitForSelector('html[data-first-view-ms]', { timeout: 90000 });
+    await page.waitForFunction(() => document.getElementById('app').dataset.busy === '0', null, { timeout: 90000 });
     // One more frame so the last answer is drawn.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   };

@@ -280,7 +280,7 @@ test('the widget: view="steps" follows the query row; rows="all" draws every row
     v.setAttribute('query', '4');
     document.body.append(v);
   });
-  await page.waitForSelector('#w-rows[data-ready="1"]', { timeout: 30000 });
+  await page.waitForSelector('#w-rows[data-ready="1"]', { timeout: 90000 });
   const inWidget = (selector) => page.$eval('#w-rows', (v, s) => {
     const e = v.shadowRoot.querySelector(s);
     return e && { shape: e.dataset.shape, values: e.dataset.values, checked: e.checked };

@@ -61,7 +61,7 @@ test('a widget attribute it cannot use is named in a console.warn, with the valu
     for (const [k, val] of Object.entries({ sentence: 'The cat sat', view: 'headz', layer: '9' })) v.setAttribute(k, val);
     document.body.append(v);
   });
-  await page.waitForFunction(() => document.getElementById('w-warn').dataset.ready === '1', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.getElementById('w-warn').dataset.ready === '1', null, { timeout: 90000 });
   const warned = warnings.join('\n');
   expect(warned).toMatch(/<attention-view>: .*view="headz" is not a view .*: showing heads\./);
   expect(warned).toMatch(/layer="9": layers count from 1 to \d+ here: showing layer \d+\./);

@@ -103,7 +103,7 @@ test('the widget: test="induction" on a heatmap draws the same check, its number
     for (const [k, val] of Object.entries({ view: 'heatmap', layer: String(layer + 1), head: String(h + 1), test: 'induction', seed: '3' })) v.setAttribute(k, val);
     document.body.append(v);
   }, { layer: head.layer, h: head.head });
-  await page.waitForFunction(() => document.querySelector('attention-view')?.dataset.ready === '1', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('attention-view')?.dataset.ready === '1', null, { timeout: 90000 });
   const shown = await page.evaluate(() => {
     const root = document.querySelector('attention-view').shadowRoot, result = root.querySelector('.head-test');
     return {

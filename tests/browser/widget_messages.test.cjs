@@ -74,13 +74,13 @@ test('the demo link shows once a view is drawn: not while the model loads, not a
   }
   // A model folder that is not there: an error in the status line, and no link.
   await page.$eval('#w', (v) => v.setAttribute('model', 'no-such-model/'));
-  await page.waitForFunction(() => document.getElementById('w').shadowRoot.querySelector('.status.error'), null, { timeout: 30000 });
+  await page.waitForFunction(() => document.getElementById('w').shadowRoot.querySelector('.status.error'), null, { timeout: 90000 });
   const failed = await shown(page, 'w');
   expect(failed.status).toMatch(/^Could not compute: .*no-such-model/);
   expect(failed.link.hidden).toBe(true);
   // A bare word that names no model is read as a folder URL: the message says so, with the nearest name.
   await page.$eval('#w', (v) => v.setAttribute('model', 'brt'));
-  await page.waitForFunction(() => /brt/.test(document.getElementById('w').shadowRoot.querySelector('.status.error')?.textContent), null, { timeout: 30000 });
+  await page.waitForFunction(() => /brt/.test(document.getElementById('w').shadowRoot.querySelector('.status.error')?.textContent), null, { timeout: 90000 });
   expect((await shown(page, 'w')).status).toMatch(/^Could not compute: .*\/brt\/config\.json: HTTP 404; model="brt" names no model \(gpt2, bert, bart, llama; did you mean 'bert'\?\), so it was read as a folder URL\.$/);
   // Back to a model that loads: the link returns with the drawn view.
   await page.$eval('#w', (v) => v.removeAttribute('model'));
@@ -132,7 +132,7 @@ test('a view the model cannot show: a message naming the view and the model it n
   }
   // Switching to a view the model has draws it, with the link.
   await page.$eval('#g-fill', (v) => v.setAttribute('view', 'next'));
-  await page.waitForFunction(() => document.getElementById('g-fill').shadowRoot.querySelector('.next-view, .prediction, li'), null, { timeout: 30000 });
+  await page.waitForFunction(() => document.getElementById('g-fill').shadowRoot.querySelector('.next-view, .prediction, li'), null, { timeout: 90000 });
   await ready(page, 'g-fill');
   const next = await shown(page, 'g-fill');
   expect(next.body).not.toMatch(/needs/);
@@ -156,13 +156,13 @@ test('an unknown attribute is named once in a console.warn with the nearest know
   await page.evaluate(() => { document.body.style.width = '600px'; });
   await page.waitForTimeout(300);
   await page.$eval('#u', (v) => v.setAttribute('layer', '4'));
-  await page.waitForFunction(() => document.getElementById('u').shadowRoot.textContent.includes('Layer 4'), null, { timeout: 30000 });
+  await page.waitForFunction(() => document.getElementById('u').shadowRoot.textContent.includes('Layer 4'), null, { timeout: 90000 });
   await ready(page, 'u');
   expect(warnings).toEqual(["<attention-view>: unknown attribute 'veiw' (did you mean 'view'?): ignored."]);
   // Fixed: the note goes with the next drawing (an attribute the widget does not know is not
   // observed, so removing it alone changes nothing; the corrected view="heads" is observed).
   await page.$eval('#u', (v) => { v.removeAttribute('veiw'); v.setAttribute('view', 'heads'); });
-  await page.waitForFunction(() => document.getElementById('u').shadowRoot.querySelector('.status').textContent === '', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.getElementById('u').shadowRoot.querySelector('.status').textContent === '', null, { timeout: 90000 });
   expect((await shown(page, 'ok')).status).toBe('');
   expect(errors).toEqual([]);
   await page.close();
