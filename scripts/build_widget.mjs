@@ -24,10 +24,10 @@ const MODELS = { gpt2: 'brown-gpt2', bert: 'brown-bert', bart: 'g2p-bart' };
 // The Llama-style decoder (model="llama") ships once its trained folder is there.
 const haveLlama = ['config.json', 'model.safetensors', 'tokenizer.json'].every((f) => existsSync(join(root, 'web/models/brown-llama', f)));
 if (haveLlama) MODELS.llama = 'brown-llama';
-// What the worker reads (weights, config, tokenizer, the head labels) and the card that says what
+// What the worker reads (weights, config, tokenizer, the head labels, the measured quality) and the card that says what
 // the model is and how it was trained; not the held-out samples the analysis tools use.
 const MODEL_FILES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer.json',
-  'tokenizer_config.json', 'generation_config.json', 'heads.json', 'MODEL_CARD.md'];
+  'tokenizer_config.json', 'generation_config.json', 'heads.json', 'quality.json', 'MODEL_CARD.md'];
 
 function fail(message) {
   console.error(`build_widget: ${message}`);
