@@ -3,9 +3,12 @@
 // (also `npm run bench -- --workloads generate-llama`): Llama decoding in headless Chromium, this
 // library against llama.cpp's WebAssembly build (wllama), on one random SmolLM2-135M-shaped model:
 // the same 64 prompt ids, 64 greedy new tokens, no prompt cache, at F32/F16/Q8_0/Q4_0 (ours:
-// f32/f16/q8/q4) and 1 and 2 threads; at F32 also onnxruntime-web (issue 23's peer; --no-ort: not).
-// Each run gets a fresh page (its renderer's memory is its own).
-// GGUF files are written once into build/bench-llama/ (about 1 GB for the four types).
+// f32/f16/q8/q4) and 1 and 2 threads; onnxruntime-web (issue 23's peer; --no-ort: not) at F32 and,
+// beside Q8_0, its 8-bit graph (transformers.js's q8: int8 weights per tensor, dynamic activations).
+// Greedy tokens are checked against PyTorch's (llama_pytorch.mjs): an F32 engine, or ours at F16,
+// whose tokens differ is not timed. Each run gets a fresh page (its renderer's memory is its own).
+// GGUF files are written once into build/bench-llama/ (about 1 GB for the four types), PyTorch's
+// tokens once per config into build/bench-llama/pytorch-<model>/ (about 40 s).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -15,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { writeGguf } from './gguf_writer.mjs';
 import { llamaGgufTensors, llamaMetadata } from './llama_gguf.mjs';
+import { pytorchTokens } from './llama_pytorch.mjs';
 import { llamaReport, sameTokens, tokenAgreement } from './llama_report.mjs';
 import { SMOLLM2_135M, TINY_LLAMA } from './llama_weights.mjs';
 import { buildProbe } from './peak.mjs';
@@ -97,14 +101,37 @@ async function inPage(context, site, memory, fn) {
   }
 }
 
-/** One engine's load and generations in a fresh page. */
+/**
+ * One engine's load and generations in a fresh page. With args.expect the page first checks a
+ * whole generation against those ids and does not time an engine that differs (an error here).
+ */
 async function runEngine(context, site, memory, engine, args) {
-  return inPage(context, site, memory, async (page, phase) => {
+  const r = await inPage(context, site, memory, async (page, phase) => {
     const { loadMs } = await page.evaluate(([e, a]) => window.loadEngine(e, a), [engine, args]);
     await phase();
     return { loadMs, ...(await page.evaluate((a) => window.generateRuns(a), args)) };
   });
+  if (!r.refused) return r;
+  const { step, got, expected } = r.refused;
+  return { ...r, error: `greedy tokens differ from PyTorch's at step ${step} (${got} vs ${expected}): not timed` };
 }
+
+/** The engines run at a GGUF type: llama.cpp and ours, and onnxruntime-web at the same precision. */
+function enginesAt(type, ort) {
+  const peer = ort ? { F32: ['onnxruntime-web'], Q8_0: ['onnxruntime-web 8-bit'] }[type] ?? [] : [];
+  return ['llama.cpp', 'ours', ...peer];
+}
+
+/** PyTorch's ids an engine must give before it is timed: F32 engines the float64 model's, ours at F16 its f16 weights'. */
+function expectedIds(pytorch, type, engine) {
+  if (!pytorch || pytorch.skip) return undefined;
+  if (type === 'F32') return pytorch.f64.ids;
+  if (type === 'F16' && engine === 'ours') return pytorch.f16.ids;
+  return undefined;
+}
+
+/** Which PyTorch variant an engine's tokens are compared with (the report's "tokens vs PyTorch"). */
+const referenceOf = (type, engine) => (engine === 'onnxruntime-web 8-bit' ? 'int8' : type === 'F16' ? 'f16' : 'f64');
 
 function options() {
   const { values } = parseArgs({ options: {
@@ -128,8 +155,13 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
   const promptIds = Array.from({ length: 64 }, (_, i) => 3 + ((i * 7919 + 11) % (config.vocab_size - 3)));
   const res = {
     meta: { date: new Date().toISOString(), cores: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg: os.loadavg(), model: opt.model, config, quick: opt.quick, reps: opt.reps, newTokens: opt.newTokens, wllama: require('@wllama/wllama/package.json').version },
-    promptIds, runs: [], agreement: [], ortAgreement: [], problems: [],
+    promptIds, runs: [], agreement: [], ortAgreement: [], pytorchAgreement: [], problems: [],
   };
+  const pytorch = pytorchTokens(opt.model, config, promptIds, opt.newTokens, log);
+  // The ids, runner-ups and margins only (the logits stay in build/).
+  res.pytorch = pytorch.skip ? { skip: pytorch.skip }
+    : Object.fromEntries(Object.entries(pytorch).map(([v, { ids, second, margin }]) => [v, { ids, second, margin }]));
+  if (pytorch.skip) log(`PyTorch check skipped: ${pytorch.skip}`);
   const { server, url: origin } = await serve(ROOT);
   const site = { origin, dist: snapshotDist() };
   const removeSnapshot = () => rmSync(path.join(ROOT, path.dirname(site.dist)), { recursive: true, force: true });
@@ -154,13 +186,15 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
       for (const type of opt.types) {
         const args = { config, type, threads, promptIds, newTokens: opt.newTokens, reps: opt.reps, file: `/${path.relative(ROOT, files[type])}` };
         const pair = {};
-        const engines = ['llama.cpp', 'ours', ...(type === 'F32' && !opt['no-ort'] ? ['onnxruntime-web'] : [])];
-        for (const engine of engines) {
-          const r = await runEngine(context, site, memory, engine, args);
+        for (const engine of enginesAt(type, !opt['no-ort'])) {
+          const r = await runEngine(context, site, memory, engine, { ...args, expect: expectedIds(pytorch, type, engine) });
           pair[engine] = { ...r, engine, type, threads };
           res.runs.push(pair[engine]);
           log(r.error ? `${type} ${threads}t ${engine}: ERROR ${r.error}`
             : `${type} ${threads}t ${engine}: prefill ${r.prefillMs.toFixed(0)} ms, decode ${r.decodeTokPerS.toFixed(1)} tok/s, renderer peak ${(r.rendererPeakBytes / 2 ** 20).toFixed(0)} MiB`);
+          const tokens = r.runs?.[0]?.tokens ?? r.refused?.tokens;
+          const vs = referenceOf(type, engine);
+          if (tokens && !pytorch.skip) res.pytorchAgreement.push({ type, threads, engine, vs, ...sameTokens(tokens, pytorch[vs].ids), floatEqual: sameTokens(tokens, pytorch.f64.ids).equal });
         }
         if (pair.ours.error || pair['llama.cpp'].error) continue;
         const a = tokenAgreement(pair['llama.cpp'], pair.ours);
@@ -168,8 +202,14 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
           a.ours = (await inPage(context, site, memory, (page) => page.evaluate((x) => window.ourLogitsAt(x), { ...args, tokens: pair.ours.runs[0].tokens, k: a.firstDiff, llamaToken: a.llamaTokens[a.firstDiff] })));
         }
         res.agreement.push({ type, threads, ...a });
-        const ort = pair['onnxruntime-web'];
-        if (ort && !ort.error) res.ortAgreement.push({ type, threads, ...sameTokens(ort.runs[0].tokens, pair.ours.runs[0].tokens), repeatable: ort.runs.every((x) => sameTokens(x.tokens, ort.runs[0].tokens).firstDiff == null) });
+        for (const engine of ['onnxruntime-web', 'onnxruntime-web 8-bit']) {
+          const ort = pair[engine];
+          if (!ort || ort.error) continue;
+          const o = { type, threads, engine, ...sameTokens(ort.runs[0].tokens, pair.ours.runs[0].tokens), ortTokens: ort.runs[0].tokens, ourTokens: pair.ours.runs[0].tokens, repeatable: ort.runs.every((x) => sameTokens(x.tokens, ort.runs[0].tokens).firstDiff == null) };
+          // Where the 8-bit peer parts from our q8: our logits there (and the same weights as float32).
+          if (o.firstDiff != null) o.ours = await inPage(context, site, memory, (page) => page.evaluate((x) => window.ourLogitsAt(x), { ...args, tokens: pair.ours.runs[0].tokens, k: o.firstDiff, llamaToken: o.ortTokens[o.firstDiff] }));
+          res.ortAgreement.push(o);
+        }
         log(`${type} ${threads}t tokens: ${a.firstDiff == null ? `all ${a.n} equal` : `first differ at step ${a.firstDiff} (${a.equal} of ${a.n} equal)`}`);
       }
     }

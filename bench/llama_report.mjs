@@ -1,16 +1,25 @@
 // The Llama decode bench's checks and table (bench/llama_browser.mjs): token agreement between
-// llama.cpp and ours, the counts llama.cpp reports, and per type and thread count prefill ms,
-// decode tokens/s, GB/s of weights read against the page's bandwidth, and memory.
+// llama.cpp and ours, onnxruntime-web and ours, every engine and PyTorch, the counts llama.cpp
+// reports, and per type and thread count prefill ms, decode tokens/s, GB/s of weights read against
+// the page's bandwidth, memory, and our ratios to llama.cpp and to onnxruntime-web at equal precision.
 import { GGML_TYPE, typeBytes } from './ggml_quant.mjs';
 import { llamaShapes } from './llama_weights.mjs';
 
 /** A divergence counts as a near-tie when the top-2 margin is below this share of the logit range. */
 export const TIE_SHARE = 1e-4;
 
-/** Bytes of weights one decode step reads: every matrix once (the tied embedding as the head). */
-export function weightBytesPerToken(config, type) {
-  return llamaShapes(config).filter(([, s]) => s.length === 2).reduce((sum, [, s]) => sum + typeBytes(GGML_TYPE[type], s[0] * s[1]), 0);
+/**
+ * Bytes of weights one decode step reads: every matrix once (the tied embedding as the head), at
+ * the GGUF type's size, or one byte a weight for onnxruntime-web's int8 graph (a scale per tensor).
+ */
+export function weightBytesPerToken(config, type, engine) {
+  const bytes = engine === 'onnxruntime-web 8-bit' ? (n) => n : (n) => typeBytes(GGML_TYPE[type], n);
+  return llamaShapes(config).filter(([, s]) => s.length === 2).reduce((sum, [, s]) => sum + bytes(s[0] * s[1]), 0);
 }
+
+/** The onnxruntime-web engine at the same precision as a GGUF type (null: none). */
+export const ortPeerOf = (type) => ({ F32: 'onnxruntime-web', Q8_0: 'onnxruntime-web 8-bit' })[type] ?? null;
+const ENGINES = ['llama.cpp', 'ours', 'onnxruntime-web', 'onnxruntime-web 8-bit'];
 
 const same = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
 
@@ -56,7 +65,7 @@ function checks(res) {
       const pool = /pthreadPoolSize: (\d+)/.exec(r.multithread ?? '')?.[1];
       if (r.threads > 1 && Number(pool) !== r.threads) p.push(`${id}: wllama started ${r.multithread ?? 'no thread pool'}`);
       for (const e of r.errors) p.push(`${id}: ${e}`);
-    } else if (r.engine === 'onnxruntime-web') {
+    } else if (r.engine.startsWith('onnxruntime-web')) {
       if (r.numThreads !== r.threads) p.push(`${id}: numThreads ${r.numThreads}`);
     } else {
       if (r.variant !== (r.threads > 1 ? 'simd-threads' : 'simd') || r.libThreads !== r.threads) p.push(`${id}: variant ${r.variant} at ${r.libThreads} threads`);
@@ -75,6 +84,39 @@ function checks(res) {
 const fmt = (v, d = 1) => (v == null || !Number.isFinite(v) ? '-' : v.toFixed(d));
 const mib = (b) => (b ? (b / 2 ** 20).toFixed(0) : '-');
 
+/** Where onnxruntime-web's tokens part from ours (the 8-bit graph: with our logits there), and our speed against it. */
+function ortAgreementLines(res, find) {
+  const lines = [];
+  for (const a of res.ortAgreement ?? []) {
+    const engine = a.engine ?? 'onnxruntime-web', ort = find(a.type, a.threads, engine), ours = find(a.type, a.threads, 'ours');
+    const o = a.ours, ex = o?.exact;
+    const logit = (facts, id) => facts.picks.find((p) => p.id === id)?.logit;
+    const [theirs, mine] = a.firstDiff == null ? [] : [a.ortTokens[a.firstDiff], a.ourTokens[a.firstDiff]];
+    const where = a.firstDiff == null ? `all ${a.n} equal`
+      : `first differ at step ${a.firstDiff} (${a.equal} equal before): ORT ${theirs}, ours ${mine}`
+        + (o ? `; there our logits ${fmt(logit(o, theirs), 3)} and ${fmt(logit(o, mine), 3)} (top-2 margin ${fmt(o.margin, 3)})` : '')
+        + (ex ? `; the same weights as float32: ${fmt(logit(ex, theirs), 3)} and ${fmt(logit(ex, mine), 3)} (top ${ex.top[0]} by ${fmt(ex.margin, 3)})` : '');
+    lines.push(`  ${a.type} ${a.threads}t ${engine} vs ours: ${where}; ours ${a.type === 'Q8_0' ? 'q8' : 'f32'} decodes ${fmt(ours.decodeTokPerS / ort.decodeTokPerS, 2)}x its tokens/s, prefill in ${fmt(ours.prefillMs / ort.prefillMs, 2)}x its time`);
+  }
+  return lines;
+}
+
+const VS = { f64: 'float64 PyTorch', f16: 'PyTorch on the f16-rounded weights', int8: "PyTorch with onnxruntime's int8 quantization simulated" };
+
+/** Each engine's greedy tokens against PyTorch's (llama_reference.py), with PyTorch's margin where they part. */
+function pytorchLines(res) {
+  if (!res.pytorch) return [];
+  if (res.pytorch.skip) return ['', `Greedy tokens vs PyTorch: not checked (${res.pytorch.skip})`];
+  const lines = ['', `Greedy tokens vs PyTorch (bench/llama_reference.py; float32 PyTorch = float64 for ${sameTokens(res.pytorch.f32.ids, res.pytorch.f64.ids).equal} of ${res.meta.newTokens}, smallest float64 top-2 margin ${Math.min(...res.pytorch.f64.margin).toExponential(2)}): F32 engines and ours at F16 must equal it or are not timed`];
+  for (const a of res.pytorchAgreement ?? []) {
+    const ref = res.pytorch[a.vs];
+    const where = a.firstDiff == null ? `all ${a.n} equal`
+      : `${a.equal}/${a.n}, then PyTorch's ${a.firstDiff < ref.ids.length ? `${ref.ids[a.firstDiff]} (runner-up ${ref.second[a.firstDiff]}, top-2 margin ${fmt(ref.margin[a.firstDiff], 3)})` : '-'}`;
+    lines.push(`  ${a.type} ${a.threads}t ${a.engine}: = ${VS[a.vs]} ${where}${a.vs !== 'f64' ? `; = float64 PyTorch for ${a.floatEqual}` : ''}`);
+  }
+  return lines;
+}
+
 /** { lines, problems }: the table, the agreement and the checks. */
 export function llamaReport(res) {
   const bw = res.bandwidth ?? {};
@@ -84,8 +126,8 @@ export function llamaReport(res) {
     `page bandwidth (1 thread, 128 MiB): memory.copy ${fmt(bw.copyGBs)} GB/s, v128.load read ${fmt(bw.readGBs)} GB/s${bw.skip ? ` (skipped: ${bw.skip})` : ''}; an idle page's renderer: ${mib(res.idleRendererBytes)} MiB`,
     `GB/s = weight bytes a decode step reads (every matrix once, the tied embedding as the head) x decode tok/s; heap = our WebAssembly memory; renderer = the page's renderer RSS: its peak (load included: our checkpoint is built in the page, llama.cpp's GGUF fetched as a blob, ORT's graph serialized) / its peak while generating, after a GC`,
     '',
-    '| type | threads | engine | prefill ms | decode tok/s | weights GB/s | of read / copy | heap MiB | renderer MiB: peak / generating | decode vs llama.cpp | prefill vs llama.cpp |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| type | threads | engine | prefill ms | decode tok/s | weights GB/s | of read / copy | heap MiB | renderer MiB: peak / generating | decode vs llama.cpp | prefill vs llama.cpp | decode vs ORT | prefill vs ORT |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const find = (type, threads, engine) => res.runs.find((r) => r.type === type && r.threads === threads && r.engine === engine && !r.error);
   const keys = [...new Set(res.runs.map((r) => `${r.threads}|${r.type}`))];
@@ -93,13 +135,17 @@ export function llamaReport(res) {
     const [t, type] = key.split('|');
     const threads = Number(t);
     const llama = find(type, threads, 'llama.cpp');
-    for (const engine of ['llama.cpp', 'ours', 'onnxruntime-web']) {
+    const ort = find(type, threads, ortPeerOf(type));
+    // decode: our tokens/s / the other's (above 1: ours faster); prefill: our ms / the other's (below 1: ours faster).
+    const ratios = (r, other) => (other ? [`${fmt(r.decodeTokPerS / other.decodeTokPerS, 2)}x`, `${fmt(r.prefillMs / other.prefillMs, 2)}x`] : ['', '']);
+    for (const engine of ENGINES) {
       const r = find(type, threads, engine);
       if (!r && !res.runs.some((x) => x.type === type && x.threads === threads && x.engine === engine)) continue;
-      if (!r) { lines.push(`| ${type} | ${threads} | ${engine} | failed | | | | | | | |`); continue; }
-      const gbs = (weightBytesPerToken(res.meta.config, type) * r.decodeTokPerS) / 1e9;
-      const vs = engine !== 'llama.cpp' && llama ? [`${fmt(r.decodeTokPerS / llama.decodeTokPerS, 2)}x`, `${fmt(r.prefillMs / llama.prefillMs, 2)}x`] : ['', ''];
-      lines.push(`| ${type} | ${threads} | ${engine} | ${fmt(r.prefillMs, 0)} | ${fmt(r.decodeTokPerS)} | ${fmt(gbs)} | ${bw.readGBs ? `${fmt((100 * gbs) / bw.readGBs, 0)}% / ${fmt((100 * gbs) / bw.copyGBs, 0)}%` : '-'} | ${engine === 'ours' ? mib(r.heapBytes) : '-'} | ${mib(r.rendererPeakBytes)} / ${mib(r.rendererRunPeakBytes)} | ${vs[0]} | ${vs[1]} |`);
+      if (!r) { lines.push(`| ${type} | ${threads} | ${engine} | failed | | | | | | | | | |`); continue; }
+      const gbs = (weightBytesPerToken(res.meta.config, type, engine) * r.decodeTokPerS) / 1e9;
+      const vs = engine !== 'llama.cpp' ? ratios(r, llama) : ['', ''];
+      const vsOrt = engine === 'ours' ? ratios(r, ort) : ['', ''];
+      lines.push(`| ${type} | ${threads} | ${engine} | ${fmt(r.prefillMs, 0)} | ${fmt(r.decodeTokPerS)} | ${fmt(gbs)} | ${bw.readGBs ? `${fmt((100 * gbs) / bw.readGBs, 0)}% / ${fmt((100 * gbs) / bw.copyGBs, 0)}%` : '-'} | ${engine === 'ours' ? mib(r.heapBytes) : '-'} | ${mib(r.rendererPeakBytes)} / ${mib(r.rendererRunPeakBytes)} | ${vs[0]} | ${vs[1]} | ${vsOrt[0]} | ${vsOrt[1]} |`);
     }
   }
   lines.push('', 'Greedy tokens, llama.cpp vs ours (the same weights: F32/F16 as stored, Q8_0/Q4_0 the very same blocks):');
@@ -114,10 +160,7 @@ export function llamaReport(res) {
       lines.push(`    the same ${a.type} weights as float32 (no 8-bit activations): top ${ex.top[0]} by ${fmt(ex.margin, 3)}, llama.cpp's ${l} at ${fmt(logit(ex, l), 3)}, ours ${o} at ${fmt(logit(ex, o), 3)} (ours with 8-bit activations: ${fmt(logit(a.ours, l), 3)}, ${fmt(logit(a.ours, o), 3)}). Both sides quantize activations to 8 bits per block of 32 (llama.cpp with f16 scales, ours with f32): where they part, the choice is within what that moves`);
     }
   }
-  for (const a of res.ortAgreement ?? []) {
-    const ort = find(a.type, a.threads, 'onnxruntime-web'), ours = find(a.type, a.threads, 'ours');
-    lines.push(`  ${a.type} ${a.threads}t onnxruntime-web vs ours: ${a.firstDiff == null ? `all ${a.n} equal` : `first differ at step ${a.firstDiff}`}; ours decode ${fmt(ours.decodeTokPerS / ort.decodeTokPerS, 2)}x, prefill ${fmt(ours.prefillMs / ort.prefillMs, 2)}x its time`);
-  }
+  lines.push(...ortAgreementLines(res, find), ...pytorchLines(res));
   const problems = checks(res);
   if (problems.length) lines.push('', 'PROBLEMS:', ...problems.map((p) => `  ${p}`));
   return { lines, problems };

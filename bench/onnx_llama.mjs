@@ -5,8 +5,15 @@
 // Plain opset-17 operators (a framework exporter's graph; ORT fuses what it can at load): RMSNorm
 // as Mul/ReduceMean/Add/Sqrt/Div/Mul, rotate-half rotary from cos/sin tables gathered by position,
 // grouped-query attention by broadcasting each K/V head over its query group ([1, KV, G, S, d] x
-// [1, KV, 1, d, T]), SwiGLU. Browser-safe.
-import { encodeModel } from './onnx_proto.mjs';
+// [1, KV, 1, d, T]), SwiGLU.
+// With { weights: 'int8' } the same graph as transformers.js's default 8-bit files (q8) are, i.e.
+// onnxruntime's dynamic quantization as bench/generate/quantize8.py writes it for GPT-2: every
+// product with a weight (q/k/v/o, gate/up/down, the LM head) is DynamicQuantizeLinear(x) ->
+// MatMulInteger(x_q uint8, W_q int8, x_zero, 0) -> Cast -> Mul by x_scale * W_scale, W_q one
+// symmetric scale per tensor (max |W| / 127); the embedding Gather reads an int8 table and
+// DequantizeLinear's the rows. Norms, rotary, attention and the past key/values stay float32.
+// Browser-safe.
+import { DataType, encodeModel } from './onnx_proto.mjs';
 import { llamaShapes, llamaTensor } from './llama_weights.mjs';
 
 const i64 = (values) => BigInt64Array.from(values.map(BigInt));
@@ -16,6 +23,24 @@ function transpose(w, rows, cols) {
   const t = new Float32Array(w.length);
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) t[c * rows + r] = w[r * cols + c];
   return t;
+}
+
+/** Round half to even, as numpy's rint (quantize8.py) and ONNX's quantizers round. */
+function roundEven(x) {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** onnxruntime's symmetric int8 quantization of a whole tensor: w ~ q * scale, q in [-127, 127]. */
+export function quantizeInt8(w) {
+  let max = 0;
+  for (const v of w) max = Math.max(max, Math.abs(v));
+  const scale = Math.fround(max > 0 ? max / 127 : 1);
+  const q = new Int8Array(w.length);
+  // The quotient in float32, as numpy's float32 w / scale: these bfloat16 weights hit x.5 exactly
+  // often, where a float64 quotient would land a hair off and round the other way.
+  for (let i = 0; i < w.length; i++) q[i] = Math.max(-127, Math.min(127, roundEven(Math.fround(w[i] / scale))));
+  return { q, scale };
 }
 
 /** Hugging Face's rotary tables for positions [0, P): cos / sin of p * theta^(-2i/d), each half repeated. */
@@ -31,15 +56,42 @@ function rotaryTables(P, d, theta) {
   return { cos, sin };
 }
 
-/** The ONNX model (bytes) of config `c`; rotary tables cover `maxPositions` positions. */
-export function llamaOnnxModel(c, { maxPositions = 256, values = (name, shape) => llamaTensor(c, name, shape) } = {}) {
+/**
+ * The ONNX model (bytes) of config `c`; rotary tables cover `maxPositions` positions. `weights`:
+ * 'float32', or 'int8' for the dynamically quantized graph (see the top of this file).
+ */
+export function llamaOnnxModel(c, { maxPositions = 256, weights = 'float32', values = (name, shape) => llamaTensor(c, name, shape) } = {}) {
+  if (weights !== 'float32' && weights !== 'int8') throw new Error(`llamaOnnxModel: weights ${weights} (known: float32, int8)`);
   const D = c.hidden_size, H = c.num_attention_heads, KV = c.num_key_value_heads, G = H / KV, V = c.vocab_size;
   const d = c.head_dim ?? D / H;
   const shapes = new Map(llamaShapes(c));
   const nodes = [], init = [];
   const node = (op, inputs, outputs, attrs) => { nodes.push({ op, inputs, outputs, attrs }); return outputs[0]; };
   const constant = (name, dims, data) => { init.push({ name, dims, data }); return name; };
-  const linear = (name) => { const [o, i] = shapes.get(name); return constant(`${name}.T`, [i, o], transpose(values(name, [o, i]), o, i)); };
+  const int8 = weights === 'int8';
+  if (int8) constant('int8_zero', [], Int8Array.of(0));
+  // `out` = x W^T for the weight `name` (nn.Linear's out x in): a MatMul on W^T, or at int8 the
+  // five nodes onnxruntime's dynamic quantizer writes (its loader fuses them into one kernel).
+  const product = (x, name, out) => {
+    const [o, i] = shapes.get(name);
+    const wt = transpose(values(name, [o, i]), o, i);
+    if (!int8) return node('MatMul', [x, constant(`${name}.T`, [i, o], wt)], [out]);
+    const { q, scale } = quantizeInt8(wt);
+    const wq = constant(`${name}.T_quantized`, [i, o], q), ws = constant(`${name}.T_scale`, [], Float32Array.of(scale));
+    node('DynamicQuantizeLinear', [x], [`${out}.xq`, `${out}.xs`, `${out}.xz`]);
+    node('MatMulInteger', [`${out}.xq`, wq, `${out}.xz`, 'int8_zero'], [`${out}.i32`]);
+    node('Cast', [`${out}.i32`], [`${out}.f`], { to: DataType.FLOAT });
+    node('Mul', [`${out}.xs`, ws], [`${out}.scales`]);
+    return node('Mul', [`${out}.f`, `${out}.scales`], [out]);
+  };
+  // The token embeddings' rows: gathered from the float table, or from the int8 one and dequantized.
+  const embedRows = (ids, out) => {
+    const table = values('model.embed_tokens.weight', [V, D]);
+    if (!int8) return node('Gather', [constant('embed', [V, D], table), ids], [out], { axis: 0 });
+    const { q, scale } = quantizeInt8(table);
+    node('Gather', [constant('embed_quantized', [V, D], q), ids], [`${out}.q`], { axis: 0 });
+    return node('DequantizeLinear', [`${out}.q`, constant('embed_scale', [], Float32Array.of(scale)), 'int8_zero'], [out]);
+  };
 
   const { cos, sin } = rotaryTables(maxPositions, d, c.rope_theta);
   constant('cos_table', [maxPositions, d], cos);
@@ -80,7 +132,7 @@ export function llamaOnnxModel(c, { maxPositions = 256, values = (name, shape) =
   // [1, S, heads * d] -> [1, heads, S, d]
   const splitHeads = (x, shape, tag) => node('Transpose', [node('Reshape', [x, shape], [`${tag}.r`])], [`${tag}.t`], { perm: [0, 2, 1, 3] });
 
-  node('Gather', [constant('embed', [V, D], values('model.embed_tokens.weight', [V, D])), 'input_ids'], ['h0'], { axis: 0 });
+  embedRows('input_ids', 'h0');
   // cos / sin rows of the positions, [1, S, d] -> [1, 1, S, d] to broadcast over heads
   node('Unsqueeze', [node('Gather', ['cos_table', 'position_ids'], ['cos3'], { axis: 0 }), 'seq_axis'], ['cos']);
   node('Unsqueeze', [node('Gather', ['sin_table', 'position_ids'], ['sin3'], { axis: 0 }), 'seq_axis'], ['sin']);
@@ -95,9 +147,9 @@ export function llamaOnnxModel(c, { maxPositions = 256, values = (name, shape) =
     inputs.push({ name: `past_key_${l}`, dims: [1, KV, 'P', d] }, { name: `past_value_${l}`, dims: [1, KV, 'P', d] });
     outputs.push({ name: `present_key_${l}`, dims: [1, KV, 'T', d] }, { name: `present_value_${l}`, dims: [1, KV, 'T', d] });
     const h = rmsNorm(x, `${p}input_layernorm.weight`, `${t}.n1`);
-    const q = rotate(splitHeads(node('MatMul', [h, linear(`${p}self_attn.q_proj.weight`)], [`${t}.q`]), 'heads_q', `${t}.q`), `${t}.q`);
-    const k = rotate(splitHeads(node('MatMul', [h, linear(`${p}self_attn.k_proj.weight`)], [`${t}.k`]), 'heads_kv', `${t}.k`), `${t}.k`);
-    const v = splitHeads(node('MatMul', [h, linear(`${p}self_attn.v_proj.weight`)], [`${t}.v`]), 'heads_kv', `${t}.v`);
+    const q = rotate(splitHeads(product(h, `${p}self_attn.q_proj.weight`, `${t}.q`), 'heads_q', `${t}.q`), `${t}.q`);
+    const k = rotate(splitHeads(product(h, `${p}self_attn.k_proj.weight`, `${t}.k`), 'heads_kv', `${t}.k`), `${t}.k`);
+    const v = splitHeads(product(h, `${p}self_attn.v_proj.weight`, `${t}.v`), 'heads_kv', `${t}.v`);
     node('Concat', [`past_key_${l}`, k], [`present_key_${l}`], { axis: 2 });
     node('Concat', [`past_value_${l}`, v], [`present_value_${l}`], { axis: 2 });
     // Query heads grouped under their K/V head: [1, KV, G, S, d]; K/V [1, KV, 1, T, d] broadcast.
@@ -113,22 +165,22 @@ export function llamaOnnxModel(c, { maxPositions = 256, values = (name, shape) =
     node('Reshape', [`${t}.o5`, 'heads_out'], [`${t}.o4`]);
     node('Transpose', [`${t}.o4`], [`${t}.ot`], { perm: [0, 2, 1, 3] });
     node('Reshape', [`${t}.ot`, 'model_dims'], [`${t}.o`]);
-    node('MatMul', [`${t}.o`, linear(`${p}self_attn.o_proj.weight`)], [`${t}.attn`]);
+    product(`${t}.o`, `${p}self_attn.o_proj.weight`, `${t}.attn`);
     const x1 = node('Add', [x, `${t}.attn`], [`${t}.x1`]);
     const h2 = rmsNorm(x1, `${p}post_attention_layernorm.weight`, `${t}.n2`);
-    node('MatMul', [h2, linear(`${p}mlp.gate_proj.weight`)], [`${t}.g`]);
-    node('MatMul', [h2, linear(`${p}mlp.up_proj.weight`)], [`${t}.u`]);
+    product(h2, `${p}mlp.gate_proj.weight`, `${t}.g`);
+    product(h2, `${p}mlp.up_proj.weight`, `${t}.u`);
     node('Sigmoid', [`${t}.g`], [`${t}.sg`]);
     node('Mul', [`${t}.g`, `${t}.sg`], [`${t}.silu`]);
     node('Mul', [`${t}.silu`, `${t}.u`], [`${t}.a`]);
-    node('MatMul', [`${t}.a`, linear(`${p}mlp.down_proj.weight`)], [`${t}.mlp`]);
+    product(`${t}.a`, `${p}mlp.down_proj.weight`, `${t}.mlp`);
     x = node('Add', [x1, `${t}.mlp`], [`${t}.out`]);
   }
   // The last position only: the head is most of a step's work on prefill otherwise.
   node('Slice', [x, 'last_axis', 'big', 'seq_axis'], ['x_last']);
   const xn = rmsNorm('x_last', 'model.norm.weight', 'final');
   const head = c.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
-  node('MatMul', [xn, constant('head.T', [D, V], transpose(values(head, [V, D]), V, D))], ['logits']);
+  product(xn, head, 'logits');
   return encodeModel({ name: 'llama', nodes, initializers: init, inputs, outputs }, [{ domain: '', version: 17 }]);
 }
 

@@ -110,15 +110,17 @@ async function loadOurs({ config, type, threads, promptIds }) {
 }
 
 /**
- * onnxruntime-web (issue 23's peer) on the same float32 weights: the graph of onnx_llama.mjs with
- * past key/values, numThreads fixed for the page, greedy as transformers.js decodes.
+ * onnxruntime-web (issue 23's peer) on the same weights: the graph of onnx_llama.mjs with past
+ * key/values, in float32 or (weights 'int8') as transformers.js's 8-bit files (int8 weights per
+ * tensor, activations quantized at run time), numThreads fixed for the page, greedy as
+ * transformers.js decodes.
  */
-async function loadOrt({ config, threads, promptIds }) {
+async function loadOrt({ config, threads, promptIds }, weights = 'float32') {
   const dir = '/node_modules/onnxruntime-web/dist/';
   const ort = await import(`${dir}ort.wasm.min.mjs`);
   Object.assign(ort.env.wasm, { wasmPaths: dir, numThreads: threads });
   ort.env.logLevel = 'error';
-  const session = await ort.InferenceSession.create(llamaOnnxModel(config), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(llamaOnnxModel(config, { weights }), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
   return {
     generate: (n) => ortGenerate(ort, session, config, promptIds, n),
     summary: (runs) => ({
@@ -129,7 +131,7 @@ async function loadOrt({ config, threads, promptIds }) {
   };
 }
 
-const LOADERS = { 'llama.cpp': loadWllama, ours: loadOurs, 'onnxruntime-web': loadOrt };
+const LOADERS = { 'llama.cpp': loadWllama, ours: loadOurs, 'onnxruntime-web': loadOrt, 'onnxruntime-web 8-bit': (args) => loadOrt(args, 'int8') };
 let loaded = null;
 
 /** Loads `engine` for `args` (the page keeps it for generateRuns). */
@@ -139,9 +141,19 @@ window.loadEngine = async (engine, args) => {
   return { loadMs: performance.now() - t0 };
 };
 
-/** One short untimed warm-up, then `reps` generations of `newTokens`; the engine is disposed after. */
-window.generateRuns = async ({ newTokens, reps }) => {
-  await loaded.generate(4);
+/**
+ * One untimed warm-up, then `reps` generations of `newTokens`; the engine is disposed after. With
+ * `expect` (PyTorch's greedy ids) the warm-up is a whole generation checked against them first: an
+ * engine whose tokens differ is not timed ({ refused }).
+ */
+window.generateRuns = async ({ newTokens, reps, expect }) => {
+  const first = await loaded.generate(expect ? newTokens : 4);
+  const step = expect ? expect.findIndex((id, i) => first.tokens[i] !== id) : -1;
+  if (step >= 0) {
+    await loaded.dispose();
+    loaded = null;
+    return { refused: { step, got: first.tokens[step] ?? null, expected: expect[step], tokens: first.tokens } };
+  }
   const runs = [];
   for (let r = 0; r < reps; r++) runs.push(await loaded.generate(newTokens));
   const result = { runs, ...(await loaded.summary(runs)) };
