@@ -95,7 +95,7 @@ function ortAgreementLines(res, find) {
     const where = a.firstDiff == null ? `all ${a.n} equal`
       : `first differ at step ${a.firstDiff} (${a.equal} equal before): ORT ${theirs}, ours ${mine}`
         + (o ? `; there our logits ${fmt(logit(o, theirs), 3)} and ${fmt(logit(o, mine), 3)} (top-2 margin ${fmt(o.margin, 3)})` : '')
-        + (ex ? `; the same weights as float32: ${fmt(logit(ex, theirs), 3)} and ${fmt(logit(ex, mine), 3)} (top ${ex.top[0]} by ${fmt(ex.margin, 3)})` : '');
+        + (ex ? `; our Q8_0 weights held as float32 (no 8-bit activations): ${fmt(logit(ex, theirs), 3)} and ${fmt(logit(ex, mine), 3)} (top ${ex.top[0]} by ${fmt(ex.margin, 3)})` : '');
     lines.push(`  ${a.type} ${a.threads}t ${engine} vs ours: ${where}; ours ${a.type === 'Q8_0' ? 'q8' : 'f32'} decodes ${fmt(ours.decodeTokPerS / ort.decodeTokPerS, 2)}x its tokens/s, prefill in ${fmt(ours.prefillMs / ort.prefillMs, 2)}x its time`);
   }
   return lines;
