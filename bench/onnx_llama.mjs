@@ -184,7 +184,10 @@ export function llamaOnnxModel(c, { maxPositions = 256, weights = 'float32', val
   return encodeModel({ name: 'llama', nodes, initializers: init, inputs, outputs }, [{ domain: '', version: 17 }]);
 }
 
-/** Greedy decoding with onnxruntime-web's session of llamaOnnxModel: { tokens, prefillMs, decodeTokPerS }. */
+/**
+ * Greedy decoding with onnxruntime-web's session of llamaOnnxModel: { tokens, prefillMs,
+ * decodeTokPerS, promptLogits } (the prompt's last-position logits, for checks).
+ */
 export async function ortGenerate(ort, session, c, promptIds, newTokens) {
   const KV = c.num_key_value_heads, d = c.head_dim ?? c.hidden_size / c.num_attention_heads;
   const feeds = {};
@@ -193,7 +196,7 @@ export async function ortGenerate(ort, session, c, promptIds, newTokens) {
     feeds[`past_value_${l}`] = new ort.Tensor('float32', new Float32Array(0), [1, KV, 0, d]);
   }
   const tokens = [];
-  let ids = promptIds, past = 0, firstAt = 0;
+  let ids = promptIds, past = 0, firstAt = 0, promptLogits = null;
   const t0 = performance.now();
   while (tokens.length < newTokens) {
     const S = ids.length, T = past + S;
@@ -207,7 +210,7 @@ export async function ortGenerate(ort, session, c, promptIds, newTokens) {
     let best = 0;
     for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
     tokens.push(best);
-    if (!firstAt) firstAt = performance.now();
+    if (!firstAt) { firstAt = performance.now(); promptLogits = logits; }
     for (let l = 0; l < c.num_hidden_layers; l++) {
       feeds[`past_key_${l}`] = out[`present_key_${l}`];
       feeds[`past_value_${l}`] = out[`present_value_${l}`];
@@ -216,5 +219,5 @@ export async function ortGenerate(ort, session, c, promptIds, newTokens) {
     ids = [best];
   }
   const end = performance.now();
-  return { tokens, prefillMs: firstAt - t0, decodeTokPerS: (newTokens - 1) / ((end - firstAt) / 1000) };
+  return { tokens, prefillMs: firstAt - t0, decodeTokPerS: (newTokens - 1) / ((end - firstAt) / 1000), promptLogits };
 }

@@ -122,7 +122,10 @@ async function loadOrt({ config, threads, promptIds }, weights = 'float32') {
   ort.env.logLevel = 'error';
   const session = await ort.InferenceSession.create(llamaOnnxModel(config, { weights }), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
   return {
-    generate: (n) => ortGenerate(ort, session, config, promptIds, n),
+    async generate(n) {
+      const { promptLogits, ...run } = await ortGenerate(ort, session, config, promptIds, n);  // not the logits: each run goes back to the driver
+      return run;
+    },
     summary: (runs) => ({
       numThreads: ort.env.wasm.numThreads, version: ort.env.versions?.web,
       prefillMs: median(runs.map((x) => x.prefillMs)), decodeTokPerS: median(runs.map((x) => x.decodeTokPerS)),

@@ -15,28 +15,15 @@ import { loadAttention } from '../../dist/index.node.js';
 
 const C = TINY_LLAMA, N = 64;
 const prompt = Array.from({ length: 64 }, (_, i) => 3 + ((i * 7919 + 11) % (C.vocab_size - 3)));
-const i64 = (v) => BigInt64Array.from(v.map(BigInt));
-
 const maxAbs = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 const lead = (a, b) => { let i = 0; while (i < a.length && a[i] === b[i]) i++; return i; };
-
-/** The prompt's last-position logits from one session.run with an empty past. */
-async function promptLogits(session) {
-  const S = prompt.length, KV = C.num_key_value_heads, d = C.head_dim;
-  const mask = new Float32Array(S * S);
-  for (let i = 0; i < S; i++) for (let j = i + 1; j < S; j++) mask[i * S + j] = -Infinity;
-  const feeds = { input_ids: new ort.Tensor('int64', i64(prompt), [1, S]), position_ids: new ort.Tensor('int64', i64(prompt.map((_, i) => i)), [1, S]), mask: new ort.Tensor('float32', mask, [1, 1, 1, S, S]) };
-  for (let l = 0; l < C.num_hidden_layers; l++) for (const kv of ['key', 'value']) feeds[`past_${kv}_${l}`] = new ort.Tensor('float32', new Float32Array(0), [1, KV, 0, d]);
-  return (await session.run(feeds)).logits.data;
-}
 
 /** onnxruntime-web on one graph: its prompt logits and greedy tokens. */
 async function runOrt(weights) {
   const session = await ort.InferenceSession.create(llamaOnnxModel(C, { weights }), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-  const logits = await promptLogits(session);
-  const { tokens } = await ortGenerate(ort, session, C, prompt, N);
+  const { tokens, promptLogits } = await ortGenerate(ort, session, C, prompt, N);
   await session.release();
-  return { logits, tokens };
+  return { logits: promptLogits, tokens };
 }
 
 const ref = pytorchTokens('tiny', C, prompt, N);
