@@ -117,6 +117,21 @@ function pytorchLines(res) {
   return lines;
 }
 
+/**
+ * Issue 23's target, "ahead of onnxruntime-web at equal precision at 1 and 2 threads": ours f32
+ * against ORT float32 and ours q8 against ORT 8-bit, decode tokens/s and prefill time, each met or missed.
+ */
+function targetLines(res, find) {
+  const lines = [];
+  for (const r of res.runs) {
+    const peer = r.engine === 'ours' && !r.error && ortPeerOf(r.type) ? find(r.type, r.threads, ortPeerOf(r.type)) : null;
+    if (!peer) continue;
+    const decode = r.decodeTokPerS / peer.decodeTokPerS, prefill = r.prefillMs / peer.prefillMs;
+    lines.push(`  ours ${r.type === 'F32' ? 'f32' : 'q8'} vs ${peer.engine}, ${r.threads} thread${r.threads > 1 ? 's' : ''}: decode ${fmt(decode, 2)}x its tokens/s (${decode > 1 ? 'met' : 'missed'}), prefill ${fmt(prefill, 2)}x its time (${prefill < 1 ? 'met' : 'missed'})`);
+  }
+  return lines.length ? ['', 'Issue 23\'s target: ahead of onnxruntime-web at equal precision, 1 and 2 threads:', ...lines] : [];
+}
+
 /** { lines, problems }: the table, the agreement and the checks. */
 export function llamaReport(res) {
   const bw = res.bandwidth ?? {};
@@ -160,7 +175,7 @@ export function llamaReport(res) {
       lines.push(`    the same ${a.type} weights as float32 (no 8-bit activations): top ${ex.top[0]} by ${fmt(ex.margin, 3)}, llama.cpp's ${l} at ${fmt(logit(ex, l), 3)}, ours ${o} at ${fmt(logit(ex, o), 3)} (ours with 8-bit activations: ${fmt(logit(a.ours, l), 3)}, ${fmt(logit(a.ours, o), 3)}). Both sides quantize activations to 8 bits per block of 32 (llama.cpp with f16 scales, ours with f32): where they part, the choice is within what that moves`);
     }
   }
-  lines.push(...ortAgreementLines(res, find), ...pytorchLines(res));
+  lines.push(...ortAgreementLines(res, find), ...pytorchLines(res), ...targetLines(res, find));
   const problems = checks(res);
   if (problems.length) lines.push('', 'PROBLEMS:', ...problems.map((p) => `  ${p}`));
   return { lines, problems };
