@@ -20,7 +20,7 @@ import { writeGguf } from './gguf_writer.mjs';
 import { llamaGgufTensors, llamaMetadata } from './llama_gguf.mjs';
 import { pytorchTokens } from './llama_pytorch.mjs';
 import { llamaReport, sameTokens, tokenAgreement } from './llama_report.mjs';
-import { SMOLLM2_135M, TINY_LLAMA } from './llama_weights.mjs';
+import { benchPrompt, SMOLLM2_135M, TINY_LLAMA } from './llama_weights.mjs';
 import { buildProbe } from './peak.mjs';
 import { rendererMemory } from './renderer_memory.mjs';
 
@@ -151,8 +151,8 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
   const config = MODELS[opt.model];
   const files = Object.fromEntries(opt.types.map((t) => [t, ggufFile(opt.model, t, log)]));
   const bwSkip = buildProbe(`${ROOT}bench/peak/bandwidth.cpp`, `${ROOT}build/bench-peak/bandwidth.wasm`, ['-mbulk-memory', '-sALLOW_MEMORY_GROWTH=1', '-sMAXIMUM_MEMORY=1GB']);
-  // The same 64 prompt ids on both sides: spread over the vocabulary, none of the three specials.
-  const promptIds = Array.from({ length: 64 }, (_, i) => 3 + ((i * 7919 + 11) % (config.vocab_size - 3)));
+  // The same 64 prompt ids on every side.
+  const promptIds = benchPrompt(config);
   const res = {
     meta: { date: new Date().toISOString(), cores: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg: os.loadavg(), model: opt.model, config, quick: opt.quick, reps: opt.reps, newTokens: opt.newTokens, wllama: require('@wllama/wllama/package.json').version },
     promptIds, runs: [], agreement: [], ortAgreement: [], pytorchAgreement: [], problems: [],

@@ -19,6 +19,9 @@ export const TINY_LLAMA = {
   rope_theta: 10000, tie_word_embeddings: true,
 };
 
+/** The bench's prompt: `n` ids spread over the vocabulary, none of the three specials (0-2). */
+export const benchPrompt = (c, n = 64) => Array.from({ length: n }, (_, i) => 3 + ((i * 7919 + 11) % (c.vocab_size - 3)));
+
 /** [name, shape] of every tensor, in Hugging Face's names and nn.Linear's out x in shapes. */
 export function llamaShapes(c) {
   const D = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;

@@ -2,8 +2,9 @@
 // PyTorch's greedy tokens (bench/llama_reference.py, a Llama forward written from the architecture
 // in torch) against this library at f32 and onnxruntime-web running bench/onnx_llama.mjs's float32
 // graph, and its int8 graph (transformers.js's q8: int8 weights per tensor, activations quantized at
-// run time) against PyTorch with that quantization simulated. The work runs in a child process
-// (llama_onnx_check.mjs: ES modules; about 3 s, PyTorch's part cached in build/bench-llama/).
+// run time) against PyTorch with that quantization simulated. PyTorch's side is a fixture
+// (tests/fixtures/llama_onnx/, made by tests/fixtures/generate_llama_onnx_fixture.mjs: no torch
+// here). The work runs in a child process (llama_onnx_check.mjs: ES modules; about 2 s).
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -20,6 +21,10 @@ beforeAll(() => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }, 120000);
+
+test('the PyTorch fixture was made from this tiny model (else: node tests/fixtures/generate_llama_onnx_fixture.mjs)', () => {
+  expect(facts.fixture).toEqual({ sameConfig: true, sameWeights: true });
+});
 
 test('PyTorch: float32 gives float64\'s 64 greedy tokens, and they vary (a model repeating one token would agree on anything)', () => {
   expect(facts.pytorch.f32Equal).toBe(64);
