@@ -31,7 +31,7 @@ struct Shape {
 };
 constexpr Shape kMatrices[] = {{kD, 3 * kD}, {kD, kD}, {kD, 4 * kD}, {4 * kD, kD}};
 
-// A matrix of N(0, 0.02) weights held as type t (F32 in x out, as models hold it).
+// A matrix of N(0, 0.02) weights held as type t (F32 in panels, as models hold it).
 attn::Weight make_weight(attn::WeightType t, Shape s, std::mt19937& rng) {
   std::normal_distribution<float> g(0.0f, 0.02f);
   attn::Weight w;
@@ -40,7 +40,7 @@ attn::Weight make_weight(attn::WeightType t, Shape s, std::mt19937& rng) {
   for (int r = 0; r < s.out; ++r) {
     for (float& v : row) v = g(rng);
     if (t == attn::WeightType::kF32) {
-      for (int k = 0; k < s.in; ++k) w.storage.data()[static_cast<long>(k) * s.out + r] = row[k];
+      w.set_output(r, row.data());
     } else if (!attn::encode_row(t, row.data(), s.in, w.bytes() + attn::row_bytes(t, s.in) * r).empty()) {
       std::exit(1);
     }

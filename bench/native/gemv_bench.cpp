@@ -44,17 +44,17 @@ double cpu_ms() {
 }
 #endif
 
-// N(0, 0.02) weights as type t; F32 in x out when in_by_out (how models hold float32 linears),
+// N(0, 0.02) weights as type t; F32 in panels when `panels` (how models hold float32 linears),
 // else out x in (16/8/4-bit linears, embeddings and LM heads).
-attn::Weight make_weight(attn::WeightType t, bool in_by_out, int out, int in, std::mt19937& rng) {
+attn::Weight make_weight(attn::WeightType t, bool panels, int out, int in, std::mt19937& rng) {
   std::normal_distribution<float> g(0.0f, 0.02f);
   attn::Weight w;
-  if (!w.allocate(t, in_by_out, out, in)) std::exit(1);
+  if (!w.allocate(t, panels, out, in)) std::exit(1);
   std::vector<float> row(in);
   for (int r = 0; r < out; ++r) {
     for (float& v : row) v = g(rng);
-    if (in_by_out) {
-      for (int k = 0; k < in; ++k) w.storage.data()[static_cast<long>(k) * out + r] = row[k];
+    if (panels) {
+      w.set_output(r, row.data());
     } else if (!attn::encode_row(t, row.data(), in, w.bytes() + attn::row_bytes(t, in) * r).empty()) {
       std::exit(1);
     }
@@ -102,11 +102,11 @@ int main(int argc, char** argv) {
   std::mt19937 xr(7);
   std::normal_distribution<float> g(0.0f, 1.0f);
   for (float& v : x) v = g(xr);
-  // "f32" in x out (a float32 linear), "f32rows" out x in (a float32 LM head), then the others.
+  // "f32" in panels (a float32 linear), "f32rows" out x in (a float32 LM head), then the others.
   const struct {
     const char* name;
     attn::WeightType t;
-    bool in_by_out;
+    bool panels;
   } kinds[] = {{"f32", attn::WeightType::kF32, true}, {"f32rows", attn::WeightType::kF32, false},
                {"f16", attn::WeightType::kF16, false}, {"bf16", attn::WeightType::kBF16, false},
                {"q8", attn::WeightType::kQ8, false},   {"q4", attn::WeightType::kQ4, false}};
@@ -118,14 +118,14 @@ int main(int argc, char** argv) {
     // Hot: rows of the matrix limited so that it stays in L2 (<= 256 KiB).
     const int hot_out = std::max(4, std::min(out, int(262144 / attn::row_bytes(t, in)) / 4 * 4));
     std::vector<attn::Weight> hot;
-    hot.push_back(make_weight(t, kind.in_by_out, hot_out, in, rng));
+    hot.push_back(make_weight(t, kind.panels, hot_out, in, rng));
     const double hot_blocks = double(hot_out) * in / 32;
     const int hot_calls = std::max(1, int(2e6 / hot_blocks));
     const Times hot_ms = time_products(kn, hot, hot_calls, 7, x, y);
     // Stream: enough copies for 256 MB.
     std::vector<attn::Weight> cold;
     const int copies = std::max(2, int(256e6 / bytes));
-    for (int c = 0; c < copies; ++c) cold.push_back(make_weight(t, kind.in_by_out, out, in, rng));
+    for (int c = 0; c < copies; ++c) cold.push_back(make_weight(t, kind.panels, out, in, rng));
     const Times cold_ms = time_products(kn, cold, copies, 5, x, y);
     // ns per 32-weight block of one output row, and GB/s of weight bytes, by wall and by CPU time.
     const double hot_bytes = double(attn::row_bytes(t, in)) * hot_out * hot_calls, cold_bytes = bytes * copies;

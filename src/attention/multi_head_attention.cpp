@@ -24,9 +24,10 @@ std::string split_heads(const float* src, long row_stride, int batch, int seq, i
   return "";
 }
 
-// Copies a rows x cols block into columns [c0, c0 + cols) of a matrix with leading dim ld.
-void place_columns(const float* src, int rows, int cols, float* dst, int ld, int c0) {
-  for (int r = 0; r < rows; ++r) std::memcpy(dst + static_cast<long>(r) * ld + c0, src + static_cast<long>(r) * cols, cols * sizeof(float));
+// Places an in x cols matrix (the caller's layout: row k holds input k's weights) as outputs
+// [c0, c0 + cols) of w.
+void place_columns(const float* src, int cols, Weight& w, int c0) {
+  for (int k = 0; k < w.in; ++k) w.set_input(k, src + static_cast<long>(k) * cols, c0, cols);
 }
 
 }  // namespace
@@ -93,17 +94,17 @@ std::string MultiHeadAttention::set_weights(const MhaWeightsView& w) {
   const int width = fused_ ? 2 * hk + hv : hk;
   if (!w_in_.allocate(WeightType::kF32, true, width, c.d_model) || !w_o_.allocate(WeightType::kF32, true, c.d_model, hv))
     return out_of_memory("the weights", std::size_t(c.d_model) * (width + hv));
-  place_columns(w.w_q, c.d_model, hk, w_in_.storage.data(), width, 0);
-  std::memcpy(w_o_.storage.data(), w.w_o, std::size_t(hv) * c.d_model * sizeof(float));
+  place_columns(w.w_q, hk, w_in_, 0);
+  place_columns(w.w_o, c.d_model, w_o_, 0);
   if (fused_) {
-    place_columns(w.w_k, c.d_model, hk, w_in_.storage.data(), width, hk);
-    place_columns(w.w_v, c.d_model, hv, w_in_.storage.data(), width, 2 * hk);
+    place_columns(w.w_k, hk, w_in_, hk);
+    place_columns(w.w_v, hv, w_in_, 2 * hk);
     w_k_sep_ = Weight(), w_v_sep_ = Weight();
   } else {
     if (!w_k_sep_.allocate(WeightType::kF32, true, hk, c.kdim) || !w_v_sep_.allocate(WeightType::kF32, true, hv, c.vdim))
       return out_of_memory("the weights", std::size_t(c.kdim) * hk + std::size_t(c.vdim) * hv);
-    std::memcpy(w_k_sep_.storage.data(), w.w_k, std::size_t(c.kdim) * hk * sizeof(float));
-    std::memcpy(w_v_sep_.storage.data(), w.w_v, std::size_t(c.vdim) * hv * sizeof(float));
+    place_columns(w.w_k, hk, w_k_sep_, 0);
+    place_columns(w.w_v, hv, w_v_sep_, 0);
   }
   std::string err = copy_biases(w.b_q, w.b_k, w.b_v, w.b_o);
   if (!err.empty()) return err;

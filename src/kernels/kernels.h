@@ -17,6 +17,11 @@ struct Kernels {
   // so a head's column block inside a wider matrix is used in place.
   void (*gemm)(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
                int ldc, bool accumulate);
+  // C[M x N] = A[M x K] * W (+ C when accumulate) for W's outputs held in panels (weight.h: kPanel
+  // outputs a panel, each panel K x kPanel floats, one after the other): outputs first..first+N-1
+  // of the panel at P and those after it. A float32 linear layer's product.
+  void (*gemm_panels)(int M, int N, int K, const float* A, int lda, const float* P, int first, float* C, int ldc,
+                      bool accumulate);
   // C[M x N] = A[M x K] * B[N x K]^T: rows of A dotted with rows of B (e.g. hidden states
   // times a tied embedding matrix, without materializing its transpose).
   void (*gemm_bt)(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,

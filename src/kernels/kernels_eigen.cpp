@@ -4,6 +4,11 @@
 // The remaining kernels (softmax, exp, GELU) are the scalar twins.
 #include "kernels/kernels.h"
 
+#include <algorithm>
+#include <cstddef>
+
+#include "tensors/weight.h"
+
 #if defined(ATTN_HAVE_EIGEN)
 // One thread: the library's own pool splits the work. No exceptions in the WASM builds.
 #define EIGEN_DONT_PARALLELIZE
@@ -41,12 +46,24 @@ void gemm_bt_eigen(int M, int N, int K, const float* A, int lda, const float* B,
   c.noalias() = a * b.transpose();
 }
 
+// W's panels one at a time, each a K x kPanel row-major block: its lanes [lane, lane + n) are
+// columns of an ordinary matrix to Eigen.
+void gemm_panels_eigen(int M, int N, int K, const float* A, int lda, const float* P, int first, float* C, int ldc,
+                       bool accumulate) {
+  for (int j0 = 0; j0 < N;) {
+    const int lane = (first + j0) % kPanel, n = std::min(kPanel - lane, N - j0);
+    const float* panel = P + static_cast<std::size_t>((first + j0) / kPanel) * K * kPanel + lane;
+    gemm_eigen(M, n, K, A, lda, panel, kPanel, C + j0, ldc, accumulate);
+    j0 += n;
+  }
+}
+
 }  // namespace
 
 bool have_eigen_kernels() { return true; }
 const Kernels& eigen_kernels() {
   const Kernels& s = scalar_kernels();
-  static const Kernels k{"eigen", gemm_eigen, gemm_bt_eigen, s.gemm_bt_half, s.gemm_bt_bf16, s.gemm_bt_q8, s.gemm_bt_q4, s.exp_shift_sum, s.softmax_row, s.gelu_erf};
+  static const Kernels k{"eigen", gemm_eigen, gemm_panels_eigen, gemm_bt_eigen, s.gemm_bt_half, s.gemm_bt_bf16, s.gemm_bt_q8, s.gemm_bt_q4, s.exp_shift_sum, s.softmax_row, s.gelu_erf};
   return k;
 }
 

@@ -1,5 +1,6 @@
 // Scalar twins: the plainest correct loops, the reference the SIMD kernels are tested against
 // and the kernels of the scalar WASM build (for engines without SIMD).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "tensors/half.h"
 #include "kernels/kernels.h"
 #include "kernels/kernels_quant.h"
+#include "tensors/weight.h"
 
 namespace attn {
 namespace {
@@ -23,6 +25,26 @@ void gemm_scalar(int M, int N, int K, const float* A, int lda, const float* B, i
       const float* b = B + static_cast<long>(k) * ldb;
       for (int j = 0; j < N; ++j) c[j] += a * b[j];
     }
+  }
+}
+
+// Output j of W sits in panel (first + j) / kPanel at lane (first + j) % kPanel; the same i-k-j
+// order as gemm_scalar, a panel at a time.
+void gemm_panels_scalar(int M, int N, int K, const float* A, int lda, const float* P, int first, float* C, int ldc,
+                        bool accumulate) {
+  for (int j0 = 0; j0 < N;) {
+    const int lane0 = (first + j0) % kPanel, n = std::min(kPanel - lane0, N - j0);
+    const float* panel = P + static_cast<std::size_t>((first + j0) / kPanel) * K * kPanel + lane0;
+    for (int i = 0; i < M; ++i) {
+      float* c = C + static_cast<long>(i) * ldc + j0;
+      if (!accumulate)
+        for (int j = 0; j < n; ++j) c[j] = 0.0f;
+      for (int k = 0; k < K; ++k) {
+        const float a = A[static_cast<long>(i) * lda + k];
+        for (int j = 0; j < n; ++j) c[j] += a * panel[static_cast<std::size_t>(k) * kPanel + j];
+      }
+    }
+    j0 += n;
   }
 }
 
@@ -101,7 +123,7 @@ void gelu_erf_scalar(float* x, int n) {
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{"scalar", gemm_scalar, gemm_bt_scalar, gemm_bt_half_scalar, gemm_bt_bf16_scalar,
+  static const Kernels k{"scalar", gemm_scalar, gemm_panels_scalar, gemm_bt_scalar, gemm_bt_half_scalar, gemm_bt_bf16_scalar,
                                  gemm_bt_q8_scalar,   gemm_bt_q4_scalar,   exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar};
   return k;
 }

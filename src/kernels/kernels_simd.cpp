@@ -1,4 +1,5 @@
 // SIMD twins of kernels_scalar.cpp, written once against simd4.h (WASM SIMD128 or SSE2).
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -8,6 +9,7 @@
 #include "kernels/kernels.h"
 #include "kernels/kernels_quant.h"
 #include "kernels/simd4.h"
+#include "tensors/weight.h"
 
 namespace attn {
 
@@ -159,6 +161,112 @@ void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int
       }
     }
     if (n_panels < N) columns_tail(M, n_panels, N, kc, Ak, lda, Bk, ldb, C, ldc, acc);
+  }
+}
+
+// Outputs [j0, j0 + n) of a panel-held W (kernels.h gemm_panels) lie in one panel, from lane `lane`.
+struct PanelPart {
+  const float* panel;  // the panel's first value
+  int lane, n;
+};
+inline PanelPart panel_part(const float* P, int first, int K, int j0, int N) {
+  const int lane = (first + j0) % kPanel;
+  return {P + static_cast<std::size_t>((first + j0) / kPanel) * K * kPanel, lane, std::min(kPanel - lane, N - j0)};
+}
+
+// One or two rows of A (a decoding step) times W in panels: each panel is read once, front to
+// back, the whole matrix one stream, with its kPanel sums per row in registers over the depth.
+// A panel only partly ours (a slice's ends) runs whole, its sums passing through `part`.
+template <int MR>
+void rows_times_panels(int N, int K, const float* A, int lda, const float* P, int first, float* C, int ldc,
+                       bool accumulate) {
+  for (int j0 = 0; j0 < N;) {
+    const PanelPart pp = panel_part(P, first, K, j0, N);
+    const bool whole = pp.n == kPanel;
+    alignas(16) float part[MR][kPanel] = {};
+    f32x4 acc[MR][4];
+    for (int r = 0; r < MR; ++r) {
+      float* c = C + static_cast<long>(r) * ldc + j0;
+      if (accumulate && !whole)
+        for (int j = 0; j < pp.n; ++j) part[r][pp.lane + j] = c[j];
+      for (int t = 0; t < 4; ++t)
+        acc[r][t] = !accumulate ? splat(0.0f) : whole ? load(c + 4 * t) : load(part[r] + 4 * t);
+    }
+    const float* w = pp.panel;
+    for (int k = 0; k < K; ++k, w += kPanel) {
+      const f32x4 w0 = load(w), w1 = load(w + 4), w2 = load(w + 8), w3 = load(w + 12);
+      for (int r = 0; r < MR; ++r) {
+        const f32x4 a = load_splat(A + static_cast<long>(r) * lda + k);
+        acc[r][0] = madd(a, w0, acc[r][0]);
+        acc[r][1] = madd(a, w1, acc[r][1]);
+        acc[r][2] = madd(a, w2, acc[r][2]);
+        acc[r][3] = madd(a, w3, acc[r][3]);
+      }
+    }
+    for (int r = 0; r < MR; ++r) {
+      float* c = C + static_cast<long>(r) * ldc + j0;
+      for (int t = 0; t < 4; ++t) store(whole ? c + 4 * t : part[r] + 4 * t, acc[r][t]);
+      if (!whole)
+        for (int j = 0; j < pp.n; ++j) c[j] = part[r][pp.lane + j];
+    }
+    j0 += pp.n;
+  }
+}
+
+// Lanes [lo, hi) of a panel's depth block, for rows of A: the lanes no 8-wide tile covers.
+void panel_lanes(int M, int kc, const float* A, int lda, const float* panel, int lo, int hi, float* C, int ldc,
+                 bool accumulate) {
+  for (int i = 0; i < M; ++i)
+    for (int l = lo; l < hi; ++l) {
+      float acc = accumulate ? C[static_cast<long>(i) * ldc + l - lo] : 0.0f;
+      for (int k = 0; k < kc; ++k) acc += A[static_cast<long>(i) * lda + k] * panel[static_cast<std::size_t>(k) * kPanel + l];
+      C[static_cast<long>(i) * ldc + l - lo] = acc;
+    }
+}
+
+// Rows of A above which the register-tiled path wins: it reuses each weight across four rows.
+constexpr int kPanelStreamMaxRows = 2;
+
+void gemm_panels_simd(int M, int N, int K, const float* A, int lda, const float* P, int first, float* C, int ldc,
+                      bool accumulate) {
+  if (K == 0 || M <= kPanelStreamMaxRows) {
+    for (int i = 0; i + 2 <= M; i += 2)
+      rows_times_panels<2>(N, K, A + static_cast<long>(i) * lda, lda, P, first, C + static_cast<long>(i) * ldc, ldc, accumulate);
+    if (M % 2) rows_times_panels<1>(N, K, A + static_cast<long>(M - 1) * lda, lda, P, first, C + static_cast<long>(M - 1) * ldc, ldc, accumulate);
+    return;
+  }
+  // Many rows: tile_8 on each half of a panel, in place (a panel is already the packed B it wants).
+  for (int k0 = 0; k0 < K; k0 += kDepthBlock) {
+    const int kc = K - k0 < kDepthBlock ? K - k0 : kDepthBlock;
+    const bool acc = accumulate || k0 > 0;
+    const float* Ak = A + k0;
+    for (int j0 = 0; j0 < N;) {
+      const PanelPart pp = panel_part(P, first, K, j0, N);
+      const float* block = pp.panel + static_cast<std::size_t>(k0) * kPanel;
+      int lane = pp.lane;
+      while (lane < pp.lane + pp.n) {
+        float* c = C + j0 + (lane - pp.lane);
+        if (lane % kPanelCols == 0 && lane + kPanelCols <= pp.lane + pp.n) {
+          int i = 0;
+          for (; i + 4 <= M; i += 4)
+            tile_8<4>(kc, Ak + static_cast<long>(i) * lda, lda, block + lane, kPanel, c + static_cast<long>(i) * ldc, ldc, acc);
+          const float* a = Ak + static_cast<long>(i) * lda;
+          float* ci = c + static_cast<long>(i) * ldc;
+          switch (M - i) {
+            case 3: tile_8<3>(kc, a, lda, block + lane, kPanel, ci, ldc, acc); break;
+            case 2: tile_8<2>(kc, a, lda, block + lane, kPanel, ci, ldc, acc); break;
+            case 1: tile_8<1>(kc, a, lda, block + lane, kPanel, ci, ldc, acc); break;
+            default: break;
+          }
+          lane += kPanelCols;
+        } else {  // up to the next 8-lane boundary, or the part's end
+          const int hi = std::min(pp.lane + pp.n, (lane / kPanelCols + 1) * kPanelCols);
+          panel_lanes(M, kc, Ak, lda, block, lane, hi, c, ldc, acc);
+          lane = hi;
+        }
+      }
+      j0 += pp.n;
+    }
   }
 }
 
@@ -402,7 +510,7 @@ void gelu_erf_simd(float* x, int n) {
 
 bool have_simd_kernels() { return true; }
 const Kernels& simd_kernels() {
-  static const Kernels k{"simd", gemm_simd, gemm_bt_simd, gemm_bt_half_simd, gemm_bt_bf16_simd, gemm_bt_q8_simd, gemm_bt_q4_simd,
+  static const Kernels k{"simd", gemm_simd, gemm_panels_simd, gemm_bt_simd, gemm_bt_half_simd, gemm_bt_bf16_simd, gemm_bt_q8_simd, gemm_bt_q4_simd,
                          exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd};
   return k;
 }

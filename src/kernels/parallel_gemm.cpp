@@ -6,32 +6,6 @@
 
 namespace attn {
 
-void gemm_rows_split_depth(const Kernels& kn, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
-                           float* C, int ldc, bool accumulate) {
-  const int threads = num_threads();
-  // One partial M x N block per worker; parallel_for is not reentrant, so one set serves every call.
-  static std::vector<float> partial;
-  static std::vector<char> used;
-  partial.resize(static_cast<std::size_t>(threads) * M * N);
-  used.assign(threads, 0);
-  // ~8 blocks per thread: a late thread takes fewer; each block is still hundreds of KiB of B.
-  parallel_for(K, balanced_grain(K, 8, 4), [&](int k0, int k1, int w) {
-    float* P = partial.data() + static_cast<std::size_t>(w) * M * N;
-    kn.gemm(M, N, k1 - k0, A + k0, lda, B + static_cast<long>(k0) * ldb, ldb, P, N, used[w] != 0);
-    used[w] = 1;
-  });
-  for (int i = 0; i < M; ++i) {
-    float* c = C + static_cast<long>(i) * ldc;
-    if (!accumulate)
-      for (int j = 0; j < N; ++j) c[j] = 0.0f;
-    for (int w = 0; w < threads; ++w) {
-      if (!used[w]) continue;
-      const float* p = partial.data() + (static_cast<std::size_t>(w) * M + i) * N;
-      for (int j = 0; j < N; ++j) c[j] += p[j];
-    }
-  }
-}
-
 namespace {
 
 // y = x W^T for W in Q8/Q4, x's rows quantized here; split over W's outputs (in fours: the SIMD
@@ -79,16 +53,38 @@ void widened_panels_product(const Kernels& kn, const float* x, int rows, const W
   else parallel_for(panels, 1, run);
 }
 
+// y = x W for W in panels, y holding the bias when `accumulate`. Threads take tiles of whole
+// panels (and of rows, when there are many): each reads its own run of the weights, front to back.
+void panels_product(const Kernels& kn, const float* x, int rows, const WeightView& W, float* y, int ldy, bool accumulate) {
+  const float* P = static_cast<const float*>(W.data);
+  if (!split_over_threads(rows, W.out, W.in)) {
+    kn.gemm_panels(rows, W.out, W.in, x, W.in, P, W.first, y, ldy, accumulate);
+    return;
+  }
+  // Up to 1.5 row panels stay one panel: a 64-row sliver would cost more than it balances.
+  const int row_tiles = rows <= kTileRows * 3 / 2 ? 1 : (rows + kTileRows - 1) / kTileRows;
+  const int rows_per = (rows + row_tiles - 1) / row_tiles;
+  const int cols_per = W.out < kTileCols * 2 * num_threads() ? balanced_grain(W.out, 4, kPanel) : kTileCols;
+  const int col_tiles = (W.out + cols_per - 1) / cols_per;
+  parallel_for(row_tiles * col_tiles, 1, [&](int t0, int t1, int) {
+    for (int t = t0; t < t1; ++t) {
+      const int i0 = t / col_tiles * rows_per, j0 = t % col_tiles * cols_per;
+      const int m = std::min(rows_per, rows - i0), n = std::min(cols_per, W.out - j0);
+      const WeightView part = W.outputs(j0, n);
+      kn.gemm_panels(m, n, W.in, x + static_cast<long>(i0) * W.in, W.in, static_cast<const float*>(part.data), part.first,
+                     y + static_cast<long>(i0) * ldy + j0, ldy, accumulate);
+    }
+  });
+}
+
 }  // namespace
 
 std::string linear(const Kernels& kn, const float* x, int rows, const WeightView& W, const float* b, float* y, int ldy) {
   if (rows <= 0) return "";
-  if (W.in_by_out) {
-    for (int i = 0; i < rows; ++i) {
-      float* yr = y + static_cast<long>(i) * ldy;
-      if (b) std::memcpy(yr, b, W.out * sizeof(float));
-    }
-    gemm_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const float*>(W.data), W.ld, y, ldy, b != nullptr);
+  if (W.panels) {
+    if (b)
+      for (int i = 0; i < rows; ++i) std::memcpy(y + static_cast<long>(i) * ldy, b, W.out * sizeof(float));
+    panels_product(kn, x, rows, W, y, ldy, b != nullptr);
     return "";
   }
   switch (W.type) {

@@ -145,7 +145,7 @@ namespace {
 // out[c] += row r of the table, whichever way it is stored.
 void add_row(const Embedding& e, int r, float* out) {
   const WeightView v = e.table.view();
-  if (v.type == WeightType::kF32) {
+  if (v.type == WeightType::kF32 && !v.panels) {
     add_in_place(out, static_cast<const float*>(v.data) + static_cast<long>(r) * e.dim, e.dim);
     return;
   }

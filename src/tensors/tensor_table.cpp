@@ -73,9 +73,17 @@ WeightType stored_type(Dtype d) {
   return d == Dtype::kF32 ? WeightType::kF32 : d == Dtype::kF16 ? WeightType::kF16 : WeightType::kBF16;
 }
 
-// Weight t laid out as `in_by_out` holds the stored bytes of entry e as they are.
-bool holds_as_stored(const TensorTable::Entry& e, Dtype d, WeightType t, bool in_by_out) {
-  return t == stored_type(d) && (in_by_out ? !stored_by_output(e) : stored_by_output(e));
+// Weight t (in panels or not) holds the stored bytes of entry e as they are: rows by output.
+bool holds_as_stored(const TensorTable::Entry& e, Dtype d, WeightType t, bool panels) {
+  return !panels && t == stored_type(d) && stored_by_output(e);
+}
+
+// F32 linear weights are held in panels (weight.h), and so are F32 word embeddings (the tables
+// declared quantizable): they are also the LM heads, a decoding step's largest product, while a
+// lookup reads one row (strided in panels: one token's dim values). Position tables and the other
+// types are held by output.
+bool held_in_panels(const TensorTable::Entry& e, WeightType t) {
+  return t == WeightType::kF32 && (!e.embedding || e.quantizable);
 }
 
 // The first value of n stored values that is not finite, or -1 (16-bit: the all-ones exponent).
@@ -173,15 +181,26 @@ std::string TensorTable::set_weight_rows(Entry& e, const void* data, int r0, int
   Weight& w = *e.weight;
   if (r0 == 0) {
     const WeightType t = type_for(e, dtype);
-    const bool in_by_out = t == WeightType::kF32 && !e.embedding;  // the tuned float GEMM's layout
+    const bool panels = held_in_panels(e, t);
     // (Sized as before when the bytes were written in place: the block, and so `data`, stays.)
-    if (!w.allocate(t, in_by_out, out, in)) return out_of_memory(e.name.c_str(), row_bytes(t, in) * out / 4);
-    const bool turned = !holds_as_stored(e, dtype, t, in_by_out) && !stored_by_output(e) && !in_by_out;
+    if (!w.allocate(t, panels, out, in)) return out_of_memory(e.name.c_str(), row_bytes(t, in) * out / 4);
+    const bool turned = !panels && !holds_as_stored(e, dtype, t, panels) && !stored_by_output(e);
     if (turned && !staging_.resize(std::size_t(out) * in)) return out_of_memory(e.name.c_str(), std::size_t(out) * in);
   }
   const std::size_t values = std::size_t(r1 - r0) * cols;
   long bad = -1;  // the first value that is not finite, as an index into this part
-  if (holds_as_stored(e, dtype, w.type, w.in_by_out) || (w.in_by_out && !stored_by_output(e))) {
+  if (w.panels) {
+    // One stored row at a time (an output's inputs, or Conv1D's: an input's outputs): widened,
+    // checked, then placed in its panels.
+    std::vector<float> row(cols);
+    for (int r = r0; r < r1 && bad < 0; ++r) {
+      widen(data, dtype, std::size_t(r - r0) * cols, cols, row.data());
+      const long i = first_non_finite(row.data(), cols);
+      if (i >= 0) bad = static_cast<long>(r - r0) * cols + i;
+      else if (stored_by_output(e)) w.set_output(r, row.data());
+      else w.set_input(r, row.data(), 0, cols);
+    }
+  } else if (holds_as_stored(e, dtype, w.type, w.panels)) {
     // Stored rows are the storage's rows: copied (or written in place) or widened, then checked.
     if (w.type != WeightType::kF32) {
       unsigned char* at = w.bytes() + std::size_t(r0) * cols * 2;
@@ -199,8 +218,6 @@ std::string TensorTable::set_weight_rows(Entry& e, const void* data, int r0, int
       widen(data, dtype, std::size_t(r - r0) * in, in, row.data());
       const long i = first_non_finite(row.data(), in);
       if (i >= 0) bad = static_cast<long>(r - r0) * in + i;
-      else if (w.in_by_out)
-        for (int c = 0; c < in; ++c) w.storage.data()[static_cast<long>(c) * out + r] = row[c];
       else if (std::string err = encode_row(w.type, row.data(), in, w.bytes() + row_bytes(w.type, in) * r); !err.empty())
         return e.name + ": output " + std::to_string(r) + ": " + err + "; load this model with dtype 'f32'";
     }
@@ -236,8 +253,8 @@ void* TensorTable::stored_destination(const std::string& name, std::size_t n, Dt
     if (e.name != name) continue;
     if (!e.weight || std::size_t(outputs_of(e)) * inputs_of(e) != n) return nullptr;
     const WeightType t = type_for(e, dtype);
-    const bool in_by_out = t == WeightType::kF32 && !e.embedding;
-    if (!holds_as_stored(e, dtype, t, in_by_out) || !e.weight->allocate(t, in_by_out, outputs_of(e), inputs_of(e)))
+    const bool panels = held_in_panels(e, t);
+    if (!holds_as_stored(e, dtype, t, panels) || !e.weight->allocate(t, panels, outputs_of(e), inputs_of(e)))
       return nullptr;
     return e.weight->bytes();
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "tensors/half.h"
 
@@ -32,8 +33,13 @@ std::size_t row_bytes(WeightType t, int cols) {
 WeightView WeightView::outputs(int first, int count) const {
   WeightView v = *this;
   v.out = count;
-  if (in_by_out) v.data = static_cast<const float*>(data) + first;  // columns of in x out
-  else v.data = bytes() + static_cast<std::size_t>(first) * row_bytes(type, in);
+  if (panels) {
+    const int at = this->first + first;
+    v.data = static_cast<const float*>(data) + static_cast<std::size_t>(at / kPanel) * kPanel * in;
+    v.first = at % kPanel;
+  } else {
+    v.data = bytes() + static_cast<std::size_t>(first) * row_bytes(type, in);
+  }
   return v;
 }
 
@@ -46,9 +52,9 @@ std::uint16_t u16_at(const unsigned char* p) {
 }  // namespace
 
 void WeightView::dequantize_output(int r, float* out_row) const {
-  if (in_by_out) {
+  if (panels) {
     const float* w = static_cast<const float*>(data);
-    for (int k = 0; k < in; ++k) out_row[k] = w[static_cast<long>(k) * ld + r];
+    for (int k = 0; k < in; ++k) out_row[k] = w[panel_index(in, first + r, k)];
     return;
   }
   const unsigned char* row = bytes() + static_cast<std::size_t>(r) * row_bytes(type, in);
@@ -65,16 +71,30 @@ void WeightView::dequantize_output(int r, float* out_row) const {
   }
 }
 
-bool Weight::allocate(WeightType t, bool in_by_out_, int out_, int in_) {
-  type = t, in_by_out = in_by_out_, out = out_, in = in_;
+namespace {
+int held_outputs(bool panels, int out) { return panels ? (out + kPanel - 1) / kPanel * kPanel : out; }
+}  // namespace
+
+bool Weight::allocate(WeightType t, bool panels_, int out_, int in_) {
+  type = t, panels = panels_ && t == WeightType::kF32, out = out_, in = in_;
   bool ok = true;
-  const std::size_t bytes = product_or_zero({row_bytes(t, in_), std::size_t(out_)}, &ok);
-  return ok && storage.resize((bytes + 3) / 4);
+  const std::size_t bytes = product_or_zero({row_bytes(t, in_), std::size_t(held_outputs(panels, out_))}, &ok);
+  if (!ok || !storage.resize((bytes + 3) / 4)) return false;
+  if (panels && bytes) std::memset(storage.data(), 0, bytes);  // (the last panel's padding)
+  return true;
 }
 
-std::size_t Weight::byte_size() const { return row_bytes(type, in) * static_cast<std::size_t>(out); }
+std::size_t Weight::byte_size() const { return row_bytes(type, in) * static_cast<std::size_t>(held_outputs(panels, out)); }
 
-WeightView Weight::view() const { return {type, in_by_out, storage.data(), out, in, out}; }
+void Weight::set_output(int r, const float* values) {
+  for (int k = 0; k < in; ++k) storage.data()[panel_index(in, r, k)] = values[k];
+}
+
+void Weight::set_input(int k, const float* values, int first, int n) {
+  for (int j = 0; j < n; ++j) storage.data()[panel_index(in, first + j, k)] = values[j];
+}
+
+WeightView Weight::view() const { return {type, panels, storage.data(), out, in, 0}; }
 
 namespace {
 
@@ -194,20 +214,22 @@ std::string concat_outputs(Weight* const* parts, int count, Weight* out) {
   const Weight& first = *parts[0];
   int total = 0;
   for (int p = 0; p < count; ++p) {
-    if (parts[p]->type != first.type || parts[p]->in_by_out != first.in_by_out || parts[p]->in != first.in)
+    if (parts[p]->type != first.type || parts[p]->panels != first.panels || parts[p]->in != first.in)
       return "the parts of a fused projection differ in storage or inputs";
     total += parts[p]->out;
   }
   Weight w;
-  if (!w.allocate(first.type, first.in_by_out, total, first.in))
+  if (!w.allocate(first.type, first.panels, total, first.in))
     return "out of memory: a fused projection needs " + std::to_string(row_bytes(first.type, first.in) * total >> 20) + " MiB";
   int at = 0;
+  std::vector<float> row(first.panels ? first.in : 0);
   for (int p = 0; p < count; ++p) {
     const Weight& part = *parts[p];
-    if (first.in_by_out) {  // in x out floats: the part's columns side by side
-      for (int k = 0; k < first.in; ++k)
-        std::memcpy(w.storage.data() + static_cast<long>(k) * total + at, part.storage.data() + static_cast<long>(k) * part.out,
-                    part.out * sizeof(float));
+    if (first.panels) {  // output by output: a part's outputs need not fill whole panels
+      for (int r = 0; r < part.out; ++r) {
+        part.view().dequantize_output(r, row.data());
+        w.set_output(at + r, row.data());
+      }
     } else {  // out x in rows: one after the other
       std::memcpy(w.bytes() + row_bytes(first.type, first.in) * at, part.storage.data(), part.byte_size());
     }

@@ -4,8 +4,13 @@
 //
 // Layouts. A linear layer computes y = x W^T + b with W as nn.Linear stores it: out x in, each
 // output's weights contiguous along the reduction (in) dimension, which is where the quantized
-// types' blocks run. F32 linear weights stay in x out instead (the tuned float GEMM's layout,
-// `in_by_out`); F32 embedding tables are rows x dim, i.e. out x in.
+// types' blocks run. F32 linear weights are held in panels instead (`panels`): the outputs in
+// groups of kPanel, each group an in x kPanel block (row k: the group's weights for input k), one
+// group after the other, the last padded with zeros. A decoding step's one-row product then reads
+// the matrix front to back in one stream, its kPanel sums in registers the whole way (an in x out
+// matrix is read as one short row per input, the prefetcher restarting at each: 12 GB/s against
+// 20 measured, WASM, 576 x 1536), and the tiled GEMM's micro-kernel reads a panel in place, with
+// no packing. F32 embedding tables are rows x dim, i.e. out x in.
 //
 // Q8 is llama.cpp's Q8_0: blocks of 32 values, each an f16 scale d then 32 int8 q (34 bytes), value
 // q * d. Q4 is Q4_0: an f16 scale d then 16 bytes of nibbles (18 bytes), value (q - 8) * d; byte j
@@ -23,6 +28,12 @@ namespace attn {
 enum class WeightType { kF32 = 0, kF16 = 1, kBF16 = 2, kQ8 = 3, kQ4 = 4 };
 const char* weight_type_name(WeightType t);  // "f32", "f16", "bf16", "q8", "q4"
 
+constexpr int kPanel = 16;  // outputs per panel: four SIMD vectors of sums per row of A
+// Where input k's weight for output r is in a panel-held matrix with `in` inputs (in floats).
+inline std::size_t panel_index(int in, int r, int k) {
+  return (static_cast<std::size_t>(r / kPanel) * in + k) * kPanel + r % kPanel;
+}
+
 constexpr int kQuantBlock = 32;
 constexpr int kQ8BlockBytes = 2 + kQuantBlock;      // f16 scale + 32 int8
 constexpr int kQ4BlockBytes = 2 + kQuantBlock / 2;  // f16 scale + 32 nibbles
@@ -34,10 +45,10 @@ std::size_t row_bytes(WeightType t, int cols);
 // A matrix held somewhere else (a Weight, or a part of one: a slice of its outputs).
 struct WeightView {
   WeightType type = WeightType::kF32;
-  bool in_by_out = false;  // F32 only: stored in x out with `ld` floats between rows
+  bool panels = false;  // F32 only: held in panels (above); `data` is the first output's panel
   const void* data = nullptr;
   int out = 0, in = 0;
-  int ld = 0;  // in_by_out: floats between rows of W (>= out)
+  int first = 0;  // panels: the first output's place in its panel (a slice of a wider matrix)
 
   // Outputs [first, first + count) of this matrix.
   WeightView outputs(int first, int count) const;
@@ -49,13 +60,16 @@ struct WeightView {
 // An owned matrix. Bytes live in a float buffer (aligned, and bounded like every tensor).
 struct Weight {
   WeightType type = WeightType::kF32;
-  bool in_by_out = false;
+  bool panels = false;
   int out = 0, in = 0;
   Buffer storage;
 
-  // Sizes the storage for this type and shape; false if memory ran out (or too large).
-  bool allocate(WeightType t, bool in_by_out_, int out_, int in_);
+  // Sizes the storage for this type and shape (panels: zeroed); false if memory ran out (or too large).
+  bool allocate(WeightType t, bool panels_, int out_, int in_);
   std::size_t byte_size() const;
+  // Panels: output r's weights (in values) / input k's weights for outputs [first, first + n).
+  void set_output(int r, const float* values);
+  void set_input(int k, const float* values, int first, int n);
   unsigned char* bytes() { return reinterpret_cast<unsigned char*>(storage.data()); }
   bool empty() const { return storage.empty(); }
   WeightView view() const;

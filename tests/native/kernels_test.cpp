@@ -10,6 +10,7 @@
 
 #include "tensors/half.h"
 #include "kernels/kernels.h"
+#include "tensors/weight.h"
 #include "reference.h"
 
 namespace {
@@ -63,6 +64,47 @@ TEST(Kernels, GemmSimdMatchesScalarAndDouble) {
                 ASSERT_NEAR(cv[at], want, tol) << "simd M" << M << " N" << N << " K" << K;
                 ASSERT_NEAR(cv[at], cs[at], 2 * tol) << "twins M" << M << " N" << N << " K" << K;
               }
+          }
+}
+
+// Float32 linear weights held in panels (weight.h): each kernel set against float64, for row
+// counts on both sides of the streaming path, outputs that start and end inside panels (a slice of
+// a fused projection), depths around the GEMM's depth block, with and without accumulating.
+TEST(Kernels, GemmPanelsTwinsMatchDouble) {
+  std::mt19937 rng(11);
+  const attn::Kernels* sets[] = {&attn::scalar_kernels(), &attn::simd_kernels(), &attn::eigen_kernels()};
+  for (int M : {1, 2, 3, 5, 9})
+    for (int K : {0, 1, 7, 300, 513, 1100})
+      for (int first : {0, 3, 8, 21})
+        for (int N : {1, 5, 8, 13, 16, 40})
+          for (bool acc : {false, true}) {
+            const int total = first + N + 6, lda = K + 2, ldc = N + 3;  // W's outputs: more than used
+            attn::Weight w;
+            ASSERT_TRUE(w.allocate(attn::WeightType::kF32, true, total, K));
+            const auto Wd = ref::random_vec(rng, size_t(total) * K), A = ref::random_vec(rng, size_t(M) * lda);
+            const auto C0 = ref::random_vec(rng, size_t(M) * ldc);
+            const auto wf = ref::to_float(Wd), a = ref::to_float(A);
+            for (int r = 0; r < total; ++r) w.set_output(r, wf.data() + size_t(r) * K);
+            const attn::WeightView v = w.view().outputs(first, N);
+            for (const attn::Kernels* kn : sets) {
+              std::vector<float> c = ref::to_float(C0);
+              kn->gemm_panels(M, N, K, a.data(), lda, static_cast<const float*>(v.data), v.first, c.data(), ldc, acc);
+              for (int i = 0; i < M; ++i)
+                for (int j = 0; j < ldc; ++j) {
+                  const size_t at = size_t(i) * ldc + j;
+                  if (j >= N) {  // padding columns untouched
+                    ASSERT_EQ(c[at], float(C0[at]));
+                    continue;
+                  }
+                  double want = acc ? C0[at] : 0.0, mag = std::fabs(want);
+                  for (int k = 0; k < K; ++k) {
+                    want += A[size_t(i) * lda + k] * double(wf[size_t(first + j) * K + k]);
+                    mag += std::fabs(A[size_t(i) * lda + k] * wf[size_t(first + j) * K + k]);
+                  }
+                  ASSERT_NEAR(c[at], want, 1e-6 * mag * std::sqrt(double(K) + 1) + 1e-6)
+                      << kn->name << " M" << M << " N" << N << " K" << K << " first" << first << " acc" << acc;
+                }
+            }
           }
 }
 

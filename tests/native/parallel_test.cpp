@@ -94,27 +94,33 @@ TEST_F(Threads, TwoThreadsGiveTheSameLayerOutput) {
   for (size_t i = 0; i < one.size(); ++i) ASSERT_NEAR(one[i], two[i], 1e-5) << i;
 }
 
-// Decoding-shaped products (a few rows times a large B) are split by depth across threads, each
-// thread summing into its own partial row: the result must equal A B in float64 to float rounding,
-// with and without accumulating into C, for every row count up to the limit and ragged sizes.
-TEST_F(Threads, FewRowProductsSplitByDepthMatchFloat64) {
+// A float32 linear layer's product over threads, in tiles of whole panels (and of rows, when
+// many): equal to x W^T + b in float64 to float rounding, for decoding-shaped (a few rows) and
+// prefill-shaped calls, ragged sizes, and a slice of the outputs that starts inside a panel.
+TEST_F(Threads, PanelProductsOverThreadsMatchFloat64) {
   std::mt19937 rng(5);
-  const int N = 1030, K = 771;  // over the split threshold; neither a multiple of 4 nor of 8
-  const auto B = ref::to_float(ref::random_vec(rng, size_t(K) * N, 0.1));
+  const int N = 1030, K = 771;  // over the split threshold; neither a multiple of 16 nor of 8
+  const auto W = ref::to_float(ref::random_vec(rng, size_t(N) * K, 0.1));  // out x in
+  const auto bias = ref::to_float(ref::random_vec(rng, N));
+  attn::Weight w;
+  ASSERT_TRUE(w.allocate(attn::WeightType::kF32, true, N, K));
+  for (int r = 0; r < N; ++r) w.set_output(r, W.data() + size_t(r) * K);
   ASSERT_EQ(attn::set_num_threads(2), 2);
-  for (int M : {1, 3, 8}) {
-    for (bool accumulate : {false, true}) {
-      const auto A = ref::to_float(ref::random_vec(rng, size_t(M) * K));
-      const auto C0 = ref::to_float(ref::random_vec(rng, size_t(M) * N));
-      std::vector<float> C = C0;
-      attn::gemm_parallel(attn::default_kernels(), M, N, K, A.data(), K, B.data(), N, C.data(), N, accumulate);
-      for (int i = 0; i < M; ++i)
-        for (int j = 0; j < N; ++j) {
-          double want = accumulate ? C0[size_t(i) * N + j] : 0.0;
-          for (int k = 0; k < K; ++k) want += double(A[size_t(i) * K + k]) * B[size_t(k) * N + j];
-          ASSERT_NEAR(C[size_t(i) * N + j], want, 1e-4) << "M=" << M << " i=" << i << " j=" << j;
-        }
-    }
+  for (int M : {1, 3, 8, 200}) {
+    for (bool with_bias : {false, true})
+      for (int first : {0, 21}) {
+        const int n = N - first - 5;
+        const attn::WeightView v = w.view().outputs(first, n);
+        const auto X = ref::to_float(ref::random_vec(rng, size_t(M) * K));
+        std::vector<float> Y(size_t(M) * n);
+        ASSERT_EQ(attn::linear(attn::default_kernels(), X.data(), M, v, with_bias ? bias.data() + first : nullptr, Y.data(), n), "");
+        for (int i = 0; i < M; i += (M > 8 ? 13 : 1))
+          for (int j = 0; j < n; ++j) {
+            double want = with_bias ? bias[first + j] : 0.0;
+            for (int k = 0; k < K; ++k) want += double(X[size_t(i) * K + k]) * W[size_t(first + j) * K + k];
+            ASSERT_NEAR(Y[size_t(i) * n + j], want, 1e-4) << "M=" << M << " first=" << first << " i=" << i << " j=" << j;
+          }
+      }
   }
 }
 

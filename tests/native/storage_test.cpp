@@ -66,7 +66,7 @@ TEST(Storage, EachLayoutLandsInItsTypeOutputByOutput) {
                                  : s == WeightStorage::kQ4  ? (kind == 2 ? WeightType::kQ8 : WeightType::kQ4)
                                                             : WeightType::kF32;
       ASSERT_EQ(weight->type, want_type);  // (q4: a word embedding, also the tied head, at q8)
-      EXPECT_EQ(weight->in_by_out, want_type == WeightType::kF32 && kind != 2);
+      EXPECT_EQ(weight->panels, want_type == WeightType::kF32);  // (kind 2: a word embedding, also a head)
       for (int r = 0; r < out; ++r) {
         std::vector<float> values(in);
         for (int k = 0; k < in; ++k) values[k] = kind == 0 ? w[std::size_t(k) * out + r] : w[std::size_t(r) * in + k];
