@@ -4,7 +4,6 @@
 // The remaining kernels (softmax, exp, GELU) are the scalar twins.
 #include "kernels/kernels.h"
 
-#include <algorithm>
 #include <cstddef>
 
 #include "tensors/weight.h"
@@ -51,10 +50,9 @@ void gemm_bt_eigen(int M, int N, int K, const float* A, int lda, const float* B,
 void gemm_panels_eigen(int M, int N, int K, const float* A, int lda, const float* P, int first, float* C, int ldc,
                        bool accumulate) {
   for (int j0 = 0; j0 < N;) {
-    const int lane = (first + j0) % kPanel, n = std::min(kPanel - lane, N - j0);
-    const float* panel = P + static_cast<std::size_t>((first + j0) / kPanel) * K * kPanel + lane;
-    gemm_eigen(M, n, K, A, lda, panel, kPanel, C + j0, ldc, accumulate);
-    j0 += n;
+    const PanelRun run = panel_run(P, first, K, j0, N - j0);
+    gemm_eigen(M, run.n, K, A, lda, run.panel + run.lane, kPanel, C + j0, ldc, accumulate);
+    j0 += run.n;
   }
 }
 

@@ -1,6 +1,5 @@
 // Scalar twins: the plainest correct loops, the reference the SIMD kernels are tested against
 // and the kernels of the scalar WASM build (for engines without SIMD).
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -33,8 +32,9 @@ void gemm_scalar(int M, int N, int K, const float* A, int lda, const float* B, i
 void gemm_panels_scalar(int M, int N, int K, const float* A, int lda, const float* P, int first, float* C, int ldc,
                         bool accumulate) {
   for (int j0 = 0; j0 < N;) {
-    const int lane0 = (first + j0) % kPanel, n = std::min(kPanel - lane0, N - j0);
-    const float* panel = P + static_cast<std::size_t>((first + j0) / kPanel) * K * kPanel + lane0;
+    const PanelRun run = panel_run(P, first, K, j0, N - j0);
+    const int n = run.n;
+    const float* panel = run.panel + run.lane;
     for (int i = 0; i < M; ++i) {
       float* c = C + static_cast<long>(i) * ldc + j0;
       if (!accumulate)

@@ -164,16 +164,6 @@ void gemm_simd(int M, int N, int K, const float* A, int lda, const float* B, int
   }
 }
 
-// Outputs [j0, j0 + n) of a panel-held W (kernels.h gemm_panels) lie in one panel, from lane `lane`.
-struct PanelPart {
-  const float* panel;  // the panel's first value
-  int lane, n;
-};
-inline PanelPart panel_part(const float* P, int first, int K, int j0, int N) {
-  const int lane = (first + j0) % kPanel;
-  return {P + static_cast<std::size_t>((first + j0) / kPanel) * K * kPanel, lane, std::min(kPanel - lane, N - j0)};
-}
-
 // One or two rows of A (a decoding step) times W in panels: each panel is read once, front to
 // back, the whole matrix one stream, with its kPanel sums per row in registers over the depth.
 // A panel only partly ours (a slice's ends) runs whole, its sums passing through `part`.
@@ -181,7 +171,7 @@ template <int MR>
 void rows_times_panels(int N, int K, const float* A, int lda, const float* P, int first, float* C, int ldc,
                        bool accumulate) {
   for (int j0 = 0; j0 < N;) {
-    const PanelPart pp = panel_part(P, first, K, j0, N);
+    const PanelRun pp = panel_run(P, first, K, j0, N - j0);
     const bool whole = pp.n == kPanel;
     alignas(16) float part[MR][kPanel] = {};
     f32x4 acc[MR][4];
@@ -241,7 +231,7 @@ void gemm_panels_simd(int M, int N, int K, const float* A, int lda, const float*
     const bool acc = accumulate || k0 > 0;
     const float* Ak = A + k0;
     for (int j0 = 0; j0 < N;) {
-      const PanelPart pp = panel_part(P, first, K, j0, N);
+      const PanelRun pp = panel_run(P, first, K, j0, N - j0);
       const float* block = pp.panel + static_cast<std::size_t>(k0) * kPanel;
       int lane = pp.lane;
       while (lane < pp.lane + pp.n) {

@@ -33,6 +33,16 @@ constexpr int kPanel = 16;  // outputs per panel: four SIMD vectors of sums per 
 inline std::size_t panel_index(int in, int r, int k) {
   return (static_cast<std::size_t>(r / kPanel) * in + k) * kPanel + r % kPanel;
 }
+// Outputs [j, j + n) of the n <= left outputs from j on, of a panel-held matrix whose output 0 is at
+// lane `first` of the panel at P: the ones in j's panel (`panel` its first value), from `lane`.
+struct PanelRun {
+  const float* panel;
+  int lane, n;
+};
+inline PanelRun panel_run(const float* P, int first, int in, int j, int left) {
+  const int lane = (first + j) % kPanel;
+  return {P + static_cast<std::size_t>((first + j) / kPanel) * in * kPanel, lane, kPanel - lane < left ? kPanel - lane : left};
+}
 
 constexpr int kQuantBlock = 32;
 constexpr int kQ8BlockBytes = 2 + kQuantBlock;      // f16 scale + 32 int8
