@@ -3,7 +3,7 @@
 // loss and perplexity its model card reports (recomputed here with our WASM forward).
 const fs = require('node:fs');
 const path = require('node:path');
-const { root, variants, load } = require('./helpers.cjs');
+const { root, variants, load, argmaxRows } = require('./helpers.cjs');
 
 const folder = path.join(root, 'web/models/brown-gpt2');
 const sample = JSON.parse(fs.readFileSync(path.join(folder, 'heldout-sample.json'), 'utf8'));
@@ -32,11 +32,7 @@ describe.each(variants)('%s build', (variant) => {
       nll += loss * (s.ids.length - 1);
       count += s.ids.length - 1;
       const V = model.config.vocab_size;
-      const argmax = s.ids.map((_, t) => {
-        const row = run.logits.subarray(t * V, (t + 1) * V);
-        return row.indexOf(Math.max(...row));
-      });
-      expect(argmax).toEqual(s.argmax_next);
+      expect(argmaxRows(run.logits, V, s.ids.length)).toEqual(s.argmax_next);
     }
     expect(count).toBe(sample.predicted_tokens);
     expect(Math.abs(nll / count - sample.mean_loss)).toBeLessThan(1e-4);

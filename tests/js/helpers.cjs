@@ -49,4 +49,12 @@ function randomArray(n, seed = 1) {
   return Float32Array.from({ length: n }, next);
 }
 
-module.exports = { api, root, variants, load, expectClose, readFixtures, randomArray };
+/** The index of the largest value in each of the first `n` rows of `V` logits. */
+function argmaxRows(logits, V, n) {
+  return Array.from({ length: n }, (_, t) => {
+    const row = logits.subarray(t * V, (t + 1) * V);
+    return row.indexOf(Math.max(...row));
+  });
+}
+
+module.exports = { api, root, variants, load, expectClose, readFixtures, randomArray, argmaxRows };
