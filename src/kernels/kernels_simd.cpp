@@ -173,12 +173,14 @@ void rows_times_panels(int N, int K, const float* A, int lda, const float* P, in
   for (int j0 = 0; j0 < N;) {
     const PanelRun pp = panel_run(P, first, K, j0, N - j0);
     const bool whole = pp.n == kPanel;
-    alignas(16) float part[MR][kPanel] = {};
+    alignas(16) float part[MR][kPanel];
     f32x4 acc[MR][4];
     for (int r = 0; r < MR; ++r) {
       float* c = C + static_cast<long>(r) * ldc + j0;
-      if (accumulate && !whole)
+      if (accumulate && !whole) {
+        for (float& v : part[r]) v = 0.0f;
         for (int j = 0; j < pp.n; ++j) part[r][pp.lane + j] = c[j];
+      }
       for (int t = 0; t < 4; ++t)
         acc[r][t] = !accumulate ? splat(0.0f) : whole ? load(c + 4 * t) : load(part[r] + 4 * t);
     }
