@@ -9,28 +9,28 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
-import { ChildEngine } from './engine_proxy.mjs';
-import { prepareEncoder } from './encoder.mjs';
-import { logitsDiffText, prepareGenerate, tokenAgreement, tokenAgreementText } from './generate.mjs';
-import { generateTargets } from './generate_report.mjs';
-import { measureBandwidth, mergeBandwidths } from './bandwidth.mjs';
+import { ChildEngine } from './engines/proxy.mjs';
+import { prepareEncoder } from './encoder/workload.mjs';
+import { logitsDiffText, prepareGenerate, tokenAgreement, tokenAgreementText } from './generate/workload.mjs';
+import { generateTargets } from './report/generate.mjs';
+import { measureBandwidth, mergeBandwidths } from './peak/bandwidth.mjs';
 import { ENGINES, REFERENCE_ID, runsWorkload, selectEngines } from './engines/index.mjs';
 import { NativeEngine } from './engines/native.mjs';
-import { measurePeak, mergePeaks } from './peak.mjs';
-import { checkTargets, computeRatios, formatReport, threadSpeedups } from './report.mjs';
-import { wasmSizes } from './sizes.mjs';
-import { POLICY } from './timing.mjs';
-import { compareOutputs, kindOf, makeData, nominalFlops, REL_TOLERANCE, selectWorkloads, WORKLOADS } from './workloads.mjs';
+import { measurePeak, mergePeaks } from './peak/peak.mjs';
+import { checkTargets, computeRatios, formatReport, threadSpeedups } from './report/report.mjs';
+import { wasmSizes } from './common/sizes.mjs';
+import { POLICY } from './common/timing.mjs';
+import { compareOutputs, kindOf, makeData, nominalFlops, REL_TOLERANCE, selectWorkloads, WORKLOADS } from './common/workloads.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-// Relative agreement tolerance (shared with the browser page; see workloads.mjs).
+// Relative agreement tolerance (shared with the browser page; see common/workloads.mjs).
 const TOLERANCE = REL_TOLERANCE;
 
 const HELP = `usage: npm run bench -- [--quick] [--workloads a,b] [--engines x,y] [--browser] [--out FILE]
   workloads: ${WORKLOADS.map((w) => w.name).join(', ')}
   engines:   ${ENGINES.map((e) => `${e.id}${e.optIn ? ' (only when named)' : ''}`).join(', ')}
   --quick    few repetitions (a smoke run of the harness)
-  --browser  also run bench/browser.mjs: the selected layer workloads (encoder and generate are
+  --browser  also run bench/layers/browser.mjs: the selected layer workloads (encoder and generate are
              Node-only) in headless Chromium at 1 and N threads, each with its own engines
              (ours-simd, ours-simd-Nt, ort-fused/plain-1t/Nt; --engines does not apply there)
   e.g. --workloads encoder: only the encoder (MiniLM-L6-shaped BERT) on the engines that run it;
@@ -150,16 +150,16 @@ async function measureEngine(e, runner, { workloads, data, expected, refs, polic
   }
 }
 
-/** bench/browser.mjs on the selected layer workloads (its progress goes straight to stderr). */
+/** bench/layers/browser.mjs on the selected layer workloads (its progress goes straight to stderr). */
 function runBrowser(quick, workloads) {
   const layer = workloads.filter((w) => kindOf(w) === 'layer').map((w) => w.name);
   const nodeOnly = workloads.filter((w) => kindOf(w) !== 'layer').map((w) => w.name);
   if (!layer.length) return { error: `no layer workload selected (${nodeOnly.join(', ')} run in Node only)` };
-  console.log(`browser: running bench/browser.mjs on ${layer.join(', ')}${nodeOnly.length ? ` (${nodeOnly.join(', ')}: Node only)` : ''} ...`);
-  const r = spawnSync(process.execPath, [`${ROOT}bench/browser.mjs`, '--json', '--workloads', layer.join(','), ...(quick ? ['--quick'] : [])],
+  console.log(`browser: running bench/layers/browser.mjs on ${layer.join(', ')}${nodeOnly.length ? ` (${nodeOnly.join(', ')}: Node only)` : ''} ...`);
+  const r = spawnSync(process.execPath, [`${ROOT}bench/layers/browser.mjs`, '--json', '--workloads', layer.join(','), ...(quick ? ['--quick'] : [])],
     { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
   const last = (r.stdout ?? '').trim().split('\n').pop();
-  try { return JSON.parse(last); } catch { return { error: `bench/browser.mjs printed no result (${r.error?.message ?? `exit ${r.status}`})` }; }
+  try { return JSON.parse(last); } catch { return { error: `bench/layers/browser.mjs printed no result (${r.error?.message ?? `exit ${r.status}`})` }; }
 }
 
 async function main() {
@@ -173,7 +173,7 @@ async function main() {
   ensureDist();
   // generate-llama is its own program (Chromium, wllama); the rest runs after it.
   if (opt.workloads.some((w) => kindOf(w) === 'generate-llama')) {
-    const r = spawnSync(process.execPath, [`${ROOT}bench/llama_browser.mjs`, ...(opt.quick ? ['--quick'] : [])], { stdio: 'inherit' });
+    const r = spawnSync(process.execPath, [`${ROOT}bench/llama/browser.mjs`, ...(opt.quick ? ['--quick'] : [])], { stdio: 'inherit' });
     if (r.status !== 0) process.exitCode = 1;
     opt.workloads = opt.workloads.filter((w) => kindOf(w) !== 'generate-llama');
     if (!opt.workloads.length) return;

@@ -2,12 +2,12 @@
 // d_k = d_v = D / H for all of them.
 //  - kind 'layer' (the default, issue 5): one multi-head attention layer, weights and input below.
 //  - kind 'encoder': a whole random-weight BERT (MiniLM-L6 shape) embedding `batch` sentences of
-//    `seqLen` tokens; its files come from bench/encoder.mjs (PyTorch export), not from makeData.
+//    `seqLen` tokens; its files come from bench/encoder/workload.mjs (PyTorch export), not from makeData.
 //    Its outputs (L2-normalized embeddings) must agree within absTolerance (max |diff|), and
 //    `strict` makes a disagreement fail the bench instead of only leaving the engine out.
 //  - kind 'generate' (issue 9): a random-weight GPT-2 small (12 layers, 768, 12 heads, vocabulary
 //    50257) continuing a `promptLen`-token prompt by `newTokens` greedy tokens through its KV
-//    cache; files from bench/generate.mjs. Its output is the new token ids, which must equal
+//    cache; files from bench/generate/workload.mjs. Its output is the new token ids, which must equal
 //    PyTorch's for at least the first `agreeTokens` of them.
 
 export const WORKLOADS = [
@@ -21,7 +21,7 @@ export const WORKLOADS = [
   { name: 'generate', kind: 'generate', batch: 1, dModel: 768, numHeads: 12, layers: 12, vocab: 50257, positions: 1024,
     promptLen: 64, newTokens: 64, seed: 20261123, opset: 17, agreeTokens: 64, strict: true },
   // Issue 28: a SmolLM2-135M-shaped Llama against llama.cpp (wllama) in headless Chromium, run by
-  // bench/llama_browser.mjs on its own (about 15 min); only when named.
+  // bench/llama/browser.mjs on its own (about 15 min); only when named.
   { name: 'generate-llama', kind: 'generate-llama', optIn: true },
 ];
 
@@ -94,7 +94,7 @@ function uniform(next, n, scale) {
  * relative tolerance fits all workloads.
  */
 export function makeData(w, seed = 20261122) {
-  if (kindOf(w) !== 'layer') throw new Error(`makeData: ${w.name} is an ${kindOf(w)} workload (its data comes from bench/${kindOf(w)}.mjs)`);
+  if (kindOf(w) !== 'layer') throw new Error(`makeData: ${w.name} is an ${kindOf(w)} workload (its data comes from bench/${kindOf(w)}/workload.mjs)`);
   const next = rng(seed + w.seqLen * 7919 + w.dModel * 31 + w.batch);
   const D = w.dModel;
   const ws = 1 / Math.sqrt(D);

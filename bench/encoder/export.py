@@ -3,7 +3,7 @@
 Usage: /usr/bin/python3 export.py OUT_DIR --layers 6 --hidden 384 --heads 12 --ffn 1536 --vocab 1000 --positions 512
                  --batch 32 --seq 128 --seed 20261122 --opset 17
 
-Run by bench/encoder.mjs when OUT_DIR (build/bench-encoder/) is missing or stale. Writes:
+Run by bench/encoder/workload.mjs when OUT_DIR (build/bench-encoder/) is missing or stale. Writes:
   config.json, model.safetensors, vocab.txt   Hugging Face BERT layout (this library's loadModel)
   model.onnx                                  torch.onnx.export of the same module (onnxruntime-web)
   input_ids.i32                               batch x seq token ids (int32 LE), [CLS] ... [SEP]

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { ensureExport, view } from './pytorch_export.mjs';
+import { ensureExport, view } from '../common/pytorch_export.mjs';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const ENCODER_DIR = `${ROOT}build/bench-encoder`;
 export const PAD_ID = 0;  // [PAD]; export.py never draws it for a real token
 

@@ -1,7 +1,7 @@
-// Runs one engine in its own process (forked by engine_proxy.mjs). A fresh process per engine
+// Runs one engine in its own process (forked by proxy.mjs). A fresh process per engine
 // gives cold load/first-call numbers, keeps one engine's JIT and heap from another's, and is
 // required for ORT, whose thread count is fixed at its wasm init.
-import { median, timeCalls } from './timing.mjs';
+import { median, timeCalls } from '../common/timing.mjs';
 
 const [moduleFile, optionsJson] = process.argv.slice(2);
 let engine = null;
@@ -10,7 +10,7 @@ let current = null;  // { wl, inst }
 async function handle(msg) {
   switch (msg.cmd) {
     case 'load': {
-      const mod = await import(new URL(`./engines/${moduleFile}`, import.meta.url).href);
+      const mod = await import(new URL(`./${moduleFile}`, import.meta.url).href);
       engine = await mod.load(JSON.parse(optionsJson));
       if (engine.skip) return { skip: engine.skip };
       return { loadMs: engine.loadMs, info: engine.info };

@@ -1,6 +1,6 @@
 // Every engine the bench knows. role: 'ours' (this library), 'peer' (what we must beat) or
 // 'reference' (native: shows the ceiling, never a peer). threads matches ours to peers fairly.
-// kinds: the workload kinds it runs (bench/workloads.mjs); default ['layer']. scalar: built
+// kinds: the workload kinds it runs (bench/common/workloads.mjs); default ['layer']. scalar: built
 // without WASM SIMD; scalar builds are compared with scalar peers only, SIMD ones with SIMD peers.
 // dtype (generate): how the engine holds its weight matrices; lossy engines (below 32 bits) may part
 // from PyTorch's greedy tokens, which is reported with PyTorch's top-2 margin there, not a failure.

@@ -1,15 +1,15 @@
 // onnxruntime-web, wasm execution provider, with the bench's generated models: the fused
-// com.microsoft.Attention graph or the plain MatMul/Softmax graph (bench/onnx_models.mjs) for
+// com.microsoft.Attention graph or the plain MatMul/Softmax graph (bench/layers/onnx_models.mjs) for
 // layer workloads; graph 'export' runs the encoder workload's torch.onnx.export file
-// (bench/encoder.mjs) as a user would: read the .onnx, default (full) graph optimization.
-// Graph 'kv' runs the generate workload's export with past key/values (bench/generate.mjs) in a
+// (bench/encoder/workload.mjs) as a user would: read the .onnx, default (full) graph optimization.
+// Graph 'kv' runs the generate workload's export with past key/values (bench/generate/workload.mjs) in a
 // greedy loop the way transformers.js generates: prefill with empty past, then one token per
 // session.run, each step's presents fed back as the next step's past. Graphs 'kv8' and 'kvnbits8'
 // run the same loop on that export with 8-bit weights (bench/generate/quantize8.py): int8
 // MatMulInteger per tensor, or MatMulNBits bits=8 in blocks of 32.
 import { readFileSync } from 'node:fs';
 
-import { fusedAttentionModel, plainGraphModel, startOrtWasm } from '../onnx_models.mjs';
+import { fusedAttentionModel, plainGraphModel, startOrtWasm } from '../layers/onnx_models.mjs';
 
 const SESSION_OPTIONS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
 

@@ -1,8 +1,8 @@
 // This library (dist/index.node.js, the Node entry), one build per engine: SIMD, scalar, or a threaded build when
 // dist/ has one. Each engine runs in its own fresh process, so loadMs is a cold instantiate.
 // Layer workloads: createMultiHeadAttention + forward. Encoder: loadModel (config.json,
-// model.safetensors, vocab.txt from bench/encoder.mjs's folder) + embed(token ids). Generate:
-// loadModel (GPT-2 files from bench/generate.mjs's folder, weights held as the engine's dtype) +
+// model.safetensors, vocab.txt from bench/encoder/workload.mjs's folder) + embed(token ids). Generate:
+// loadModel (GPT-2 files from bench/generate/workload.mjs's folder, weights held as the engine's dtype) +
 // generate(token ids), greedy.
 import { readFileSync } from 'node:fs';
 

@@ -1,8 +1,8 @@
-// Parent side of engine_child.mjs: one forked process per engine, request/response over IPC.
+// Parent side of child.mjs: one forked process per engine, request/response over IPC.
 // 'advanced' serialization passes Float32Arrays (weights, outputs) without JSON.
 import { fork } from 'node:child_process';
 
-const CHILD = new URL('./engine_child.mjs', import.meta.url);
+const CHILD = new URL('./child.mjs', import.meta.url);
 
 export class ChildEngine {
   constructor(engine, { timeoutMs = 15 * 60 * 1000 } = {}) {

@@ -4,7 +4,7 @@ export with past key/values, a prompt and PyTorch's own greedy continuation.
 Usage: /usr/bin/python3 export.py OUT_DIR --layers 12 --hidden 768 --heads 12 --vocab 50257 --positions 1024
                  --prompt 64 --new 64 --seed 20261123 --opset 17
 
-Run by bench/generate.mjs when OUT_DIR (build/bench-generate/) is missing or stale. Writes:
+Run by bench/generate/workload.mjs when OUT_DIR (build/bench-generate/) is missing or stale. Writes:
   config.json, model.safetensors,     Hugging Face GPT-2 layout (this library's loadModel); the
   vocab.json, merges.txt              tokenizer is a stand-in (the bench feeds token ids)
   model.onnx                          torch.onnx.export of one decoding step with past key/values:

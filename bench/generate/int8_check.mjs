@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 
 import { load } from '../engines/ort.mjs';
-import { INT8_DIR, prepareGenerate } from '../generate.mjs';
-import { WORKLOADS } from '../workloads.mjs';
+import { INT8_DIR, prepareGenerate } from './workload.mjs';
+import { WORKLOADS } from '../common/workloads.mjs';
 
 const wl = WORKLOADS.find((w) => w.name === 'generate');
 const { data, expected, skip } = prepareGenerate(wl);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { ensureExport } from '../pytorch_export.mjs';
+import { ensureExport } from '../common/pytorch_export.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const LOWBIT_DIR = `${ROOT}build/bench-generate-lowbit`;

@@ -4,7 +4,7 @@ engines' tokens against the same weights rather than against float32.
 
 Usage: /usr/bin/python3 lowbit_reference.py OUT_DIR --source SRC_DIR --source-key KEY [--dtypes f16,q8,q4] [--quantizer SHA] [--key KEY]
 
-Run by bench/generate.mjs (cached like export.py's folder) into build/bench-generate-lowbit/.
+Run by bench/generate/workload.mjs (cached like export.py's folder) into build/bench-generate-lowbit/.
 The weights go through tests/fixtures/lowbit_quant.py, a quantizer written from the Q8_0 / Q4_0
 definitions that reproduces the library's stored weights bit for bit (checked there): f16 rounds
 every matrix and table; q8 holds the block matrices and the tied token table as Q8_0 and keeps the

@@ -4,14 +4,14 @@
 // bench/generate/export.py into build/bench-generate/ (about 1.1 GB, ~30 s) when missing or stale;
 // bench/generate/quantize8.py writes the two 8-bit graphs from it into build/bench-generate-int8/,
 // bench/generate/lowbit_reference.py PyTorch's greedy tokens on the weights as our f16, q8 and q4 hold
-// them into build/bench-generate-lowbit/ (generate/lowbit_check.mjs).
+// them into build/bench-generate-lowbit/ (lowbit_check.mjs).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { lowbitAgreement, lowbitAgreementText, lowbitReferences } from './generate/lowbit_check.mjs';
-import { ensureExport, view } from './pytorch_export.mjs';
+import { lowbitAgreement, lowbitAgreementText, lowbitReferences } from './lowbit_check.mjs';
+import { ensureExport, view } from '../common/pytorch_export.mjs';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const GENERATE_DIR = `${ROOT}build/bench-generate`;
 export const INT8_DIR = `${ROOT}build/bench-generate-int8`;
 
@@ -47,7 +47,7 @@ export function prepareGenerate(wl) {
  * ran a shorter generation). Where it parts: its token, PyTorch's, PyTorch's runner-up and the
  * top-1 minus top-2 logit margin PyTorch had there (a near tie explains a flip). An engine whose
  * dtype has a PyTorch reference on its own weights (f16, q8, q4) is checked against that one instead
- * (generate/lowbit_check.mjs), and fails the bench if it parts unexplained.
+ * (lowbit_check.mjs), and fails the bench if it parts unexplained.
  */
 export function tokenAgreement(wl, expected, out, { lossy = false, dtype, logits } = {}) {
   const ids = expected.ids;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/browser.mjs [--quick] [--json] [--workloads tiny,bert,...]`: the layer workloads
+// `node bench/layers/browser.mjs [--quick] [--json] [--workloads tiny,bert,...]`: the layer workloads
 // (default all five) in headless Chromium (Debian's /usr/bin/chromium, or $CHROMIUM, via
 // playwright-core), pages served from the repository root by scripts/static_server.cjs, which
 // sends COOP/COEP so the page is crossOriginIsolated and threads are available.
@@ -18,13 +18,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
-import { browserSection } from './report.mjs';
-import { POLICY } from './timing.mjs';
-import { kindOf, REL_TOLERANCE, selectWorkloads, WORKLOADS } from './workloads.mjs';
+import { browserSection } from '../report/report.mjs';
+import { POLICY } from '../common/timing.mjs';
+import { kindOf, REL_TOLERANCE, selectWorkloads, WORKLOADS } from '../common/workloads.mjs';
 
 const require = createRequire(import.meta.url);
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const { serve } = require('../scripts/static_server.cjs');
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const { serve } = require('../../scripts/static_server.cjs');
 const { chromium } = require('playwright-core');
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -32,7 +32,7 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', 
 async function openPage(context, url, errors) {
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${url}/bench/browser/index.html`);
+  await page.goto(`${url}/bench/page/layers/index.html`);
   await page.waitForFunction(() => typeof window.runWorkload === 'function', null, { timeout: 30000 });
   return page;
 }
@@ -129,6 +129,6 @@ async function main() {
 
 main().catch((e) => {
   if (process.argv.includes('--json')) console.log(JSON.stringify({ error: String(e.message ?? e).split('\n')[0] }));
-  else console.error(`bench/browser: ${e.message ?? e}`);
+  else console.error(`bench/layers/browser: ${e.message ?? e}`);
   process.exit(1);
 });

@@ -5,7 +5,7 @@
 //  - plain: the textbook graph a framework exporter emits (separate projections, Reshape,
 //    Transpose, MatMul, Mul, Softmax, ...). ORT may still fuse parts of it at load time:
 //    that is what a user would get, so the bench keeps the default optimization level.
-import { encodeModel } from './onnx_proto.mjs';
+import { encodeModel } from '../common/onnx_proto.mjs';
 
 const OPSET = 17;
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `node bench/llama_browser.mjs [--quick] [--json] [--model smollm2|tiny] [--types F32,Q8_0] [--threads 1,2] [--out FILE]`
+// `node bench/llama/browser.mjs [--quick] [--json] [--model smollm2|tiny] [--types F32,Q8_0] [--threads 1,2] [--out FILE]`
 // (also `npm run bench -- --workloads generate-llama`): Llama decoding in headless Chromium, this
 // library against llama.cpp's WebAssembly build (wllama), on one random SmolLM2-135M-shaped model:
 // the same 64 prompt ids, 64 greedy new tokens, no prompt cache, at F32/F16/Q8_0/Q4_0 (ours:
 // f32/f16/q8/q4) and 1 and 2 threads; onnxruntime-web (issue 23's peer; --no-ort: not) at F32 and,
 // beside Q8_0, its 8-bit graph (transformers.js's q8: int8 weights per tensor, dynamic activations).
-// Greedy tokens are checked against PyTorch's (llama_pytorch.mjs): an F32 engine, or ours at F16,
+// Greedy tokens are checked against PyTorch's (pytorch.mjs): an F32 engine, or ours at F16,
 // whose tokens differ is not timed. Each run gets a fresh page (its renderer's memory is its own).
 // GGUF files are written once into build/bench-llama/ (about 1 GB for the four types), PyTorch's
 // tokens once per config into build/bench-llama/pytorch-<model>/ (about 40 s).
@@ -16,17 +16,17 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
-import { writeGguf } from './gguf_writer.mjs';
-import { llamaGgufTensors, llamaMetadata } from './llama_gguf.mjs';
-import { pytorchTokens } from './llama_pytorch.mjs';
-import { llamaReport, sameTokens, tokenAgreement } from './llama_report.mjs';
-import { benchPrompt, SMOLLM2_135M, TINY_LLAMA } from './llama_weights.mjs';
-import { buildProbe } from './peak.mjs';
-import { rendererMemory } from './renderer_memory.mjs';
+import { writeGguf } from '../../tools/gguf/gguf_writer.mjs';
+import { llamaGgufTensors, llamaMetadata } from './gguf.mjs';
+import { pytorchTokens } from './pytorch.mjs';
+import { llamaReport, sameTokens, tokenAgreement } from '../report/llama.mjs';
+import { benchPrompt, SMOLLM2_135M, TINY_LLAMA } from './weights.mjs';
+import { buildProbe } from '../peak/peak.mjs';
+import { rendererMemory } from '../common/renderer_memory.mjs';
 
 const require = createRequire(import.meta.url);
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const { serve } = require('../scripts/static_server.cjs');
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const { serve } = require('../../scripts/static_server.cjs');
 const { chromium } = require('playwright-core');
 
 // --expose-gc: the page collects the load's garbage before the generations' memory is measured.
@@ -60,11 +60,11 @@ function snapshotDist() {
   return `/${path.relative(ROOT, to)}/index.js`;
 }
 
-/** A fresh page of bench/llama_page/, ready to run. */
+/** A fresh page of bench/page/llama/, ready to run. */
 async function openPage(context, site, errors) {
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${site.origin}/bench/llama_page/index.html?dist=${encodeURIComponent(site.dist)}`);
+  await page.goto(`${site.origin}/bench/page/llama/index.html?dist=${encodeURIComponent(site.dist)}`);
   await page.waitForFunction(() => typeof window.loadEngine === 'function', null, { timeout: 60000 });
   return page;
 }
@@ -247,7 +247,7 @@ async function main() {
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   main().catch((e) => {
     if (process.argv.includes('--json')) console.log(JSON.stringify({ error: String(e.message ?? e).split('\n')[0] }));
-    else console.error(`bench/llama_browser: ${e.stack ?? e}`);
+    else console.error(`bench/llama/browser: ${e.stack ?? e}`);
     process.exit(1);
   });
 }

@@ -1,9 +1,9 @@
-// `node bench/llama_decode.cjs`: generation speed of a SmolLM2-135M-shaped random Llama model
+// `node bench/llama/decode.cjs`: generation speed of a SmolLM2-135M-shaped random Llama model
 // (30 layers, 9 query heads over 3 K/V heads, hidden 576, vocab 49152; bfloat16 checkpoint made in
 // memory) through the package (dist/), 64-token prompt + 64 greedy tokens, f32 / f16 / q8 at one
 // thread and q8 at two. Ours only: the issue's comparison with onnxruntime-web is not built yet.
 const path = require('node:path');
-const api = require(path.join(__dirname, '..', 'dist', 'index.cjs'));
+const api = require(path.join(__dirname, '..', '..', 'dist', 'index.cjs'));
 const C = { model_type: 'llama', vocab_size: 49152, max_position_embeddings: 8192, hidden_size: 576, intermediate_size: 1536, num_hidden_layers: 30,
   num_attention_heads: 9, num_key_value_heads: 3, rms_norm_eps: 1e-5, rope_theta: 100000, tie_word_embeddings: true, bos_token_id: 0, eos_token_id: 0 };
 const D = 576, F = 1536, V = 49152, H = 9, KV = 3, d = 64;

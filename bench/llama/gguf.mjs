@@ -1,14 +1,14 @@
-// The random Llama of llama_weights.mjs as llama.cpp loads it: GGUF names and metadata, Q and K
+// The random Llama of weights.mjs as llama.cpp loads it: GGUF names and metadata, Q and K
 // rows permuted, matrices at F32, F16, Q8_0 or Q4_0 (norms stay F32, as llama.cpp's converter
 // keeps them). Both sides then hold one network: our loader reads Hugging Face's layout, llama.cpp
-// the permuted one. Browser-safe: gguf_writer.mjs writes the file (writeGguf(file, llamaMetadata(...),
+// the permuted one. Browser-safe: tools/gguf/gguf_writer.mjs writes the file (writeGguf(file, llamaMetadata(...),
 // llamaGgufTensors(...))).
 //
 // The permutation: Hugging Face rotates half-split pairs (i, i + d/2) of each head's d dims;
 // llama.cpp's rope (LLAMA_ROPE_TYPE_NORM) rotates adjacent pairs (2i, 2i + 1). Its converter
 // reorders each head's rows so that row 2i + k (k = 0, 1) is the original row k * d/2 + i.
-import { encode, GGML_TYPE } from './ggml_quant.mjs';
-import { llamaShapes, llamaTensor } from './llama_weights.mjs';
+import { encode, GGML_TYPE } from '../../tools/gguf/ggml_quant.mjs';
+import { llamaShapes, llamaTensor } from './weights.mjs';
 
 export const FILE_TYPE = { F32: 0, F16: 1, Q4_0: 2, Q8_0: 7 };  // general.file_type (llama_ftype)
 
@@ -106,7 +106,7 @@ export function llamaMetadata(c, fileType, name = 'random-llama') {
 
 /**
  * The tensors of the GGUF file: [{ name, dims (ne0 first), type, hf, bytes() }]. `values(hf, shape)`
- * gives a tensor's Float32Array in Hugging Face's layout (default: llama_weights.mjs's).
+ * gives a tensor's Float32Array in Hugging Face's layout (default: weights.mjs's).
  */
 export function llamaGgufTensors(c, fileType, values = (hf, shape) => llamaTensor(c, hf, shape)) {
   if (!(fileType in FILE_TYPE)) throw new Error(`GGUF type ${fileType}: expected one of ${Object.keys(FILE_TYPE).join(', ')}`);

@@ -1,4 +1,4 @@
-// The random Llama of llama_weights.mjs as an ONNX graph for onnxruntime-web (issue 23's peer), in
+// The random Llama of weights.mjs as an ONNX graph for onnxruntime-web (issue 23's peer), in
 // float32, with past key/values the way transformers.js runs a decoder: inputs input_ids [1, S],
 // position_ids [1, S], an additive mask [1, 1, 1, S, T] (T = past + S) and past_key_l / past_value_l
 // [1, KV, past, d]; outputs the last position's logits [1, 1, V] and present_key_l / present_value_l.
@@ -13,8 +13,8 @@
 // symmetric scale per tensor (max |W| / 127); the embedding Gather reads an int8 table and
 // DequantizeLinear's the rows. Norms, rotary, attention and the past key/values stay float32.
 // Browser-safe.
-import { DataType, encodeModel } from './onnx_proto.mjs';
-import { llamaShapes, llamaTensor } from './llama_weights.mjs';
+import { DataType, encodeModel } from '../common/onnx_proto.mjs';
+import { llamaShapes, llamaTensor } from './weights.mjs';
 
 const i64 = (values) => BigInt64Array.from(values.map(BigInt));
 

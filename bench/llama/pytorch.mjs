@@ -1,18 +1,18 @@
 // PyTorch's greedy tokens for the generate-llama workload (issue 23: "greedy tokens checked equal to
-// PyTorch's"): writes the random Llama of llama_weights.mjs once as an F32 safetensors file into
-// build/bench-llama/pytorch-<model>/ and runs bench/llama_reference.py on it (a Llama forward
+// PyTorch's"): writes the random Llama of weights.mjs once as an F32 safetensors file into
+// build/bench-llama/pytorch-<model>/ and runs bench/llama/reference.py on it (a Llama forward
 // written from the architecture in torch, float64, float32, on f16-rounded weights and with
-// onnxruntime's dynamic int8 quantization simulated). Cached by pytorch_export.mjs: the folder is
-// reused while the script, the config, the prompt, the token count and llama_weights.mjs are the
+// onnxruntime's dynamic int8 quantization simulated). Cached by common/pytorch_export.mjs: the folder is
+// reused while the script, the config, the prompt, the token count and weights.mjs are the
 // same. Node only.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { ensureExport, view } from './pytorch_export.mjs';
-import { llamaShapes, llamaTensor, safetensorsF32 } from './llama_weights.mjs';
+import { ensureExport, view } from '../common/pytorch_export.mjs';
+import { llamaShapes, llamaTensor, safetensorsF32 } from './weights.mjs';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The first 16 hex of a file's sha256: the weights are whatever this version of the module makes. */
 const fileKey = (file) => createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16);
@@ -36,12 +36,12 @@ function writeWeights(dir, config, weightsKey) {
 export function pytorchTokens(model, config, promptIds, newTokens, log = () => {}) {
   const dir = `${ROOT}build/bench-llama/pytorch-${model}`;
   mkdirSync(dir, { recursive: true });
-  const weightsKey = fileKey(`${ROOT}bench/llama_weights.mjs`);
+  const weightsKey = fileKey(`${ROOT}bench/llama/weights.mjs`);
   const args = { config: JSON.stringify(config), prompt: promptIds.join(','), new: newTokens, weights: weightsKey };
   const t = Date.now();
   // The weights are only needed when the script runs; writing them is cheap next to it (seconds).
   writeWeights(dir, config, weightsKey);
-  const { skip } = ensureExport(`generate-llama (${model})`, `${ROOT}bench/llama_reference.py`, dir, args);
+  const { skip } = ensureExport(`generate-llama (${model})`, `${ROOT}bench/llama/reference.py`, dir, args);
   if (skip) return { skip };
   log(`PyTorch reference tokens: ${dir.slice(ROOT.length)} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   const ref = JSON.parse(readFileSync(`${dir}/reference.json`, 'utf8'));

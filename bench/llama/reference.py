@@ -1,5 +1,5 @@
-"""PyTorch's greedy tokens for the generate-llama workload (bench/llama_browser.mjs): the random
-Llama of bench/llama_weights.mjs, whose weights bench/llama_pytorch.mjs writes once as
+"""PyTorch's greedy tokens for the generate-llama workload (bench/llama/browser.mjs): the random
+Llama of bench/llama/weights.mjs, whose weights bench/llama/pytorch.mjs writes once as
 OUT_DIR/weights.safetensors (F32), run by a Llama forward written here from the architecture
 (Hugging Face's LlamaForCausalLM: RMSNorm, rotate-half rotary with rope_theta, grouped-query
 attention by repeating each K/V head over its query group, SwiGLU MLP, tied or untied LM head),
@@ -11,7 +11,7 @@ Variants, each a greedy continuation with per step the runner-up id and the top-
   f32   the same in float32 (rotary tables in float32, as Hugging Face computes them)
   f16   the matrices and the embedding table rounded to float16 (as this library's f16 holds them),
         computed in float64
-  int8  onnxruntime's dynamic quantization as bench/onnx_llama.mjs's 8-bit graph does it: every
+  int8  onnxruntime's dynamic quantization as bench/llama/onnx.mjs's 8-bit graph does it: every
         weight product with W int8 per tensor (symmetric, scale max|W| / 127) and its input
         quantized per call to uint8 over the whole tensor (DynamicQuantizeLinear: the range stretched
         to include 0, round half to even), integer products exact in float64; embedding rows read
@@ -19,7 +19,7 @@ Variants, each a greedy continuation with per step the runner-up id and the top-
 Writes OUT_DIR/reference.json (the ids, runner-ups and margins per variant), OUT_DIR/logits0.<variant>.f32
 (the prompt's last-position logits) and OUT_DIR/manifest.json last.
 
-Usage: /usr/bin/python3 bench/llama_reference.py OUT_DIR --config JSON --prompt 1,2,3 --new 64 [--weights KEY] [--key KEY]
+Usage: /usr/bin/python3 bench/llama/reference.py OUT_DIR --config JSON --prompt 1,2,3 --new 64 [--weights KEY] [--key KEY]
 """
 
 import argparse
@@ -36,7 +36,7 @@ VARIANTS = ("f64", "f32", "f16", "int8")
 
 
 def read_safetensors(path):
-    """{name: float32 tensor} of an F32 safetensors file (the only dtype llama_pytorch.mjs writes)."""
+    """{name: float32 tensor} of an F32 safetensors file (the only dtype pytorch.mjs writes)."""
     raw = open(path, "rb").read()
     n = struct.unpack("<Q", raw[:8])[0]
     header, base = json.loads(raw[8:8 + n]), 8 + n
@@ -215,7 +215,7 @@ def main():
     agree = lambda v: next((i for i, (x, y) in enumerate(zip(out[v]["ids"], out["f64"]["ids"])) if x != y), a.new)
     with open(manifest, "w") as f:
         json.dump({"key": a.key, "files": files, "torch": torch.__version__}, f)
-    print(f"llama_reference.py: {a.new} greedy tokens x {len(VARIANTS)} variants in {time.time() - t0:.0f} s; "
+    print(f"reference.py: {a.new} greedy tokens x {len(VARIANTS)} variants in {time.time() - t0:.0f} s; "
           + ", ".join(f"{v} = f64 for {agree(v)}" for v in VARIANTS[1:]) + f"; f64 min margin {min(out['f64']['margin']):.2e}")
 
 

@@ -4,8 +4,8 @@
 // Content-Length and each tensor is converted to float32 on its own, so the peak should be about
 // one float16 file + one float32 model (in WebAssembly memory), not two float32 copies.
 //
-//   node bench/hub_memory.mjs                 (downloads; then again from the cache)
-//   node bench/hub_memory.mjs --dtype q8      (held as loadModel's dtype: auto, f32, f16, q8, q4)
+//   node bench/memory/hub_memory.mjs          (downloads; then again from the cache)
+//   node bench/memory/hub_memory.mjs --dtype q8 (held as loadModel's dtype: auto, f32, f16, q8, q4)
 // One dtype per process: the peak RSS is the process's own. The first pass is checked against
 // issue 22's target: peak RSS growth while loading <= the WebAssembly memory's growth (the final
 // heap) + 1.2 x the largest tensor (as the checkpoint stores it) + the download buffer (the file).
@@ -15,9 +15,9 @@ import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAttention } from '../dist/index.node.js';
+import { loadAttention } from '../../dist/index.node.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MB = (b) => (b / 1e6).toFixed(0);
 const mode = process.argv[2];
 const dtypeAt = process.argv.indexOf('--dtype');

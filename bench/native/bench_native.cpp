@@ -5,7 +5,7 @@
 // FILE holds float32 wQ wK wV wO (D x D each), bQ bK bV bO (D each), x (B x S x D), written by
 // the bench, so native sees the exact data every other engine sees. --out writes the output
 // (float32) for the agreement check; --time prints one JSON line with the timings, using the
-// same warm-up and repetition policy as bench/timing.mjs.
+// same warm-up and repetition policy as bench/common/timing.mjs.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

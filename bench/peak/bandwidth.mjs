@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 
 import { buildProbe } from './peak.mjs';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = `${ROOT}bench/peak/bandwidth.cpp`;
 const OUT = `${ROOT}build/bench-peak/bandwidth.wasm`;
 const BYTES = 128 << 20;

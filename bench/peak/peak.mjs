@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = `${ROOT}bench/peak/peak.cpp`;
 const OUT = `${ROOT}build/bench-peak/peak.wasm`;
 

@@ -2,7 +2,7 @@
 // prefill, time to first token, decode tokens/s, heap, and the GB/s of weights its decode steps
 // read against the machine's bandwidth measured in the same run; ratios against the
 // onnxruntime-web peers at the same thread count (float32 and 8-bit).
-import { logitsDiffText, tokenAgreementText } from './generate.mjs';
+import { logitsDiffText, tokenAgreementText } from '../generate/workload.mjs';
 import { fmt, table } from './table.mjs';
 
 const mib = (n) => (n == null ? '-' : (n / 2 ** 20).toFixed(0));

@@ -1,9 +1,9 @@
-// The Llama decode bench's checks and table (bench/llama_browser.mjs): token agreement between
+// The Llama decode bench's checks and table (bench/llama/browser.mjs): token agreement between
 // llama.cpp and ours, onnxruntime-web and ours, every engine and PyTorch, the counts llama.cpp
 // reports, and per type and thread count prefill ms, decode tokens/s, GB/s of weights read against
 // the page's bandwidth, memory, and our ratios to llama.cpp and to onnxruntime-web at equal precision.
-import { GGML_TYPE, typeBytes } from './ggml_quant.mjs';
-import { llamaShapes } from './llama_weights.mjs';
+import { GGML_TYPE, typeBytes } from '../../tools/gguf/ggml_quant.mjs';
+import { llamaShapes } from '../llama/weights.mjs';
 
 /** A divergence counts as a near-tie when the top-2 margin is below this share of the logit range. */
 export const TIE_SHARE = 1e-4;
@@ -103,11 +103,11 @@ function ortAgreementLines(res, find) {
 
 const VS = { f64: 'float64 PyTorch', f16: 'PyTorch on the f16-rounded weights', int8: "PyTorch with onnxruntime's int8 quantization simulated" };
 
-/** Each engine's greedy tokens against PyTorch's (llama_reference.py), with PyTorch's margin where they part. */
+/** Each engine's greedy tokens against PyTorch's (llama/reference.py), with PyTorch's margin where they part. */
 function pytorchLines(res) {
   if (!res.pytorch) return [];
   if (res.pytorch.skip) return ['', `Greedy tokens vs PyTorch: not checked (${res.pytorch.skip})`];
-  const lines = ['', `Greedy tokens vs PyTorch (bench/llama_reference.py; float32 PyTorch = float64 for ${sameTokens(res.pytorch.f32.ids, res.pytorch.f64.ids).equal} of ${res.meta.newTokens}, smallest float64 top-2 margin ${Math.min(...res.pytorch.f64.margin).toExponential(2)}): F32 engines and ours at F16 must equal it or are not timed`];
+  const lines = ['', `Greedy tokens vs PyTorch (bench/llama/reference.py; float32 PyTorch = float64 for ${sameTokens(res.pytorch.f32.ids, res.pytorch.f64.ids).equal} of ${res.meta.newTokens}, smallest float64 top-2 margin ${Math.min(...res.pytorch.f64.margin).toExponential(2)}): F32 engines and ours at F16 must equal it or are not timed`];
   for (const a of res.pytorchAgreement ?? []) {
     const ref = res.pytorch[a.vs];
     const where = a.firstDiff == null ? `all ${a.n} equal`

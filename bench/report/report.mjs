@@ -1,5 +1,5 @@
 // Turns the raw measurements into ratios, target checks and the printed tables.
-import { generateSection, generateTargets } from './generate_report.mjs';
+import { generateSection, generateTargets } from './generate.mjs';
 import { fmt, table } from './table.mjs';
 
 const fmtBytes = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(2)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
@@ -59,7 +59,7 @@ export function issue10Targets(rows, ratios, peak) {
   const t = [];
   const get = (wl, id) => rows.find((x) => x.workload === wl && x.engine === id && usable(x));
   // Float32 peers only: the 8-bit generate peers (ort-q8, ort-nbits8) are matched with our 8-bit
-  // engines by issue 22's targets (generate_report.mjs), not with this float32 build.
+  // engines by issue 22's targets (report/generate.mjs), not with this float32 build.
   const fastest2t = (wl) => rows.filter((x) => x.workload === wl && /^(ort|tfjs)-.*-2t$/.test(x.engine) && !/^ort-(q8|nbits8)-/.test(x.engine) && usable(x))
     .sort((a, b) => a.medianMs - b.medianMs)[0];
   for (const wl of [...new Set(rows.map((r) => r.workload))]) {
@@ -207,7 +207,7 @@ export function formatReport(res) {
   return out.join('\n');
 }
 
-/** The bandwidth probe's line (bench/bandwidth.mjs): memory.copy and the v128.load read stream (1 and 2 threads). */
+/** The bandwidth probe's line (bench/peak/bandwidth.mjs): memory.copy and the v128.load read stream (1 and 2 threads). */
 function bandwidthLine(b) {
   if (b.skip) return `memory bandwidth: skipped (${b.skip})`;
   const runs = b.runs ? `; best of two runs (before/after the engines: copy ${b.runs.map((r) => fmt(r.copyGBs, 1)).join(' / ')}, read ${b.runs.map((r) => fmt(r.readGBs, 1)).join(' / ')}, 2-thread read ${b.runs.map((r) => fmt(r.read2GBs, 1)).join(' / ')})` : '';
@@ -217,7 +217,7 @@ function bandwidthLine(b) {
 const shape = (w) => `B${w.batch} S${w.seqLen} D${w.dModel} H${w.numHeads}${w.causal ? ' causal' : ''}`;
 
 /**
- * bench/browser.mjs's result (also `npm run bench -- --browser`): one table per layer workload,
+ * bench/layers/browser.mjs's result (also `npm run bench -- --browser`): one table per layer workload,
  * ours / the fastest onnxruntime-web graph at the same thread count, and the N-thread / 1-thread
  * speed-up per engine family.
  */

@@ -1,9 +1,9 @@
 // llama.cpp as a second implementation of the Llama family: the tiny random Llama of
-// bench/llama_weights.mjs, written as GGUF F32 by our writer (Q/K rows permuted to llama.cpp's rope
+// bench/llama/weights.mjs, written as GGUF F32 by our writer (Q/K rows permuted to llama.cpp's rope
 // pairs), loaded by llama.cpp's WebAssembly build (wllama) in headless Chromium, generates 64 greedy
 // tokens after the same 64 prompt ids as our f32 model in the same page; the tokens must be equal,
 // or first differ where our top-2 logits are a near-tie (margin < 1e-4 of the logit range). Runs
-// bench/llama_browser.mjs --model tiny (a bench's harness, timings not asserted).
+// bench/llama/browser.mjs --model tiny (a bench's harness, timings not asserted).
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -15,7 +15,7 @@ let res;
 beforeAll(() => {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wllama-tokens-')), 'result.json');
   try {
-    execFileSync(process.execPath, [path.join(ROOT, 'bench', 'llama_browser.mjs'), '--model', 'tiny', '--types', 'F32', '--threads', '1', '--quick', '--json', '--out', out],
+    execFileSync(process.execPath, [path.join(ROOT, 'bench', 'llama', 'browser.mjs'), '--model', 'tiny', '--types', 'F32', '--threads', '1', '--quick', '--json', '--out', out],
       { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   } catch { /* a problem exits 1; the result file still says what happened */ }
   res = JSON.parse(fs.readFileSync(out, 'utf8'));

@@ -1,4 +1,4 @@
-// The generate bench's bookkeeping (bench/generate.mjs, bench/generate_report.mjs): token agreement
+// The generate bench's bookkeeping (bench/generate/workload.mjs, bench/report/generate.mjs): token agreement
 // with PyTorch for exact and lower-bit engines, the weight bytes a decode step reads, and the
 // issue 22 targets' met / missed / n/a on hand-made rows. No timing is measured or asserted: the
 // bench modules are ES modules, so each check runs in a child `node --input-type=module`.
@@ -10,9 +10,9 @@ const BENCH = path.join(__dirname, '..', '..', 'bench');
 /** Runs an ES-module snippet with the bench's modules imported; returns what it prints as JSON. */
 function inBench(code) {
   const prelude = `
-    import * as gen from ${JSON.stringify(path.join(BENCH, 'generate.mjs'))};
-    import * as rep from ${JSON.stringify(path.join(BENCH, 'generate_report.mjs'))};
-    import { WORKLOADS } from ${JSON.stringify(path.join(BENCH, 'workloads.mjs'))};
+    import * as gen from ${JSON.stringify(path.join(BENCH, 'generate', 'workload.mjs'))};
+    import * as rep from ${JSON.stringify(path.join(BENCH, 'report', 'generate.mjs'))};
+    import { WORKLOADS } from ${JSON.stringify(path.join(BENCH, 'common', 'workloads.mjs'))};
     const wl = WORKLOADS.find((w) => w.name === 'generate');
     const out = (x) => console.log(JSON.stringify(x));
   `;

@@ -1,5 +1,5 @@
 // The generate bench's check of our f16, q8 and q4 engines against PyTorch on the same low-bit weights
-// (bench/generate/lowbit_check.mjs through bench/generate.mjs's tokenAgreement), on hand-made
+// (bench/generate/lowbit_check.mjs through bench/generate/workload.mjs's tokenAgreement), on hand-made
 // references: when it passes, when it fails and what it prints. The real references come from
 // bench/generate/lowbit_reference.py (PyTorch, ~3-5 min), run by the bench itself, not here.
 const { execFileSync } = require('node:child_process');
@@ -10,9 +10,9 @@ const BENCH = path.join(__dirname, '..', '..', 'bench');
 /** Runs an ES-module snippet with the bench's modules imported; returns what it prints as JSON. */
 function inBench(code) {
   const prelude = `
-    import * as gen from ${JSON.stringify(path.join(BENCH, 'generate.mjs'))};
+    import * as gen from ${JSON.stringify(path.join(BENCH, 'generate', 'workload.mjs'))};
     import { LOWBIT_LOGIT_ERROR } from ${JSON.stringify(path.join(BENCH, 'generate', 'lowbit_check.mjs'))};
-    import { WORKLOADS } from ${JSON.stringify(path.join(BENCH, 'workloads.mjs'))};
+    import { WORKLOADS } from ${JSON.stringify(path.join(BENCH, 'common', 'workloads.mjs'))};
     const wl = WORKLOADS.find((w) => w.name === 'generate');
     const out = (x) => console.log(JSON.stringify(x));
     // The low-bit references: greedy ids 0..63; per step the top 8 logits 1, 0.99, 0.9, 0.5, 0.4, ...

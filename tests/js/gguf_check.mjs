@@ -10,10 +10,10 @@ import path from 'node:path';
 
 import { gguf } from '@huggingface/gguf';
 
-import { decode, fromHalf, GGML_TYPE, toHalf, typeBytes } from '../../bench/ggml_quant.mjs';
-import { writeGguf } from '../../bench/gguf_writer.mjs';
-import { ggufName, llamaGgufTensors, llamaMetadata, textIds, tokenText } from '../../bench/llama_gguf.mjs';
-import { llamaShapes, llamaTensor, TINY_LLAMA, weightScale } from '../../bench/llama_weights.mjs';
+import { decode, fromHalf, GGML_TYPE, toHalf, typeBytes } from '../../tools/gguf/ggml_quant.mjs';
+import { writeGguf } from '../../tools/gguf/gguf_writer.mjs';
+import { ggufName, llamaGgufTensors, llamaMetadata, textIds, tokenText } from '../../bench/llama/gguf.mjs';
+import { llamaShapes, llamaTensor, TINY_LLAMA, weightScale } from '../../bench/llama/weights.mjs';
 
 const [dir, ourq] = process.argv.slice(2);
 const C = TINY_LLAMA;

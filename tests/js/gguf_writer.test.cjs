@@ -1,6 +1,6 @@
-// bench/gguf_writer.mjs + llama_gguf.mjs (the GGUF files the wllama peer loads): a tiny random Llama
+// tools/gguf/gguf_writer.mjs + bench/llama/gguf.mjs (the GGUF files the wllama peer loads): a tiny random Llama
 // written at F32, F16, Q8_0 and Q4_0, read back by @huggingface/gguf (an independent parser), and
-// its Q8_0 / Q4_0 blocks compared byte for byte with the core's own quantizer (src/tensors/weight.cpp,
+// its Q8_0 / Q4_0 blocks compared byte for byte with the core's own quantizer (src/tensors/quantize.cpp,
 // built here with the host's g++ as tests/js/our_quantizer.cpp). The work runs in a child process
 // (tests/js/gguf_check.mjs: ES modules); this file asserts on the facts it prints.
 const { execFileSync } = require('node:child_process');
@@ -16,7 +16,7 @@ beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gguf-writer-'));
   const ourq = path.join(dir, 'our_quantizer');
   execFileSync('g++', ['-O2', '-std=c++17', `-I${path.join(ROOT, 'src')}`, path.join(__dirname, 'our_quantizer.cpp'),
-    path.join(ROOT, 'src', 'tensors', 'weight.cpp'), '-o', ourq]);
+    path.join(ROOT, 'src', 'tensors', 'quantize.cpp'), path.join(ROOT, 'src', 'tensors', 'weight_types.cpp'), '-o', ourq]);
   facts = JSON.parse(execFileSync(process.execPath, [path.join(__dirname, 'gguf_check.mjs'), dir, ourq], { encoding: 'utf8', maxBuffer: 16 << 20 }));
 });
 

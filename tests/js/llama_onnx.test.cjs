@@ -1,6 +1,6 @@
-// The generate-llama bench's references and peers on the tiny random Llama (bench/llama_weights.mjs):
-// PyTorch's greedy tokens (bench/llama_reference.py, a Llama forward written from the architecture
-// in torch) against this library at f32 and onnxruntime-web running bench/onnx_llama.mjs's float32
+// The generate-llama bench's references and peers on the tiny random Llama (bench/llama/weights.mjs):
+// PyTorch's greedy tokens (bench/llama/reference.py, a Llama forward written from the architecture
+// in torch) against this library at f32 and onnxruntime-web running bench/llama/onnx.mjs's float32
 // graph, and its int8 graph (transformers.js's q8: int8 weights per tensor, activations quantized at
 // run time) against PyTorch with that quantization simulated. PyTorch's side is a fixture
 // (tests/fixtures/llama_onnx/, made by tests/fixtures/generate_llama_onnx_fixture.mjs: no torch

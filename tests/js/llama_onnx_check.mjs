@@ -1,7 +1,7 @@
 // Child of llama_onnx.test.cjs (Jest runs CommonJS; bench/ and onnxruntime-web are ES modules).
-// On the tiny random Llama: onnxruntime-web (in Node, one thread) running bench/onnx_llama.mjs's
+// On the tiny random Llama: onnxruntime-web (in Node, one thread) running bench/llama/onnx.mjs's
 // float32 and int8 graphs, and this library at f32 on the same weights, against PyTorch's greedy
-// tokens and prompt logits (tests/fixtures/llama_onnx/pytorch_tiny.json, from bench/llama_reference.py:
+// tokens and prompt logits (tests/fixtures/llama_onnx/pytorch_tiny.json, from bench/llama/reference.py:
 // float64, float32, and onnxruntime's dynamic int8 quantization simulated). Writes one JSON object
 // of facts to OUT; the test asserts on them.
 //   node tests/js/llama_onnx_check.mjs OUT
@@ -9,8 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 import * as ort from 'onnxruntime-web';
 
-import { llamaOnnxModel, ortGenerate } from '../../bench/onnx_llama.mjs';
-import { idsOnlyTokenizer, safetensorsF32, TINY_LLAMA } from '../../bench/llama_weights.mjs';
+import { llamaOnnxModel, ortGenerate } from '../../bench/llama/onnx.mjs';
+import { idsOnlyTokenizer, safetensorsF32, TINY_LLAMA } from '../../bench/llama/weights.mjs';
 import { loadAttention } from '../../dist/index.node.js';
 import { tinyTensors, tinyWeightsDigest } from './llama_onnx_weights.mjs';
 

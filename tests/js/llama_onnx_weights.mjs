@@ -2,7 +2,7 @@
 // (tests/fixtures/llama_onnx/) holds the digest of the weights it was computed from.
 import { createHash } from 'node:crypto';
 
-import { llamaShapes, llamaTensor, TINY_LLAMA } from '../../bench/llama_weights.mjs';
+import { llamaShapes, llamaTensor, TINY_LLAMA } from '../../bench/llama/weights.mjs';
 
 /** { name: [shape, Float32Array] } of TINY_LLAMA. */
 export const tinyTensors = () => Object.fromEntries(llamaShapes(TINY_LLAMA).map(([name, shape]) => [name, [shape, llamaTensor(TINY_LLAMA, name, shape)]]));

@@ -1,14 +1,14 @@
-// The browser half of bench/browser.mjs: one page runs one thread count (onnxruntime-web's
+// The browser half of bench/layers/browser.mjs: one page runs one thread count (onnxruntime-web's
 // numThreads is global and fixed when its wasm starts, so the driver opens a fresh page per
 // thread count). For each layer workload it runs this library (SIMD build at 1 thread, the
 // threaded build at N) and onnxruntime-web (fused and plain graphs, N threads) with the same data,
 // models and timing policy as the Node bench. Every output is checked against this library's
 // 1-thread SIMD build (the Node bench's reference), which the N-thread page runs untimed.
 // Served from the repository root by scripts/static_server.cjs (COOP/COEP: crossOriginIsolated).
-import { loadAttention } from '../../dist/index.js';
-import { fusedAttentionModel, plainGraphModel, startOrtWasm } from '../onnx_models.mjs';
-import { POLICY, timeCalls } from '../timing.mjs';
-import { compareOutputs, kindOf, makeData, nominalFlops, REL_TOLERANCE, selectWorkloads } from '../workloads.mjs';
+import { loadAttention } from '../../../dist/index.js';
+import { fusedAttentionModel, plainGraphModel, startOrtWasm } from '../../layers/onnx_models.mjs';
+import { POLICY, timeCalls } from '../../common/timing.mjs';
+import { compareOutputs, kindOf, makeData, nominalFlops, REL_TOLERANCE, selectWorkloads } from '../../common/workloads.mjs';
 
 const ORT_DIR = '/node_modules/onnxruntime-web/dist/';
 const MAX_THREADS = 4;  // the library's threaded build runs at most 4 (loader.ts MAX_THREADS)

@@ -1,18 +1,18 @@
-// The browser half of bench/llama_browser.mjs: one random SmolLM2-135M-shaped Llama (or the tests'
+// The browser half of bench/llama/browser.mjs: one random SmolLM2-135M-shaped Llama (or the tests'
 // tiny one) generating the same 64 prompt ids + N greedy tokens in llama.cpp's WebAssembly build
 // (wllama, from a GGUF file the driver wrote) and in this library (from the same weights built
 // here), plus the page's memory bandwidth. The driver opens a fresh page per run so that each run's
 // renderer memory is its own. Served from the repository root by scripts/static_server.cjs
 // (COOP/COEP: crossOriginIsolated, so both can start threads).
-import { Wllama } from '../../node_modules/@wllama/wllama/esm/index.js';
-import { decode, encode, GGML_TYPE } from '../ggml_quant.mjs';
-import { textIds, tokenText } from '../llama_gguf.mjs';
-import { llamaOnnxModel, ortGenerate } from '../onnx_llama.mjs';
-import { idsOnlyTokenizer, llamaShapes, llamaTensor, safetensorsF32 } from '../llama_weights.mjs';
+import { Wllama } from '../../../node_modules/@wllama/wllama/esm/index.js';
+import { decode, encode, GGML_TYPE } from '../../../tools/gguf/ggml_quant.mjs';
+import { textIds, tokenText } from '../../llama/gguf.mjs';
+import { llamaOnnxModel, ortGenerate } from '../../llama/onnx.mjs';
+import { idsOnlyTokenizer, llamaShapes, llamaTensor, safetensorsF32 } from '../../llama/weights.mjs';
 
 const WLLAMA_WASM = '/node_modules/@wllama/wllama/esm/wasm/wllama.wasm';
 // The package as the driver copied it at the start (?dist=...): other work may rebuild dist/ meanwhile.
-const { loadAttention } = await import(new URLSearchParams(location.search).get('dist') ?? '../../dist/index.js');
+const { loadAttention } = await import(new URLSearchParams(location.search).get('dist') ?? '../../../dist/index.js');
 const log = (s) => { document.getElementById('log').textContent += `\n${s}`; };
 
 window.pageInfo = () => ({
@@ -44,7 +44,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.lengt
 /**
  * llama.cpp (wllama) on a GGUF file. A generation: `n` greedy tokens after the prompt (no prompt
  * cache, end-of-text ignored). The prompt goes in as text whose characters are the prompt ids
- * (llama_gguf.mjs tokenText); the generated ids come back with their two most likely tokens'
+ * (llama/gguf.mjs tokenText); the generated ids come back with their two most likely tokens'
  * log-probabilities (n_probs), whose difference is the top-2 logit margin.
  */
 async function loadWllama({ file, threads, promptIds }) {
@@ -110,7 +110,7 @@ async function loadOurs({ config, type, threads, promptIds }) {
 }
 
 /**
- * onnxruntime-web (issue 23's peer) on the same weights: the graph of onnx_llama.mjs with past
+ * onnxruntime-web (issue 23's peer) on the same weights: the graph of llama/onnx.mjs with past
  * key/values, in float32 or (weights 'int8') as transformers.js's 8-bit files (int8 weights per
  * tensor, activations quantized at run time), numThreads fixed for the page, greedy as
  * transformers.js decodes.
