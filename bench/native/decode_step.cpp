@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
 #endif
   std::vector<float> x(4 * kD, 0.5f), y(4 * kD);
   for (attn::WeightType t : {attn::WeightType::kF32, attn::WeightType::kF16, attn::WeightType::kBF16,
-                             attn::WeightType::kQ8, attn::WeightType::kQ4}) {
+                             attn::WeightType::kQ8_0, attn::WeightType::kQ4_0}) {
     if (!only.empty() && only != attn::weight_type_name(t)) continue;
     std::mt19937 rng(1);
     std::vector<attn::Weight> weights;

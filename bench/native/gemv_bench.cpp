@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     bool panels;
   } kinds[] = {{"f32", attn::WeightType::kF32, true}, {"f32rows", attn::WeightType::kF32, false},
                {"f16", attn::WeightType::kF16, false}, {"bf16", attn::WeightType::kBF16, false},
-               {"q8", attn::WeightType::kQ8, false},   {"q4", attn::WeightType::kQ4, false}};
+               {"q8", attn::WeightType::kQ8_0, false},   {"q4", attn::WeightType::kQ4_0, false}};
   for (const auto& kind : kinds) {
     const attn::WeightType t = kind.t;
     if (!only.empty() && std::find(only.begin(), only.end(), kind.name) == only.end()) continue;

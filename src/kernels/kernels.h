@@ -4,11 +4,26 @@
 
 #include <cstdint>
 
+#include "tensors/weight_types.h"
+
 namespace attn {
 
 // bfloat16 values as stored (their bits): a type of its own, so that kernels overload on it.
 struct Bf16 {
   std::uint16_t bits;
+};
+
+// The integer products (Kernels::gemm_bt_quant) by weight type: the kernels' row of the weight-type
+// table. Rows are set by name (set), so a type without a kernel here stays null and is refused.
+using QuantGemm = void (*)(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B,
+                           float* C, int ldc);
+struct QuantKernels {
+  QuantGemm by_type[kWeightTypeCount] = {};
+  QuantGemm operator[](WeightType t) const { return by_type[static_cast<int>(t)]; }
+  QuantKernels& set(WeightType t, QuantGemm f) {
+    by_type[static_cast<int>(t)] = f;
+    return *this;
+  }
 };
 
 struct Kernels {
@@ -32,13 +47,11 @@ struct Kernels {
                        float* C, int ldc);
   // gemm_bt with B's values as bfloat16: the same sums as gemm_bt on B widened.
   void (*gemm_bt_bf16)(int M, int N, int K, const float* A, int lda, const Bf16* B, int ldb, float* C, int ldc);
-  // C[M x N] = A * B^T for B's N rows of Q8_0 (gemm_bt_q8) or Q4_0 (gemm_bt_q4) blocks (weight.h),
-  // K a multiple of 32, with A's rows quantized per block too (QuantizedRows: Aq M x K, As M x K/32
+  // C[M x N] = A * B^T for B's N rows of a quantized weight type's blocks (weight_types.h), K a
+  // multiple of 32, with A's rows quantized per block too (QuantizedRows: Aq M x K, As M x K/32
   // scales): each block's dot product in exact integers, times both scales, summed in float.
-  void (*gemm_bt_q8)(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
-                     int ldc);
-  void (*gemm_bt_q4)(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
-                     int ldc);
+  // One kernel per type, found by the type; none (null) for the float formats.
+  QuantKernels gemm_bt_quant;
   // In place: x[j] <- exp(x[j] - shift) for shift >= max(x); returns the sum. Entries with
   // x[j] - shift < -87.3 (denormal territory, and -inf from masks) become exact zeros. The exponentials of softmax and of the online (flash) softmax.
   float (*exp_shift_sum)(float* x, int n, float shift);

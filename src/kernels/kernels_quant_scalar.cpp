@@ -1,20 +1,22 @@
 // Scalar twins of the quantized products: each output row of B widened to int16 values and float
-// scales (unpack_quant_row), then per block an exact integer dot product with A's quantized row.
+// scales by its type's unpack (weight_types.h), then per block an exact integer dot product with
+// A's quantized row. One loop for every quantized type.
 #include <vector>
 
 #include "kernels/kernels_quant.h"
-#include "tensors/weight.h"
 
 namespace attn {
 namespace {
 
-void gemm_bt_quant_scalar(WeightType t, int M, int N, int K, const std::int16_t* Aq, const float* As,
-                          const unsigned char* B, float* C, int ldc) {
+template <WeightType T>
+void gemm_bt_quant_scalar(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
+                          int ldc) {
   const int blocks = K / kQuantBlock;
+  const WeightTypeInfo& type = weight_type_info(T);
   std::vector<std::int16_t> w(K);
   std::vector<float> ws(blocks);
   for (int j = 0; j < N; ++j) {
-    unpack_quant_row(t, B + static_cast<std::size_t>(j) * row_bytes(t, K), K, w.data(), ws.data());
+    type.unpack(B + static_cast<std::size_t>(j) * row_bytes(T, K), K, w.data(), ws.data());
     for (int i = 0; i < M; ++i) {
       const std::int16_t* a = Aq + static_cast<long>(i) * K;
       const float* as = As + static_cast<long>(i) * blocks;
@@ -31,14 +33,10 @@ void gemm_bt_quant_scalar(WeightType t, int M, int N, int K, const std::int16_t*
 
 }  // namespace
 
-void gemm_bt_q8_scalar(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
-                       int ldc) {
-  gemm_bt_quant_scalar(WeightType::kQ8, M, N, K, Aq, As, B, C, ldc);
-}
-
-void gemm_bt_q4_scalar(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
-                       int ldc) {
-  gemm_bt_quant_scalar(WeightType::kQ4, M, N, K, Aq, As, B, C, ldc);
+QuantKernels scalar_quant_kernels() {
+  return QuantKernels()
+      .set(WeightType::kQ8_0, gemm_bt_quant_scalar<WeightType::kQ8_0>)
+      .set(WeightType::kQ4_0, gemm_bt_quant_scalar<WeightType::kQ4_0>);
 }
 
 }  // namespace attn

@@ -19,13 +19,14 @@
 // Per block of four rows, a decoding step's loop is 102 instructions for Q8 (was ~140 with 17
 // spills, plus ~60 for the scales) and 119 for Q4 (was ~144 with 31 spills, plus the scales).
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
 #include "kernels/kernels_quant.h"
 #include "kernels/simd4.h"
 #include "tensors/half.h"
-#include "tensors/weight.h"
+#include "tensors/quantize.h"
 
 namespace attn {
 
@@ -33,11 +34,15 @@ namespace attn {
 namespace {
 using namespace simd4;
 
+// Where a block's codes start (after its f16 scale).
+template <WeightType T>
+constexpr std::size_t kCodesAt = offsetof(typename BlockOf<T>::type, qs);
+
 // The exact integer dot product of A's block (four int16 vectors) with the block's 32 stored
 // values at q, as four int32 lanes. Q4: A's block permuted (permute_for_q4) and before the - 8.
 template <WeightType T>
 inline i32x4 block_dot(const i32x4 a[4], const unsigned char* q) {
-  if (T == WeightType::kQ8)
+  if (T == WeightType::kQ8_0)
     return iadd32(iadd32(idot16(a[0], iload8_widen(q)), idot16(a[1], iload8_widen(q + 8))),
                   iadd32(idot16(a[2], iload8_widen(q + 16)), idot16(a[3], iload8_widen(q + 24))));
   // 16-bit lane i holds byte 2i (elements 2i, 2i + 16 in its nibbles) and byte 2i + 1 (2i + 1, 2i + 17).
@@ -74,7 +79,7 @@ float scale_of(const unsigned char* block) {
 // and there the SIMD widening equals half_to_float's).
 template <WeightType T>
 inline f32x4 scales_of(const unsigned char* const b[4], int k) {
-  const std::size_t at = std::size_t(k) * (T == WeightType::kQ8 ? kQ8BlockBytes : kQ4BlockBytes);
+  const std::size_t at = std::size_t(k) * sizeof(typename BlockOf<T>::type);
   return half_high_to_float(load_u16_high_x4(b[0] + at, b[1] + at, b[2] + at, b[3] + at));
 }
 
@@ -85,7 +90,7 @@ template <WeightType T, bool kPrepared>
 inline f32x4 four_rows(int blocks, const std::int16_t* a, const float* as, const std::int32_t* sums8,
                        const unsigned char* const b[4], const float* scales, const unsigned char* ahead,
                        unsigned& sink, i32x4* fence) {
-  constexpr int kBlockBytes = T == WeightType::kQ8 ? kQ8BlockBytes : kQ4BlockBytes;
+  constexpr int kBlockBytes = sizeof(typename BlockOf<T>::type);
   f32x4 acc = splat(0.0f);
   unsigned touched = 0;
   for (int k = 0; k < blocks; ++k) {
@@ -95,7 +100,7 @@ inline f32x4 four_rows(int blocks, const std::int16_t* a, const float* as, const
       if (4 * kBlockBytes > 128) touched += t[128];
     }
     const i32x4 av[4] = {iload(a + 32 * k), iload(a + 32 * k + 8), iload(a + 32 * k + 16), iload(a + 32 * k + 24)};
-    const std::size_t at = std::size_t(k) * kBlockBytes + 2;  // (the int8 / nibbles after the scale)
+    const std::size_t at = std::size_t(k) * kBlockBytes + kCodesAt<T>;
     // Each row's sums are stored as soon as they are made: V8 keeps memory operations in program
     // order but computes as late as it can, so without the stores it loads all four rows' bytes
     // first and spills (~8 stack accesses per block and row, measured in its x86 code).
@@ -105,7 +110,7 @@ inline f32x4 four_rows(int blocks, const std::int16_t* a, const float* as, const
       store_in_order(fence + r, d[r]);
     }
     i32x4 dots = isum4(d[0], d[1], d[2], d[3]);
-    if (T == WeightType::kQ4) dots = isub32(dots, isplat32(sums8[k]));
+    if (T == WeightType::kQ4_0) dots = isub32(dots, isplat32(sums8[k]));
     const f32x4 ws = kPrepared ? load(scales + 4 * k) : scales_of<T>(b, k);
     // (as the scalar twin: the dot as float, times the product of the two scales, added)
     acc = add(acc, mul(i32_to_f32(dots), mul(splat(as[k]), ws)));
@@ -117,7 +122,7 @@ inline f32x4 four_rows(int blocks, const std::int16_t* a, const float* as, const
 template <WeightType T>
 void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
                         int ldc) {
-  constexpr int kBlockBytes = T == WeightType::kQ8 ? kQ8BlockBytes : kQ4BlockBytes;
+  constexpr int kBlockBytes = sizeof(typename BlockOf<T>::type);
   const int blocks = K / kQuantBlock;
   const std::size_t rb = row_bytes(T, K);
   // (per thread: the workers of one product each run this on their own rows of B)
@@ -130,7 +135,7 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
   i32x4* fence = fence_slots;
   const std::int16_t* A = Aq;
   const std::int32_t* sums8 = nullptr;
-  if (T == WeightType::kQ4) {
+  if (T == WeightType::kQ4_0) {
     a_perm.resize(std::size_t(M) * K);
     a_sums8.resize(std::size_t(M) * blocks);
     permute_for_q4(M, K, Aq, a_perm.data(), a_sums8.data());
@@ -165,8 +170,8 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
       float acc = 0.0f;
       for (int k = 0; k < blocks; ++k) {
         const i32x4 av[4] = {iload(a + 32 * k), iload(a + 32 * k + 8), iload(a + 32 * k + 16), iload(a + 32 * k + 24)};
-        int dot = ilane_sum(block_dot<T>(av, b + std::size_t(k) * kBlockBytes + 2));
-        if (T == WeightType::kQ4) dot -= sums8[static_cast<long>(i) * blocks + k];
+        int dot = ilane_sum(block_dot<T>(av, b + std::size_t(k) * kBlockBytes + kCodesAt<T>));
+        if (T == WeightType::kQ4_0) dot -= sums8[static_cast<long>(i) * blocks + k];
         acc += static_cast<float>(dot) * (as[k] * scale_of(b + std::size_t(k) * kBlockBytes));
       }
       C[static_cast<long>(i) * ldc + j] = acc;
@@ -177,14 +182,10 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
 
 }  // namespace
 
-void gemm_bt_q8_simd(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
-                     int ldc) {
-  gemm_bt_quant_simd<WeightType::kQ8>(M, N, K, Aq, As, B, C, ldc);
-}
-
-void gemm_bt_q4_simd(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
-                     int ldc) {
-  gemm_bt_quant_simd<WeightType::kQ4>(M, N, K, Aq, As, B, C, ldc);
+QuantKernels simd_quant_kernels() {
+  return QuantKernels()
+      .set(WeightType::kQ8_0, gemm_bt_quant_simd<WeightType::kQ8_0>)
+      .set(WeightType::kQ4_0, gemm_bt_quant_simd<WeightType::kQ4_0>);
 }
 #endif
 

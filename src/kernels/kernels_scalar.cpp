@@ -124,7 +124,7 @@ void gelu_erf_scalar(float* x, int n) {
 
 const Kernels& scalar_kernels() {
   static const Kernels k{"scalar", gemm_scalar, gemm_panels_scalar, gemm_bt_scalar, gemm_bt_half_scalar, gemm_bt_bf16_scalar,
-                                 gemm_bt_q8_scalar,   gemm_bt_q4_scalar,   exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar};
+                                 scalar_quant_kernels(), exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar};
   return k;
 }
 

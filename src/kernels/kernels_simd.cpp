@@ -502,7 +502,7 @@ void gelu_erf_simd(float* x, int n) {
 
 bool have_simd_kernels() { return true; }
 const Kernels& simd_kernels() {
-  static const Kernels k{"simd", gemm_simd, gemm_panels_simd, gemm_bt_simd, gemm_bt_half_simd, gemm_bt_bf16_simd, gemm_bt_q8_simd, gemm_bt_q4_simd,
+  static const Kernels k{"simd", gemm_simd, gemm_panels_simd, gemm_bt_simd, gemm_bt_half_simd, gemm_bt_bf16_simd, simd_quant_kernels(),
                          exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd};
   return k;
 }

@@ -4,16 +4,21 @@
 #include <string>
 #include <vector>
 
+#include "tensors/quantize.h"
+
 namespace attn {
 
 namespace {
 
-// y = x W^T for W in Q8/Q4, x's rows quantized here; split over W's outputs (in fours: the SIMD
-// kernels' rows) when worth it.
+// y = x W^T for W of a quantized type, through that type's kernel, x's rows quantized here; split
+// over W's outputs (in fours: the SIMD kernels' rows) when worth it.
 std::string quantized_product(const Kernels& kn, const float* x, int rows, const WeightView& W, float* y, int ldy) {
+  const QuantGemm kernel = kn.gemm_bt_quant[W.type];
+  if (!kernel)
+    return std::string("no ") + kn.name + " kernel multiplies weights held as " + weight_type_name(W.type) +
+           "; load this model with dtype 'f16' or 'f32'";
   thread_local QuantizedRows xq;  // (per thread: a model may run on any thread, one call at a time)
   if (!xq.quantize(x, rows, W.in, W.in)) return out_of_memory("the quantized activations", std::size_t(rows) * W.in / 2);
-  const auto kernel = W.type == WeightType::kQ8 ? kn.gemm_bt_q8 : kn.gemm_bt_q4;
   const std::size_t rb = row_bytes(W.type, W.in);
   if (!split_over_threads(rows, W.out, W.in)) {
     kernel(rows, W.out, W.in, xq.q.data(), xq.scale.data(), W.bytes(), y, ldy);
@@ -99,7 +104,7 @@ std::string linear(const Kernels& kn, const float* x, int rows, const WeightView
       if (rows >= kWidenPanelMinRows) widened_panels_product(kn, x, rows, W, y, ldy);
       else gemm_bt_parallel(kn, rows, W.out, W.in, x, W.in, static_cast<const Bf16*>(W.data), W.in, y, ldy);
       break;
-    default: {
+    default: {  // the quantized types
       std::string err = quantized_product(kn, x, rows, W, y, ldy);
       if (!err.empty()) return err;
     }

@@ -57,8 +57,9 @@ void gemm_bt_parallel(const Kernels& kn, int M, int N, int K, const float* A, in
 
 // A linear layer: y (rows x W.out, leading dim ldy) = x (rows x W.in, rows contiguous) W^T + b,
 // b null for none. Each storage type through its kernel: F32 panels through gemm_panels (starting
-// from the bias); F32 rows, F16 and BF16 through gemm_bt; Q8/Q4 with x's rows quantized
-// per block (QuantizedRows) through the integer products. "" = ok (else out of memory).
+// from the bias); F32 rows, F16 and BF16 through gemm_bt; quantized types with x's rows quantized
+// per block (QuantizedRows) through their type's integer product. "" = ok, else out of memory or
+// no kernel for W's type (named).
 std::string linear(const Kernels& kn, const float* x, int rows, const WeightView& W, const float* b, float* y, int ldy);
 
 }  // namespace attn

@@ -156,13 +156,16 @@ std::string TensorTable::set_values(Entry& e, const void* data, std::size_t n, s
 }
 
 std::string TensorTable::set_storage(WeightStorage s) {
-  if (s == WeightStorage::kQ8 || s == WeightStorage::kQ4)
-    for (const Entry& e : entries_)
-      if (e.weight && e.quantizable && inputs_of(e) % kQuantBlock != 0)
-        return std::string("dtype '") + weight_storage_name(s) + "' stores weights in blocks of " +
-               std::to_string(kQuantBlock) + " inputs, but " + e.name + " has " + std::to_string(inputs_of(e)) +
-               " inputs; load this model with dtype 'f16' or 'f32'";
+  const WeightStorage before = storage_;
   storage_ = s;
+  for (const Entry& e : entries_) {
+    if (!e.weight) continue;
+    const int block = weight_type_info(type_for(e, Dtype::kF32)).block;
+    if (inputs_of(e) % block == 0) continue;
+    storage_ = before;
+    return std::string("dtype '") + weight_storage_name(s) + "' stores weights in blocks of " + std::to_string(block) +
+           " inputs, but " + e.name + " has " + std::to_string(inputs_of(e)) + " inputs; load this model with dtype 'f16' or 'f32'";
+  }
   return "";
 }
 
@@ -170,8 +173,8 @@ WeightType TensorTable::type_for(const Entry& e, Dtype stored) const {
   switch (storage_) {
     case WeightStorage::kF32: return WeightType::kF32;
     case WeightStorage::kF16: return WeightType::kF16;
-    case WeightStorage::kQ8: return e.quantizable ? WeightType::kQ8 : stored_type(stored);
-    case WeightStorage::kQ4: return !e.quantizable ? stored_type(stored) : e.embedding ? WeightType::kQ8 : WeightType::kQ4;
+    case WeightStorage::kQ8: return e.quantizable ? WeightType::kQ8_0 : stored_type(stored);
+    case WeightStorage::kQ4: return !e.quantizable ? stored_type(stored) : e.embedding ? WeightType::kQ8_0 : WeightType::kQ4_0;
     default: return stored_type(stored);
   }
 }

@@ -12,9 +12,7 @@
 // 20 measured, WASM, 576 x 1536), and the tiled GEMM's micro-kernel reads a panel in place, with
 // no packing. F32 embedding tables are rows x dim, i.e. out x in.
 //
-// Q8 is llama.cpp's Q8_0: blocks of 32 values, each an f16 scale d then 32 int8 q (34 bytes), value
-// q * d. Q4 is Q4_0: an f16 scale d then 16 bytes of nibbles (18 bytes), value (q - 8) * d; byte j
-// holds element j in its low nibble and element j + 16 in its high one.
+// The storage types and their encodings are weight_types.h's table.
 #pragma once
 
 #include <cstddef>
@@ -22,11 +20,9 @@
 #include <string>
 
 #include "tensors/buffer.h"
+#include "tensors/weight_types.h"
 
 namespace attn {
-
-enum class WeightType { kF32 = 0, kF16 = 1, kBF16 = 2, kQ8 = 3, kQ4 = 4 };
-const char* weight_type_name(WeightType t);  // "f32", "f16", "bf16", "q8", "q4"
 
 constexpr int kPanel = 16;  // outputs per panel: four SIMD vectors of sums per row of A
 // Where input k's weight for output r is in a panel-held matrix with `in` inputs (in floats).
@@ -43,14 +39,6 @@ inline PanelRun panel_run(const float* P, int first, int in, int j, int left) {
   const int lane = (first + j) % kPanel;
   return {P + static_cast<std::size_t>((first + j) / kPanel) * in * kPanel, lane, kPanel - lane < left ? kPanel - lane : left};
 }
-
-constexpr int kQuantBlock = 32;
-constexpr int kQ8BlockBytes = 2 + kQuantBlock;      // f16 scale + 32 int8
-constexpr int kQ4BlockBytes = 2 + kQuantBlock / 2;  // f16 scale + 32 nibbles
-
-inline bool is_quantized(WeightType t) { return t == WeightType::kQ8 || t == WeightType::kQ4; }
-// Bytes of one stored row of `cols` values (quantized: cols a multiple of kQuantBlock).
-std::size_t row_bytes(WeightType t, int cols);
 
 // A matrix held somewhere else (a Weight, or a part of one: a slice of its outputs).
 struct WeightView {
@@ -85,35 +73,8 @@ struct Weight {
   WeightView view() const;
 };
 
-// Row r's values (n floats, finite) in type t's encoding, into `out` (row_bytes(t, n) bytes).
-// "" = ok; else why not, naming the value: a value beyond the f16 range, or a block whose scale
-// does not fit an f16.
-std::string encode_row(WeightType t, const float* x, int n, unsigned char* out);
-
 // One matrix whose outputs are the parts' outputs in order (e.g. [Q | K | V] for a fused
 // projection). The parts share type, layout and inputs; they are emptied. "" = ok.
 std::string concat_outputs(Weight* const* parts, int count, Weight* out);
-
-// Quantizes n values (n a multiple of 32) into Q8_0 / Q4_0 blocks. Returns false if a block's
-// scale does not fit an f16 (values beyond ~8e6, or Q4 beyond ~5e5).
-bool quantize_q8(const float* x, int n, unsigned char* out);
-bool quantize_q4(const float* x, int n, unsigned char* out);
-// Blocks back to floats.
-void dequantize_q8(const unsigned char* blocks, int n, float* out);
-void dequantize_q4(const unsigned char* blocks, int n, float* out);
-
-// Activations for the integer products: each row of A in blocks of 32, q = round(x / d) in
-// [-127, 127] with d = max|x| / 127 per block (kept as float, not rounded to f16). int16 storage,
-// so that the SIMD dot products read them without widening.
-struct QuantizedRows {
-  BasicBuffer<std::int16_t> q;  // rows x k
-  Buffer scale;                 // rows x k / 32
-  int rows = 0, k = 0;
-  bool quantize(const float* A, int rows_, int k_, int lda);
-};
-
-// A quantized output row widened for the integer products: q as int16 (Q4: q - 8), one float
-// scale per block. The scalar kernels use it; the SIMD ones widen in registers.
-void unpack_quant_row(WeightType t, const unsigned char* row, int k, std::int16_t* q, float* scale);
 
 }  // namespace attn

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tensors/quantize.h"
 #include "tensors/weight.h"
 
 static std::vector<unsigned char> slurp(const char* file) {
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     const int n = static_cast<int>(raw.size() / 4);
     std::vector<float> x(n);
     std::memcpy(x.data(), raw.data(), 4 * std::size_t(n));
-    std::vector<unsigned char> out(attn::row_bytes(op == "q8" ? attn::WeightType::kQ8 : attn::WeightType::kQ4, n));
+    std::vector<unsigned char> out(attn::row_bytes(op == "q8" ? attn::WeightType::kQ8_0 : attn::WeightType::kQ4_0, n));
     const bool ok = op == "q8" ? attn::quantize_q8(x.data(), n, out.data()) : attn::quantize_q4(x.data(), n, out.data());
     return ok && spit(argv[3], out.data(), out.size()) ? 0 : 1;
   }

@@ -62,8 +62,8 @@ TEST(Storage, EachLayoutLandsInItsTypeOutputByOutput) {
       const void* data = stored == Dtype::kF32 ? static_cast<const void*>(w.data()) : w16.data();
       ASSERT_EQ(t.set("m.weight", data, w.size(), stored), "");
       const WeightType want_type = s == WeightStorage::kF16 ? WeightType::kF16
-                                 : s == WeightStorage::kQ8  ? WeightType::kQ8
-                                 : s == WeightStorage::kQ4  ? (kind == 2 ? WeightType::kQ8 : WeightType::kQ4)
+                                 : s == WeightStorage::kQ8  ? WeightType::kQ8_0
+                                 : s == WeightStorage::kQ4  ? (kind == 2 ? WeightType::kQ8_0 : WeightType::kQ4_0)
                                                             : WeightType::kF32;
       ASSERT_EQ(weight->type, want_type);  // (q4: a word embedding, also the tied head, at q8)
       EXPECT_EQ(weight->panels, want_type == WeightType::kF32);  // (kind 2: a word embedding, also a head)
@@ -176,7 +176,7 @@ TEST(Storage, NamedErrorsForWhatATypeCannotHold) {
             "dtype 'f32'");
   w[33] = 0.25f;
   EXPECT_EQ(t2.set("dense.weight", w.data(), w.size()), "");
-  EXPECT_EQ(dense.weight.byte_size(), 2u * attn::kQ4BlockBytes);
+  EXPECT_EQ(dense.weight.byte_size(), 2u * sizeof(attn::BlockQ4_0));
 }
 
 TEST(Storage, LinearAtEachTypeMatchesFloat64OnTheStoredValuesForFewAndManyRows) {
@@ -186,7 +186,7 @@ TEST(Storage, LinearAtEachTypeMatchesFloat64OnTheStoredValuesForFewAndManyRows) 
   // in weight_test.cpp; here loosely).
   const int in = 96, out = 70;  // 70: a last panel of 6 outputs
   const std::vector<float> w = randoms(3, std::size_t(in) * out), bias = randoms(4, out);
-  for (WeightType t : {WeightType::kF32, WeightType::kF16, WeightType::kBF16, WeightType::kQ8, WeightType::kQ4}) {
+  for (WeightType t : {WeightType::kF32, WeightType::kF16, WeightType::kBF16, WeightType::kQ8_0, WeightType::kQ4_0}) {
     attn::Weight weight;
     ASSERT_TRUE(weight.allocate(t, false, out, in));
     for (int r = 0; r < out; ++r)

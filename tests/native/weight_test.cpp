@@ -12,6 +12,7 @@
 
 #include "tensors/half.h"
 #include "kernels/kernels.h"
+#include "tensors/quantize.h"
 #include "tensors/weight.h"
 
 namespace {
@@ -50,18 +51,18 @@ RoundTrip round_trip(WeightType t, unsigned seed) {
   std::mt19937 rng(seed);
   const int n = 32 * 64;
   RoundTrip r{block_values(rng, n), std::vector<float>(n), std::vector<unsigned char>(attn::row_bytes(t, n))};
-  EXPECT_TRUE(t == WeightType::kQ8 ? attn::quantize_q8(r.x.data(), n, r.q.data()) : attn::quantize_q4(r.x.data(), n, r.q.data()));
-  if (t == WeightType::kQ8) attn::dequantize_q8(r.q.data(), n, r.y.data());
+  EXPECT_TRUE(t == WeightType::kQ8_0 ? attn::quantize_q8(r.x.data(), n, r.q.data()) : attn::quantize_q4(r.x.data(), n, r.q.data()));
+  if (t == WeightType::kQ8_0) attn::dequantize_q8(r.q.data(), n, r.y.data());
   else attn::dequantize_q4(r.q.data(), n, r.y.data());
   return r;
 }
 
 TEST(Weight, Q8RoundTripIsWithinHalfAScale) {
-  const RoundTrip r = round_trip(WeightType::kQ8, 7);
+  const RoundTrip r = round_trip(WeightType::kQ8_0, 7);
   const std::vector<float>&x = r.x, &y = r.y;
   const std::vector<unsigned char>& q = r.q;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const float d = block_scale(q.data() + i / 32 * attn::kQ8BlockBytes);
+    const float d = block_scale(q.data() + i / 32 * sizeof(attn::BlockQ8_0));
     // |x - q d| <= d / 2; the bound's slack is the float rounding of x / d and of q * d.
     ASSERT_LE(std::fabs(x[i] - y[i]), d * 0.5f * (1 + 1e-5f)) << i;
   }
@@ -83,11 +84,11 @@ double ggml_q4_squared_error(const float* x) {
 }
 
 TEST(Weight, Q4RoundTripIsWithinHalfAScaleInsideItsRangeAndBeatsGgmlsScale) {
-  const RoundTrip r = round_trip(WeightType::kQ4, 8);
+  const RoundTrip r = round_trip(WeightType::kQ4_0, 8);
   const std::vector<float>&x = r.x, &y = r.y;
   const std::vector<unsigned char>& q = r.q;
   for (int b = 0; b < int(x.size()); b += 32) {
-    const float d = block_scale(q.data() + b / 32 * attn::kQ4BlockBytes);
+    const float d = block_scale(q.data() + b / 32 * sizeof(attn::BlockQ4_0));
     // Codes -8..7 cover [lo, hi]; inside, every value is within |d| / 2; outside it clips to the end.
     const float lo = std::fmin(-8 * d, 7 * d), hi = std::fmax(-8 * d, 7 * d);
     double err = 0;
@@ -103,7 +104,7 @@ TEST(Weight, Q4RoundTripIsWithinHalfAScaleInsideItsRangeAndBeatsGgmlsScale) {
 
 TEST(Weight, ZeroBlocksAndTooLargeScales) {
   std::vector<float> zeros(32, 0.0f), y(32, 1.0f);
-  std::vector<unsigned char> q(attn::kQ8BlockBytes);
+  std::vector<unsigned char> q(sizeof(attn::BlockQ8_0));
   ASSERT_TRUE(attn::quantize_q8(zeros.data(), 32, q.data()));
   attn::dequantize_q8(q.data(), 32, y.data());
   for (float v : y) EXPECT_EQ(v, 0.0f);
@@ -190,8 +191,8 @@ Operands make_operands(std::mt19937& rng, WeightType t, int M, int N, int K) {
   for (int j = 0; j < N; ++j) {
     const float* src = w.data() + std::size_t(j) * K;
     unsigned char* dst = o.b.data() + rb * j;
-    if (t == WeightType::kQ8) EXPECT_TRUE(attn::quantize_q8(src, K, dst));
-    if (t == WeightType::kQ4) EXPECT_TRUE(attn::quantize_q4(src, K, dst));
+    if (t == WeightType::kQ8_0) EXPECT_TRUE(attn::quantize_q8(src, K, dst));
+    if (t == WeightType::kQ4_0) EXPECT_TRUE(attn::quantize_q4(src, K, dst));
     for (int k = 0; k < K && (t == WeightType::kBF16 || t == WeightType::kF16); ++k) {
       const std::uint16_t h = t == WeightType::kBF16 ? attn::float_to_bf16(src[k]) : attn::float_to_half(src[k]);
       std::memcpy(dst + 2 * k, &h, 2);
@@ -213,7 +214,7 @@ void check_quant_product(const attn::Kernels& kn, WeightType t, const Operands& 
   ASSERT_TRUE(aq.quantize(o.a.data(), o.M, o.K, o.K));
   std::vector<float> c(std::size_t(o.M) * o.N + 3, -7.0f);
   const int ldc = o.N;
-  (t == WeightType::kQ8 ? kn.gemm_bt_q8 : kn.gemm_bt_q4)(o.M, o.N, o.K, aq.q.data(), aq.scale.data(), o.b.data(),
+  kn.gemm_bt_quant[t](o.M, o.N, o.K, aq.q.data(), aq.scale.data(), o.b.data(),
                                                           c.data(), ldc);
   const int blocks = o.K / attn::kQuantBlock;
   for (int i = 0; i < o.M; ++i)
@@ -235,7 +236,7 @@ void check_quant_product(const attn::Kernels& kn, WeightType t, const Operands& 
 
 TEST(WeightProducts, QuantizedTwinsAgreeWithFloat64AndWithEachOtherToTheBit) {
   std::mt19937 rng(11);
-  for (WeightType t : {WeightType::kQ8, WeightType::kQ4})
+  for (WeightType t : {WeightType::kQ8_0, WeightType::kQ4_0})
     for (int M : {1, 2, 3, 5, 8, 17})
       for (int N : {1, 3, 4, 5, 8, 13, 33})
         for (int K : {32, 64, 96, 256, 800}) {
