@@ -42,6 +42,8 @@ export { parseSafetensors, parseWeights } from './loading/safetensors.js';
 export type { SafetensorsEntry, SafetensorsFile, SafetensorsWeights } from './loading/safetensors.js';
 export type { PyTorchMultiheadAttentionState } from './attention/pytorch.js';
 export type { AttnMask, BoolInput, FloatInput } from './validate.js';
+export { nearestName, unknownName } from './validate.js';
+export * as headRules from './analysis/head_rules.js';
 
 export { AttentionModule } from './runtime/attention_module.js';
 export type { Model } from './runtime/attention_module.js';

@@ -1,5 +1,5 @@
 // Every head label of the four shipped models holds on text it was not measured on: the tool
-// (tools/heads/label_heads.mjs --check, the rules of web/app/head_rules.js) re-measures every head
+// (tools/heads/label_heads.mjs --check, the rules of bindings/ts/analysis/head_rules.ts, the package's headRules) re-measures every head
 // through this library's WebAssembly forward on other held-out sentences and words and another
 // draw of random words, and each score must be within 0.05 of the model's heads.json.
 const fs = require('node:fs');

@@ -1,4 +1,5 @@
-// Labels the attention heads of the three shipped models with one rule set (web/app/head_rules.js),
+// Labels the attention heads of the shipped models with one rule set (the library's headRules,
+// bindings/ts/analysis/head_rules.ts),
 // measured on held-out text through this library's WebAssembly forward (dist/, not PyTorch).
 //
 //   node scripts/bundle.mjs && node tools/heads/label_heads.mjs
@@ -14,12 +15,13 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAttention } from '../../dist/index.node.js';
+import { loadAttention, headRules } from '../../dist/index.node.js';
 import { heldOutSplits } from '../quality/held_out.mjs';
-import {
+
+const {
   LABELS, BROAD, labelHead, addSentence, textRows, selfScores, PROBE_WORDS, seeded, randomWords, inductionRows,
   addInduction, inductionScores, addCrossWord, crossScores,
-} from '../../web/app/head_rules.js';
+} = headRules;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CHECK_FILE = join(root, 'tests/fixtures/head_labels/check.json');
@@ -127,7 +129,7 @@ const round = (scores) => Object.fromEntries(Object.entries(scores).map(([k, v])
 function headsFile(name, kind, measured, heldOutText) {
   return {
     model: name,
-    tool: 'node tools/heads/label_heads.mjs (rules: web/app/head_rules.js; forward: this library\'s WebAssembly build)',
+    tool: 'node tools/heads/label_heads.mjs (rules: bindings/ts/analysis/head_rules.ts; forward: this library\'s WebAssembly build)',
     attention: kind === 'cross' ? 'cross (rows: the sounds written, keys: <s> letters </s>)' : 'self',
     kind,
     heldout: heldOutText,
@@ -156,7 +158,7 @@ function cardSection(file) {
   const rules = Object.entries(file.rules).map(([name, rule]) => `* **${name}**: ${rule}`);
   return [CARD_START, '## Head labels in the demo', '',
     `Measured through this library's WebAssembly forward by \`node tools/heads/label_heads.mjs\` on ${file.heldout}`
-    + `${file.induction_probe ? `; induction on ${file.induction_probe}` : ''}. One rule set for every model (\`web/app/head_rules.js\`):`
+    + `${file.induction_probe ? `; induction on ${file.induction_probe}` : ''}. One rule set for every model (\`bindings/ts/analysis/head_rules.ts\`):`
     + ' a head gets the first label whose score clears its threshold. Layers and heads are counted from 1, as in the demo.'
     + ' Where the analysis further down (made at training time with earlier rules) names a head differently, these labels are the ones'
     + ' the demo shows and tests/js/head_labels.test.cjs re-checks on other held-out text.', '',

@@ -22,9 +22,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadAttention, parseSafetensors } from '../../dist/index.node.js';
-import { seeded } from '../../web/app/head_rules.js';
+import { loadAttention, parseSafetensors, headRules } from '../../dist/index.node.js';
 import { heldOutSplits, root } from './held_out.mjs';
+
+const { seeded } = headRules; // the same seeded draws as the head labels
 
 const TOOL = 'node tools/quality/measure_quality.mjs (forward: this library\'s WebAssembly build)';
 const BROWN = 'the Brown Corpus (American English printed in 1961)';

@@ -1,7 +1,10 @@
-// Head labels for the views, from a model's heads.json (tools/heads/label_heads.mjs, with the rules
-// of head_rules.js): each head's label with the score that earned it ("previous-token · 0.53",
-// "sink · 0.98"), a sentence saying what the labels used mean, and the head a model opens on.
-import { LABELS, BROAD, labelText } from './head_rules.js';
+// Head labels for the views, from a model's heads.json (tools/heads/label_heads.mjs, with the
+// library's rules: headRules, bindings/ts/analysis/head_rules.ts): each head's label with the score
+// that earned it ("previous-token · 0.53", "sink · 0.98"), a sentence saying what the labels used
+// mean, and the head a model opens on.
+import { headRules } from '../../dist/index.js';
+
+const { LABELS, BROAD, labelText } = headRules;
 
 /** heads.json -> labels[layer][head] (a string or null), or null without a usable file. */
 export function headLabels(heads, nLayer, nHead) {

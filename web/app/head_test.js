@@ -1,8 +1,10 @@
 // "Test this head": a learner re-checks a head's label on text in front of them, with the same
-// measurements that labelled it (head_rules.js). Induction: random words written twice, each row
+// measurements that labelled it (the library's headRules). Induction: random words written twice, each row
 // of the second copy scored by its weight on the token after the word's first occurrence;
 // previous-token: each row's weight on the token before it. The heatmap outlines those cells.
-import { PROBE_WORDS, randomWords, seeded, inductionRows, inductionRowScores, previousRowScores } from './head_rules.js';
+import { headRules } from '../../dist/index.js';
+
+const { PROBE_WORDS, randomWords, seeded, inductionRows, inductionRowScores, previousRowScores } = headRules;
 
 // The labels a learner can test, and the test each gets.
 const TESTS = { induction: 'induction', 'previous-token': 'previous' };

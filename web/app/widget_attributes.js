@@ -1,8 +1,8 @@
 // The attributes <attention-view> reads, and the note for one it does not know: a misspelt
 // veiw="heads" would otherwise be ignored without a word. The nearest known name comes from the
-// library's own lookup (bindings/ts/validate.ts, bundled in by esbuild like the rest of web/app),
-// so the widget and the library suggest names the same way.
-import { nearestName, unknownName } from '../../bindings/ts/validate.ts';
+// library's own lookup (nearestName / unknownName, from dist/ like the rest of web/app's library
+// imports), so the widget and the library suggest names the same way.
+import { nearestName, unknownName } from '../../dist/index.js';
 import { MODELS } from './state.js';
 
 /** Every attribute the widget reads (all observed: changing one recomputes or redraws). */
