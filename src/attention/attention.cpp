@@ -18,20 +18,14 @@ void apply_masks(const AttentionShape& s, const Masks& m, int b, int h, int i0, 
                  int cols, float* scores, int ld) {
   const long plane = static_cast<long>(s.seq_q) * s.seq_k;
   const long mask_offset = m.attn_per_head ? (static_cast<long>(b) * s.heads + h) * plane : 0;
-  const std::uint8_t* kp = m.key_padding ? m.key_padding + static_cast<long>(b) * s.seq_k : nullptr;
   for (int r = 0; r < rows; ++r) {
     const int i = i0 + r;
     float* row = scores + static_cast<long>(r) * ld;
     const long mrow = mask_offset + static_cast<long>(i) * s.seq_k;
     for (int c = 0; c < cols; ++c) {
       const int j = j0 + c;
-      bool masked = (m.causal && j > i + m.causal_offset) || (kp && kp[j]) ||
-                    (m.window > 0 && j <= i + m.causal_offset - m.window);
-      if (m.attn_kind == MaskKind::Bool)
-        masked = masked || static_cast<const std::uint8_t*>(m.attn)[mrow + j];
-      else if (m.attn_kind == MaskKind::Float)
-        row[c] += static_cast<const float*>(m.attn)[mrow + j];
-      if (masked) row[c] = kNegInf;
+      if (m.attn_kind == MaskKind::Float) row[c] += static_cast<const float*>(m.attn)[mrow + j];
+      if (hides(m, s.seq_q, s.seq_k, s.heads, b, h, i, j)) row[c] = kNegInf;
     }
   }
 }

@@ -38,6 +38,18 @@ struct Masks {
   bool attn_per_head = false;
 };
 
+// Whether the boolean masks hide key j from query i of sequence b, head h (causal, sliding window,
+// key padding, a boolean attn mask): the cells the scores get -inf in. Float masks are added, not
+// decided here.
+inline bool hides(const Masks& m, int seq_q, int seq_k, int heads, int b, int h, int i, int j) {
+  if ((m.causal && j > i + m.causal_offset) || (m.window > 0 && j <= i + m.causal_offset - m.window)) return true;
+  if (m.key_padding && m.key_padding[static_cast<long>(b) * seq_k + j]) return true;
+  if (m.attn_kind != MaskKind::Bool) return false;
+  const long plane = static_cast<long>(seq_q) * seq_k;
+  const long at = (m.attn_per_head ? (static_cast<long>(b) * heads + h) * plane : 0) + static_cast<long>(i) * seq_k + j;
+  return static_cast<const std::uint8_t*>(m.attn)[at] != 0;
+}
+
 // A read-only tensor addressed as [batch][head][row][col] with arbitrary strides, so both
 // B x H x S x d inputs and the B x S x (H*d) projection outputs are used in place.
 // group: consecutive heads that read one stored head (grouped-query attention: query head h reads

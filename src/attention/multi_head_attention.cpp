@@ -163,6 +163,49 @@ void MultiHeadAttention::set_projections() {
   proj_o_ = {w_o_.view(), b_o_.data()};
 }
 
+std::string AppliedMask::fill(const Masks& m, int batch_, int heads, int seq_q_, int seq_k_) {
+  batch = batch_, seq_q = seq_q_, seq_k = seq_k_;
+  const std::size_t n = std::size_t(batch) * seq_q * seq_k;
+  if (!hidden.resize(n)) return out_of_memory("the applied mask", n / 4);
+  std::uint8_t* out = hidden.data();
+  for (int b = 0; b < batch; ++b)
+    for (int i = 0; i < seq_q; ++i)
+      for (int j = 0; j < seq_k; ++j) *out++ = hides(m, seq_q, seq_k, heads, b, 0, i, j) ? 1 : 0;
+  return "";
+}
+
+std::string MultiHeadAttention::head_weights(int head, HeadWeights* out) const {
+  if (!has_weights_) return "weights have not been set";
+  const MhaConfig& c = cfg_;
+  if (head < 0 || head >= c.num_heads)
+    return "head " + std::to_string(head) + " out of range (" + std::to_string(c.num_heads) + " heads)";
+  HeadWeights& w = *out;
+  w = HeadWeights();
+  w.d_model = c.d_model, w.kdim = c.kdim, w.vdim = c.vdim, w.d_k = c.d_k, w.d_v = c.d_v, w.kv_head = head / group();
+  // Columns [first, first + width) of a projection held out x in, as in x width (the seeds' layout).
+  const auto columns = [](const Projection& p, int first, int width, std::vector<float>& m, std::vector<float>* bias) {
+    std::vector<float> row(p.w.in);
+    m.assign(std::size_t(p.w.in) * width, 0.0f);
+    for (int r = 0; r < width; ++r) {
+      p.w.dequantize_output(first + r, row.data());
+      for (int k = 0; k < p.w.in; ++k) m[std::size_t(k) * width + r] = row[k];
+    }
+    if (bias && p.b) bias->assign(p.b + first, p.b + first + width);
+  };
+  columns(proj_q_, head * c.d_k, c.d_k, w.w_q, c.bias ? &w.b_q : nullptr);
+  columns(proj_k_, w.kv_head * c.d_k, c.d_k, w.w_k, c.bias ? &w.b_k : nullptr);
+  columns(proj_v_, w.kv_head * c.d_v, c.d_v, w.w_v, c.bias ? &w.b_v : nullptr);
+  // W^O's rows [head d_v, (head + 1) d_v): each output's inputs from this head.
+  std::vector<float> row(proj_o_.w.in);
+  w.w_o.assign(std::size_t(c.d_v) * c.d_model, 0.0f);
+  for (int r = 0; r < c.d_model; ++r) {
+    proj_o_.w.dequantize_output(r, row.data());
+    for (int k = 0; k < c.d_v; ++k) w.w_o[std::size_t(k) * c.d_model + r] = row[head * c.d_v + k];
+  }
+  if (c.bias && proj_o_.b) w.b_o.assign(proj_o_.b, proj_o_.b + c.d_model);
+  return "";
+}
+
 std::string MultiHeadAttention::project(const float* x, int rows, const Projection& p, float* y, int ldy) const {
   return linear(*kn_, x, rows, p.w, p.b, y, ldy);  // b is zeros without bias
 }
@@ -192,6 +235,7 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   Masks masks = in.masks;
   if (masks.causal && c.window > 0) masks.window = c.window;
   if (err.empty()) err = validate_masks(s, masks);
+  if (err.empty() && (weights || trace)) err = mask_.fill(masks, in.batch, c.num_heads, in.seq_q, in.seq_k);
   if (err.empty()) err = check_finite("query", in.query, q_rows * c.d_model);
   if (err.empty() && in.key != in.query) err = check_finite("key", in.key, k_rows * c.kdim);
   if (err.empty() && in.value != in.query && in.value != in.key)
@@ -374,6 +418,8 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   m.causal_offset = cache.length - seq_q;
   if (causal) m.window = c.window;
   m.key_padding = key_padding;
+  if (weights) err = mask_.fill(m, batch, c.num_heads, seq_q, cache.length);
+  if (!err.empty()) return err;
   float scale = 0.0f;
   err = resolve_scale(std::numeric_limits<float>::quiet_NaN(), c.d_k, &scale);
   if (!err.empty()) return err;

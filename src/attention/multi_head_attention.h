@@ -93,7 +93,34 @@ struct KvCache {
   std::string reorder(const int* order, int new_batch);
 };
 
+// One head's weights as a layer holds them (any storage type), decoded to float32, in the seeds'
+// row-vector layout (seed 001: head i owns column block i of W^Q, W^K, W^V and row block i of W^O):
+// W_i^Q d_model x d_k, W_i^K kdim x d_k and W_i^V vdim x d_v (its K/V head's, under grouped-query
+// attention), W_i^O d_v x d_model; biases d_k, d_k, d_v and W^O's d_model (empty without bias).
+struct HeadWeights {
+  int d_model = 0, kdim = 0, vdim = 0, d_k = 0, d_v = 0, kv_head = 0;
+  std::vector<float> w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o;
+};
+
+// The boolean masks a call applied (hides(), attention.h): batch x seq_q x seq_k, 1 = key j hidden
+// from query i (head 0's, for a per-head mask). Filled by calls that return weights or a trace.
+struct AppliedMask {
+  BasicBuffer<std::uint8_t> hidden;
+  int batch = 0, seq_q = 0, seq_k = 0;
+  std::string fill(const Masks& m, int batch_, int heads, int seq_q_, int seq_k_);
+};
+
 class MultiHeadAttention;
+
+// Which attention of a layer a model is asked for: its self-attention (an encoder-decoder's
+// encoder), an encoder-decoder's decoder self-attention, or its cross-attention.
+enum class AttentionPart { kSelf = 0, kDecoderSelf = 1, kCross = 2 };
+
+// The attention module get(block) of block l, or null when l is out of range.
+template <class Blocks, class Get>
+const MultiHeadAttention* layer_attention(const Blocks& blocks, int l, const Get& get) {
+  return l >= 0 && l < static_cast<int>(blocks.size()) ? &get(blocks[l]) : nullptr;
+}
 
 // A decoder's KV caches, one per layer (GPT-2, the Llama family). Starting them empties them and
 // makes each layer's for batch x capacity rows; attn(l) is layer l's attention. They are left
@@ -121,6 +148,11 @@ class MultiHeadAttention {
 
   // output: batch x seq_q x d_model. weights (optional): batch x heads x seq_q x seq_k.
   std::string forward(const MhaInput& in, float* output, float* weights, MhaTrace* trace);
+
+  // Head `head`'s weights (HeadWeights), decoded from their storage. "" = ok.
+  std::string head_weights(int head, HeadWeights* out) const;
+  // The masks of the last call that returned weights or a trace (forward or forward_cached).
+  const AppliedMask& applied_mask() const { return mask_; }
 
   // Incremental decoding. Makes `cache` hold this layer's K and V for a batch x capacity block.
   std::string start_cache(KvCache& cache, int batch, int capacity) const;
@@ -163,6 +195,7 @@ class MultiHeadAttention {
   Projection proj_all_{}, proj_q_{}, proj_k_{}, proj_v_{}, proj_o_{};
   bool fused_ = false;
   Buffer qkv_, k_, v_, concat_;  // per-call scratch, kept to avoid re-allocating
+  AppliedMask mask_;
   AttentionWorkspace ws_;
 };
 

@@ -66,6 +66,15 @@ class Bart {
   std::string reorder_cache(const int* order, int new_batch);
   int cached_length() const { return self_cache_.empty() ? 0 : self_cache_[0].length; }
 
+  // Layer l's attention module of `part` (its weights, the mask it last applied), or null.
+  const MultiHeadAttention* attention_layer(AttentionPart part, int l) const {
+    const auto self = [](const PostLnBlock& b) -> const MultiHeadAttention& { return b.self.attn; };
+    const auto cross = [](const PostLnBlock& b) -> const MultiHeadAttention& { return b.cross.attn; };
+    if (part == AttentionPart::kSelf) return layer_attention(encoder_, l, self);
+    if (part == AttentionPart::kCross) return layer_attention(decoder_, l, cross);
+    return layer_attention(decoder_, l, self);
+  }
+
  private:
   // Token + position embeddings and LayerNorm of batch x n ids starting at position `past`.
   void embed(const std::int32_t* ids, int batch, int n, int past, const Embedding& positions, const LayerNorm& ln,

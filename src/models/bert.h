@@ -54,6 +54,12 @@ class Bert {
   // Pooler output (batch x hidden_size) from the batch's final hidden states. Needs the pooler.
   std::string pooler(const float* hidden, int batch, int n, float* out);
 
+  // Layer l's attention module (its weights, the mask it last applied), or null.
+  const MultiHeadAttention* attention_layer(AttentionPart part, int l) const {
+    const auto self = [](const PostLnBlock& b) -> const MultiHeadAttention& { return b.self.attn; };
+    return part == AttentionPart::kSelf ? layer_attention(blocks_, l, self) : nullptr;
+  }
+
  private:
   const Kernels* kn_;
   BertConfig cfg_;

@@ -56,6 +56,10 @@ class Gpt2 {
   // Sequence b continues old sequence order[b] (beam search); new_batch may differ from batch.
   std::string reorder_cache(const int* order, int new_batch);
   int cached_length() const { return stack_.cached_length(); }
+  // Layer l's attention module of `part` (its weights, the mask it last applied), or null.
+  const MultiHeadAttention* attention_layer(AttentionPart part, int l) const {
+    return part == AttentionPart::kSelf ? layer_attention(stack_.blocks, l, [](const Block& b) -> const MultiHeadAttention& { return b.attn; }) : nullptr;
+  }
 
  private:
   struct Block {

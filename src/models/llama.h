@@ -63,6 +63,10 @@ class Llama {
   std::string step(const std::int32_t* tokens, int n, float* logits, float* attention);
   std::string reorder_cache(const int* order, int new_batch);
   int cached_length() const { return stack_.cached_length(); }
+  // Layer l's attention module of `part` (its weights, the mask it last applied), or null.
+  const MultiHeadAttention* attention_layer(AttentionPart part, int l) const {
+    return part == AttentionPart::kSelf ? layer_attention(stack_.blocks, l, [](const Block& b) -> const MultiHeadAttention& { return b.attn; }) : nullptr;
+  }
 
  private:
   struct Block {
