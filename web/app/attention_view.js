@@ -21,21 +21,14 @@
 // sentence attribute reads random words written twice (seed picks the draw).
 // Every widget on a page shares one worker, so one WebAssembly instance and one copy of each model.
 import { computeClient } from './compute_client.js';
-import { parseState, serializeState, MODELS, VIEWS } from './state.js';
-import { modelViewData, seedViewData, clampSelection, modelSteps, seedSteps } from './view_data.js';
+import { parseState, serializeState, MODELS } from './state.js';
+import { modelViewData, seedViewData, clampSelection } from './view_data.js';
 import { MODEL_URLS } from './model_urls.js';
-import { splitWords, Blanks } from './masking.js';
-import { renderHeadView } from './views/head_view.js';
-import { renderModelView } from './views/model_view.js';
-import { renderHeatmapView } from './views/heatmap_view.js';
-import { renderNextTokenView } from './views/next_token_view.js';
-import { renderFillMaskView } from './views/fill_mask_view.js';
-import { renderPronunciationView } from './views/pronunciation_view.js';
-import { renderSimilarityView } from './views/similarity_view.js';
+import { Blanks } from './masking.js';
+import { viewNamed, WIDGET_VIEWS, unavailableView } from './views/registry.js';
 import { StepsView } from './views/steps_view.js';
 import { VIEW_CSS } from './views/view_styles.js';
 import { el } from './views/dom.js';
-import { kvSuffix } from './views/kv_groups.js';
 import { marksIn } from './token_marks.js';
 import { WIDGET_ATTRIBUTES, unknownAttributes, modelNameHint } from './widget_attributes.js';
 import { repeatedWords, runHeadTest, testSummary } from './head_test.js';
@@ -48,8 +41,6 @@ const WORKER_URL = new URL('./worker.js', SCRIPT_URL).href;
 // widget (dist/widget/, scripts/build_widget.mjs) has no demo page beside it: that build defines
 // WIDGET_DEMO_PAGE as null, and the link shows only when demo="<url>" names one.
 const DEMO_PAGE = typeof WIDGET_DEMO_PAGE === 'undefined' ? new URL('./index.html', SCRIPT_URL).href : WIDGET_DEMO_PAGE;
-// Views only the widget has (the page shows these in its side panel).
-const PANEL_VIEWS = ['next', 'fill', 'pronounce', 'generate'];
 
 const WIDGET_CSS = `
 :host { display: block; width: 100%; min-width: 0; overflow: auto; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
@@ -129,7 +120,7 @@ class AttentionViewElement extends HTMLElement {
   /** test="induction" | "previous" on a heatmap of self-attention: the test's rows, also in words. */
   headTest(r, data, sel, view) {
     const kind = this.getAttribute('test');
-    const test = HEAD_TESTS.includes(kind) && view === 'heatmap' && Array.isArray(r.ids) && !data.keyTokens && !r.padding?.some((p) => p)
+    const test = HEAD_TESTS.includes(kind) && view.showsTest && Array.isArray(r.ids) && !data.keyTokens && !r.padding?.some((p) => p)
       ? runHeadTest(kind, r, data.nHead, sel.layer, sel.head === 'all' ? 0 : sel.head, !!(r.causal ?? r.info.causal)) : null;
     this.testEl.hidden = !test;
     if (test) {
@@ -151,7 +142,8 @@ class AttentionViewElement extends HTMLElement {
     if (MODELS.includes(this.getAttribute('model'))) p.set('model', this.getAttribute('model'));
     if (this.getAttribute('model') === 'bart' && this.hasAttribute('sentence')) p.set('words', this.getAttribute('sentence'));
     const s = parseState(p.toString());
-    if (PANEL_VIEWS.includes(this.getAttribute('view'))) s.view = this.getAttribute('view');
+    // The views the page shows beside the picture (or not at all) are views of their own here.
+    if (WIDGET_VIEWS.includes(this.getAttribute('view'))) s.view = this.getAttribute('view');
     // An induction test needs a repetition: without a sentence, random words written twice.
     if (this.getAttribute('test') === 'induction' && !this.hasAttribute('sentence') && s.model !== 'bart')
       s.sentence = repeatedWords(null, Number(this.getAttribute('seed')) || 1);
@@ -184,13 +176,14 @@ class AttentionViewElement extends HTMLElement {
         const url = this.modelUrl;
         if (!modelInfo.has(url)) modelInfo.set(url, client.request('model', { modelUrl: url }));
         const sentences = s.sentences.map((t) => t.trim()).filter(Boolean);
-        const request = s.view === 'compare'
+        const compare = viewNamed(s.view).needs.data === 'similarity'; // a comparison, not a run
+        const request = compare
           ? client.request('compare', { modelUrl: url, sentences, pooling: s.pooling }, this.channel)
           : client.request('run', { modelUrl: url, text: s.model === 'bart' ? s.words : s.sentence, layer: s.layer, topK: 8,
             crossText: s.cross ? s.second : null, pair: s.pair, batchWith: s.batch ? s.batchWith : null,
             wordIndex: s.word, attend: s.attend }, this.channel);
         const [info, r] = await Promise.all([modelInfo.get(url), request]);
-        result = r && { ...r, info, compare: s.view === 'compare' };
+        result = r && { ...r, info, compare };
       }
       if (!result) return; // superseded
       this.result = { preset: s.preset, value: result };
@@ -214,82 +207,72 @@ class AttentionViewElement extends HTMLElement {
     const s = this.state;
     const isSeed = this.result.preset === 'seed';
     const r = this.result.value;
-    if (!isSeed && (s.view === 'compare') !== !!r.compare) return; // the answer for the new view is on its way
-    if (s.view === 'compare') return this.drawCompare(r);
+    const view = viewNamed(s.view);
+    const similarity = view.needs.data === 'similarity';
+    if (!isSeed && similarity !== !!r.compare) return; // the answer for the new view is on its way
+    if (similarity) return this.drawCompare(r, view);
     const data = isSeed ? seedViewData(r, s) : modelViewData(r, r.info);
     const sel = clampSelection(s, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
     this.warn(attributeProblems(this, data, sel));
-    data.test = isSeed ? null : this.headTest(r, data, sel, s.view);
+    data.test = isSeed ? null : this.headTest(r, data, sel, view);
     const on = {
       select: (change) => {
         Object.assign(this.local, change);
         if ('layer' in change && change.layer !== this.result.value.layer && !isSeed) this.compute(); else this.draw();
       },
+      selectWord: (i) => { this.local.word = i; this.compute(); },
+      toggleMask: (i) => {
+        this.blanks ??= new Blanks(s.sentence);
+        const next = this.blanks.toggle(s.sentence, i, (k) => r.fill?.[k]?.predictions[0]?.text.replace(/^##/, ''));
+        if (next === null) return;
+        this.local.sentence = next;
+        this.compute();
+      },
     };
-    const headText = sel.head === 'all' ? 'all heads' : `head ${sel.head + 1}${kvSuffix(data, sel.head)}`;
-    const unavailable = unavailableView(s.view, isSeed ? null : r.info);
-    this.titleEl.textContent = unavailable ? '' : isSeed ? 'The tutorial’s example: write a poem'
-      : s.view === 'model' ? `${data.nLayer} layers × ${data.nHead} heads${data.kvHeadOf ? ` in ${new Set(data.kvHeadOf).size} K/V groups` : ''}: click one to open it`
-        : s.view === 'next' ? 'The model’s next-token predictions'
-          : s.view === 'fill' ? 'Fill in the blank: click a word to mask it'
-            : s.view === 'pronounce' ? 'Spelling to sound: click a word to see its attention'
-              : s.view === 'generate' ? `Continue the text · layer ${sel.layer + 1} · ${headText}: what “${data.tokens[sel.query] ?? ''}” attends to`
-              : `Layer ${sel.layer + 1} · ${headText}${r.attend ? ` · ${r.attend === 'cross' ? 'cross-attention' : `${r.attend} self-attention`}` : ''}`;
+    const c = { data, sel, result: r, info: isSeed ? null : r.info, state: s, seed: isSeed, on, stepsView: () => this.stepsView(s, on) };
+    const unavailable = unavailableView(view, isSeed ? null : r.info);
+    this.titleEl.textContent = unavailable ? '' : isSeed ? 'The tutorial’s example: write a poem' : view.title(c);
     this.backButton.hidden = Object.keys(this.local).length === 0;
 
-    if (s.view !== 'steps') this.steps = null;
+    if (view.pane !== 'steps') this.steps = null;
     if (unavailable) this.body.replaceChildren(el('p', { class: 'unavailable', text: unavailable }));
-    else if (s.view === 'heads') renderHeadView(this.body, data, sel, on);
-    else if (s.view === 'model') renderModelView(this.body, data, sel, on);
-    else if (s.view === 'heatmap') renderHeatmapView(this.body, data, { ...sel, head: sel.head === 'all' ? 0 : sel.head }, on);
-    else if (s.view === 'generate') this.drawGenerate(data, sel, on);
-    else if (s.view === 'pronounce') renderPronunciationView(this.body, r, { onSelect: (i) => { this.local.word = i; this.compute(); } });
-    else if (s.view === 'next') renderNextTokenView(this.body, { predictions: r.predictions, endOfText: r.endOfText });
-    else if (s.view === 'fill') {
-      renderFillMaskView(this.body, { words: splitWords(s.sentence), fill: r.fill }, {
-        toggle: (i) => {
-          this.blanks ??= new Blanks(s.sentence);
-          const next = this.blanks.toggle(s.sentence, i, (k) => r.fill?.[k]?.predictions[0]?.text.replace(/^##/, ''));
-          if (next === null) return;
-          this.local.sentence = next;
-          this.compute();
-        },
-      });
-    } else {
-      if (!isSeed && r.layer !== sel.layer) return;
-      if (!this.steps) {
-        this.body.replaceChildren();
-        this.steps = new StepsView(this.body, {
-          selectQuery: (i) => on.select({ query: i }),
-          showRows: (all) => on.select({ rows: all ? 'all' : 'query' }),
-          edit: (key, index, text) => {
-            const v = Number(String(text).trim().replace(/\u2212/g, '-'));
-            if (String(text).trim() === '' || !Number.isFinite(v)) return;
-            const seedValues = { ...s.seed, ...(this.local.seed ?? {}) };
-            seedValues[key] = seedValues[key].slice();
-            seedValues[key][index] = v;
-            this.local.seed = seedValues;
-            clearTimeout(this.timer);
-            this.timer = setTimeout(() => this.compute(), 40);
-          },
-        });
-      }
-      this.steps.render(isSeed ? seedSteps(r, s, sel) : modelSteps(r, r.info, s, sel),
-        { decimals: s.decimals, rows: isSeed ? null : { all: s.rows === 'all', query: data.tokens[sel.query] } });
-    }
+    else if (view.render(view.controls === 'generate' ? this.generateTarget() : this.body, c) === null) return;
     // The demo opens views, not these messages (its panels show what this view would).
-    this.setDemoLink(unavailable ? null : serializeState({ ...s, view: PANEL_VIEWS.includes(s.view) ? 'heads' : s.view, layer: sel.layer, head: sel.head }));
+    this.setDemoLink(unavailable ? null : serializeState({ ...s, view: view.page === 'tab' ? s.view : 'heads', layer: sel.layer, head: sel.head }));
     this.showMarks();
     this.dataset.ready = this.drawnSeq === this.computeSeq ? '1' : '0';
     this.dataset.tokens = JSON.stringify(data.tokens);
   }
 
+  /** view="steps": the step view, made once and kept while the view stays (its edits and open rows). */
+  stepsView(s, on) {
+    if (!this.steps) {
+      this.body.replaceChildren();
+      this.steps = new StepsView(this.body, {
+        selectQuery: (i) => on.select({ query: i }),
+        showRows: (all) => on.select({ rows: all ? 'all' : 'query' }),
+        edit: (key, index, text) => {
+          const v = Number(String(text).trim().replace(/\u2212/g, '-'));
+          if (String(text).trim() === '' || !Number.isFinite(v)) return;
+          const seedValues = { ...s.seed, ...(this.local.seed ?? {}) };
+          seedValues[key] = seedValues[key].slice();
+          seedValues[key][index] = v;
+          this.local.seed = seedValues;
+          clearTimeout(this.timer);
+          this.timer = setTimeout(() => this.compute(), 40);
+        },
+      });
+    }
+    return this.steps;
+  }
+
   /**
-   * view="generate": the Continue/Stop bar above the head view. While the text grows, every new
-   * token is a new sentence for the widget (its run is superseded if the next token comes first),
-   * and the head view's query is the newest token (the model's default query is the last one).
+   * view="generate": the Continue/Stop bar above the head view, which is drawn below it (the
+   * target returned). While the text grows, every new token is a new sentence for the widget (its
+   * run is superseded if the next token comes first), and the head view's query is the newest
+   * token (the model's default query is the last one).
    */
-  drawGenerate(data, sel, on) {
+  generateTarget() {
     if (!this.generateBar?.isConnected) {
       this.continueButton = el('button', { type: 'button', text: 'Continue the text ▸', onclick: () => this.continueText() });
       this.stopButton = el('button', { type: 'button', class: 'stop', text: 'Stop', hidden: true, onclick: () => this.generation?.stop() });
@@ -299,8 +282,7 @@ class AttentionViewElement extends HTMLElement {
     }
     this.continueButton.hidden = !!this.generation;
     this.stopButton.hidden = !this.generation;
-    // One query's lines (the newest token unless one was clicked): cheap to redraw per token.
-    renderHeadView(this.generateView, data, sel, on, { onlyQuery: sel.query });
+    return this.generateView;
   }
 
   continueText() {
@@ -377,13 +359,12 @@ class AttentionViewElement extends HTMLElement {
     if (recompute) this.compute(); else this.draw();
   }
 
-  drawCompare(r) {
-    this.titleEl.textContent = 'Which sentences does the model find alike?';
+  drawCompare(r, view) {
+    this.titleEl.textContent = view.title();
     this.backButton.hidden = true;
-    this.setDemoLink(serializeState({ ...this.state, view: 'compare' }));
+    this.setDemoLink(serializeState({ ...this.state, view: view.name }));
     this.warn(unknownAttributes(this));
-    if (r.sentences.length) renderSimilarityView(this.body, r);
-    else this.body.replaceChildren(el('p', { text: 'Give the sentences to compare: sentences="First one|Second one|…"' }));
+    view.render(this.body, { result: r, emptyNote: el('p', { text: 'Give the sentences to compare: sentences="First one|Second one|…"' }) });
     this.showMarks();
     this.dataset.ready = this.drawnSeq === this.computeSeq ? '1' : '0';
   }
@@ -393,8 +374,8 @@ class AttentionViewElement extends HTMLElement {
 function attributeProblems(element, data, sel) {
   const out = unknownAttributes(element);
   const view = element.getAttribute('view');
-  if (view !== null && !VIEWS.includes(view) && !PANEL_VIEWS.includes(view))
-    out.push(`view="${view}" is not a view (${[...VIEWS, ...PANEL_VIEWS].join(', ')}): showing ${element.state.view}.`);
+  if (view !== null && !WIDGET_VIEWS.includes(view))
+    out.push(`view="${view}" is not a view (${WIDGET_VIEWS.join(', ')}): showing ${element.state.view}.`);
   const rows = element.getAttribute('rows');
   if (rows !== null && rows !== 'all' && rows !== 'query')
     out.push(`rows="${rows}" is not a choice (all, or query: the default): the step view follows the query's row.`);
@@ -415,22 +396,6 @@ function attributeProblems(element, data, sel) {
   if (s.cross && s.preset !== 'seed' && s.model === 'gpt2' && s.view !== 'steps')
     out.push(`cross: GPT-2's cross-attention (an untrained illustration) is drawn in view="steps"; this view shows its self-attention.`);
   return out;
-}
-
-// The widget's panel views and the model each needs (a model's features[view] says whether it can).
-const PANEL_NEEDS = {
-  next: 'a model that predicts the next word (model="gpt2")',
-  generate: 'a model that predicts the next word (model="gpt2")',
-  fill: 'a masked-language model (model="bert")',
-  pronounce: 'the spelling-to-sound model (model="bart")',
-};
-
-/** Why `view` cannot be drawn with this model (info; null: the tutorial's seed example), or null. */
-function unavailableView(view, info) {
-  if (!PANEL_NEEDS[view] || info?.features[view]) return null;
-  const what = !info ? 'this is the tutorial’s example (preset="seed"), one attention layer and no model'
-    : `this model is ${info.type} (${info.name})${PANEL_NEEDS[view].includes(`"${info.type}"`) ? ', built without that head' : ''}`;
-  return `view="${view}" needs ${PANEL_NEEDS[view]}; ${what}.`;
 }
 
 if (!customElements.get('attention-view')) customElements.define('attention-view', AttentionViewElement);

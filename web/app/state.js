@@ -1,6 +1,7 @@
 // What the page shows, and its round trip through the URL, so that a link reproduces the view.
 // Layers, heads and tokens are 1-based in the URL (as labelled on the page) and 0-based inside.
 import { SEED_DEFAULTS, CROSS_DEFAULT_Y } from './seed_preset.js';
+import { PAGE_VIEWS } from './views/registry.js';
 
 export const DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired";
 export const DEFAULT_SECOND = 'The street was wide and the animal was slow';
@@ -18,7 +19,8 @@ export const DEFAULT_SENTENCES = [
 // The encoder-decoder's words: the "ph" of "phone" is one sound, the "k" and "gh" of "knight" none.
 export const DEFAULT_WORDS = 'phone knight photograph';
 export const ATTENDS = ['cross', 'decoder', 'encoder'];
-export const VIEWS = ['heads', 'model', 'heatmap', 'steps', 'compare'];
+// The page's views (its tabs), from the one table of views (views/registry.js).
+export const VIEWS = PAGE_VIEWS;
 export const MODELS = ['gpt2', 'bert', 'bart', 'llama'];
 const SEED_KEYS = ['x', 'y', 'wQ', 'wK', 'wV', 'wO'];
 
