@@ -235,7 +235,6 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   Masks masks = in.masks;
   if (masks.causal && c.window > 0) masks.window = c.window;
   if (err.empty()) err = validate_masks(s, masks);
-  if (err.empty() && (weights || trace)) err = mask_.fill(masks, in.batch, c.num_heads, in.seq_q, in.seq_k);
   if (err.empty()) err = check_finite("query", in.query, q_rows * c.d_model);
   if (err.empty() && in.key != in.query) err = check_finite("key", in.key, k_rows * c.kdim);
   if (err.empty() && in.value != in.query && in.value != in.key)
@@ -286,6 +285,7 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   const StridedOut zs{concat_.data(), sq * hz, c.d_v, hz};
   err = attention(*kn_, s, qs, ks, vs, zs, masks, scale, weights,
                   trace ? &trace->attention : nullptr, ws_);
+  if (err.empty() && (weights || trace)) err = mask_.fill(masks, in.batch, c.num_heads, in.seq_q, in.seq_k);
   if (!err.empty()) return err;
 
   // Step 3: Concat(head_1..head_h) is already laid out in concat_; project it by W^O.
@@ -418,8 +418,6 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   m.causal_offset = cache.length - seq_q;
   if (causal) m.window = c.window;
   m.key_padding = key_padding;
-  if (weights) err = mask_.fill(m, batch, c.num_heads, seq_q, cache.length);
-  if (!err.empty()) return err;
   float scale = 0.0f;
   err = resolve_scale(std::numeric_limits<float>::quiet_NaN(), c.d_k, &scale);
   if (!err.empty()) return err;
@@ -430,6 +428,7 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   const Strided vs{cache.v.data(), cap * hv, c.d_v, hv, group()};
   const StridedOut zs{concat_.data(), long(seq_q) * hz, c.d_v, hz};
   err = attention(*kn_, s, qs, ks, vs, zs, m, scale, weights, nullptr, ws_);
+  if (err.empty() && weights) err = mask_.fill(m, batch, c.num_heads, seq_q, cache.length);
   if (!err.empty()) return err;
   return project(concat_.data(), static_cast<int>(q_rows), proj_o_, output, c.d_model);
 }
