@@ -1,6 +1,8 @@
 // The embind layer: translates numbers and heap addresses from JavaScript into core calls.
-// No logic of its own. Errors come back as strings ("" = ok) that the TypeScript wrapper throws
-// as JS Errors: C++ exceptions cannot cross into JS in this build.
+// No logic of its own. Configs and multi-part calls cross as value_objects (plain JS objects; a
+// config's fields named as in config.json), codes as enums (JS reads Module.Dtype.F16 ...). Errors
+// come back as strings ("" = ok) that the TypeScript wrapper throws as JS Errors: C++ exceptions
+// cannot cross into JS in this build.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -18,117 +20,167 @@
 
 namespace {
 
+// Heap addresses cross as numbers.
+using Address = std::uintptr_t;
+
 template <class T>
-T* at(std::uintptr_t address) {
+T* at(Address address) {
   return reinterpret_cast<T*>(address);
 }
 
-attn::Masks make_masks(bool causal, std::uintptr_t key_padding, int mask_kind, std::uintptr_t mask,
-                       bool mask_per_head) {
+// A call's masks (embind value_object "Masks"): attn::Masks with heap addresses.
+struct MaskArgs {
+  bool causal = false;
+  Address key_padding = 0;
+  attn::MaskKind kind = attn::MaskKind::None;
+  Address data = 0;
+  bool per_head = false;
+};
+
+attn::Masks make_masks(const MaskArgs& a) {
   attn::Masks m;
-  m.causal = causal;
-  m.key_padding = at<const std::uint8_t>(key_padding);
-  m.attn_kind = mask_kind == 1 ? attn::MaskKind::Bool
-              : mask_kind == 2 ? attn::MaskKind::Float
-                               : attn::MaskKind::None;
-  m.attn = at<const void>(mask);
-  m.attn_per_head = mask_per_head;
+  m.causal = a.causal;
+  m.key_padding = at<const std::uint8_t>(a.key_padding);
+  m.attn_kind = a.kind;
+  m.attn = at<const void>(a.data);
+  m.attn_per_head = a.per_head;
   return m;
 }
 
-// Trace tensors in the order the seeds walk through them; the wrapper names them.
-enum TraceSlot { kQ, kK, kV, kRaw, kScaled, kMasked, kWeights, kZ, kConcat, kOutput, kInput, kQBeforeRotary, kKBeforeRotary, kSlots };
+// Trace tensors in the order the seeds walk through them (embind enum "TraceSlot": the one list of
+// slot names; the wrapper reads them from the module).
+enum class TraceSlot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output, Input, QBeforeRotary, KBeforeRotary };
 
-const attn::Buffer* attention_slot(const attn::AttentionTrace& t, int slot) {
+const attn::Buffer* attention_slot(const attn::AttentionTrace& t, TraceSlot slot) {
   switch (slot) {
-    case kRaw: return &t.raw_scores;
-    case kScaled: return &t.scaled_scores;
-    case kMasked: return &t.masked_scores;
-    case kWeights: return &t.weights;
+    case TraceSlot::RawScores: return &t.raw_scores;
+    case TraceSlot::ScaledScores: return &t.scaled_scores;
+    case TraceSlot::MaskedScores: return &t.masked_scores;
+    case TraceSlot::Weights: return &t.weights;
     default: return nullptr;
   }
 }
 
-const attn::Buffer* mha_slot(const attn::MhaTrace& t, int slot) {
+const attn::Buffer* mha_slot(const attn::MhaTrace& t, TraceSlot slot) {
   switch (slot) {
-    case kQ: return &t.q;
-    case kK: return &t.k;
-    case kV: return &t.v;
-    case kZ: return &t.z;
-    case kConcat: return &t.concat;
-    case kOutput: return &t.output;
-    case kInput: return &t.x;
-    case kQBeforeRotary: return &t.q_before_rotary;
-    case kKBeforeRotary: return &t.k_before_rotary;
+    case TraceSlot::Q: return &t.q;
+    case TraceSlot::K: return &t.k;
+    case TraceSlot::V: return &t.v;
+    case TraceSlot::Z: return &t.z;
+    case TraceSlot::Concat: return &t.concat;
+    case TraceSlot::Output: return &t.output;
+    case TraceSlot::Input: return &t.x;
+    case TraceSlot::QBeforeRotary: return &t.q_before_rotary;
+    case TraceSlot::KBeforeRotary: return &t.k_before_rotary;
     default: return attention_slot(t.attention, slot);
   }
 }
 
-std::uintptr_t address_of(const attn::Buffer* b) { return b ? reinterpret_cast<std::uintptr_t>(b->data()) : 0; }
+Address address_of(const attn::Buffer* b) { return b ? reinterpret_cast<Address>(b->data()) : 0; }
 int size_of(const attn::Buffer* b) { return b ? static_cast<int>(b->size()) : 0; }
+
+// MultiHeadAttention's weights (value_object "MhaWeights"); biases 0 without bias.
+struct MhaWeightArgs {
+  Address wq = 0, wk = 0, wv = 0, wo = 0, bq = 0, bk = 0, bv = 0, bo = 0;
+};
+
+// One MultiHeadAttention forward call (value_object "MhaCall"); scale NaN: 1/sqrt(d_k).
+struct MhaCall {
+  Address query = 0, key = 0, value = 0;
+  int batch = 1, seq_q = 0, seq_k = 0;
+  float scale = 0;
+  Address output = 0, weights = 0;
+  bool trace = false;
+};
 
 class MultiHeadAttentionHandle {
  public:
-  std::string configure(int d_model, int num_heads, int d_k, int d_v, int kdim, int vdim, bool bias) {
-    return mha_.configure({d_model, num_heads, d_k, d_v, kdim, vdim, bias});
-  }
+  std::string configure(const attn::MhaConfig& c) { return mha_.configure(c); }
   int dK() const { return mha_.config().d_k; }
   int dV() const { return mha_.config().d_v; }
   int kdim() const { return mha_.config().kdim; }
   int vdim() const { return mha_.config().vdim; }
 
-  std::string setWeights(std::uintptr_t wq, std::uintptr_t wk, std::uintptr_t wv, std::uintptr_t wo,
-                         std::uintptr_t bq, std::uintptr_t bk, std::uintptr_t bv, std::uintptr_t bo) {
-    return mha_.set_weights({at<const float>(wq), at<const float>(wk), at<const float>(wv),
-                             at<const float>(wo), at<const float>(bq), at<const float>(bk),
-                             at<const float>(bv), at<const float>(bo)});
+  std::string setWeights(const MhaWeightArgs& w) {
+    return mha_.set_weights({at<const float>(w.wq), at<const float>(w.wk), at<const float>(w.wv),
+                             at<const float>(w.wo), at<const float>(w.bq), at<const float>(w.bk),
+                             at<const float>(w.bv), at<const float>(w.bo)});
   }
 
-  std::string forward(std::uintptr_t query, std::uintptr_t key, std::uintptr_t value, int batch,
-                      int seq_q, int seq_k, bool causal, std::uintptr_t key_padding, int mask_kind,
-                      std::uintptr_t mask, bool mask_per_head, float scale, std::uintptr_t output,
-                      std::uintptr_t weights, bool trace) {
+  std::string forward(const MhaCall& c, const MaskArgs& masks) {
     attn::MhaInput in;
-    in.query = at<const float>(query);
-    in.key = at<const float>(key);
-    in.value = at<const float>(value);
-    in.batch = batch;
-    in.seq_q = seq_q;
-    in.seq_k = seq_k;
-    in.masks = make_masks(causal, key_padding, mask_kind, mask, mask_per_head);
-    in.scale = scale;
-    if (!trace) trace_ = attn::MhaTrace();  // drop a previous call's trace memory
-    return mha_.forward(in, at<float>(output), at<float>(weights), trace ? &trace_ : nullptr);
+    in.query = at<const float>(c.query);
+    in.key = at<const float>(c.key);
+    in.value = at<const float>(c.value);
+    in.batch = c.batch;
+    in.seq_q = c.seq_q;
+    in.seq_k = c.seq_k;
+    in.masks = make_masks(masks);
+    in.scale = c.scale;
+    if (!c.trace) trace_ = attn::MhaTrace();  // drop a previous call's trace memory
+    return mha_.forward(in, at<float>(c.output), at<float>(c.weights), c.trace ? &trace_ : nullptr);
   }
 
-  std::uintptr_t traceData(int slot) const { return address_of(mha_slot(trace_, slot)); }
-  int traceSize(int slot) const { return size_of(mha_slot(trace_, slot)); }
+  Address traceData(TraceSlot slot) const { return address_of(mha_slot(trace_, slot)); }
+  int traceSize(TraceSlot slot) const { return size_of(mha_slot(trace_, slot)); }
 
  private:
   attn::MultiHeadAttention mha_;
   attn::MhaTrace trace_;
 };
 
+// One standalone attention call on caller-given Q, K, V (value_object "AttentionCall").
+struct AttentionCall {
+  Address q = 0, k = 0, v = 0;
+  int batch = 1, heads = 1, seq_q = 0, seq_k = 0, d_k = 0, d_v = 0;
+  float scale = 0;
+  Address output = 0, weights = 0;
+  bool trace = false;
+};
+
 // Standalone scaled dot-product attention on caller-given Q, K, V; holds scratch and trace.
 class AttentionHandle {
  public:
-  std::string run(std::uintptr_t q, std::uintptr_t k, std::uintptr_t v, int batch, int heads,
-                  int seq_q, int seq_k, int d_k, int d_v, bool causal, std::uintptr_t key_padding,
-                  int mask_kind, std::uintptr_t mask, bool mask_per_head, float scale,
-                  std::uintptr_t output, std::uintptr_t weights, bool trace) {
-    if (!trace) trace_ = attn::AttentionTrace();
+  std::string run(const AttentionCall& c, const MaskArgs& masks) {
+    if (!c.trace) trace_ = attn::AttentionTrace();
     return attn::scaled_dot_product_attention(
-        attn::default_kernels(), {batch, heads, seq_q, seq_k, d_k, d_v}, at<const float>(q),
-        at<const float>(k), at<const float>(v),
-        make_masks(causal, key_padding, mask_kind, mask, mask_per_head), scale, at<float>(output),
-        at<float>(weights), trace ? &trace_ : nullptr, ws_);
+        attn::default_kernels(), {c.batch, c.heads, c.seq_q, c.seq_k, c.d_k, c.d_v}, at<const float>(c.q),
+        at<const float>(c.k), at<const float>(c.v), make_masks(masks), c.scale, at<float>(c.output),
+        at<float>(c.weights), c.trace ? &trace_ : nullptr, ws_);
   }
-  std::uintptr_t traceData(int slot) const { return address_of(attention_slot(trace_, slot)); }
-  int traceSize(int slot) const { return size_of(attention_slot(trace_, slot)); }
+  Address traceData(TraceSlot slot) const { return address_of(attention_slot(trace_, slot)); }
+  int traceSize(TraceSlot slot) const { return size_of(attention_slot(trace_, slot)); }
 
  private:
   attn::AttentionWorkspace ws_;
   attn::AttentionTrace trace_;
+};
+
+// A batch of token sequences padded to one length (value_object "TokenBatch"): attn::EncoderInput
+// with heap addresses (token_types, padding 0: none).
+struct TokenBatch {
+  Address tokens = 0, token_types = 0, padding = 0;
+  int batch = 1, length = 0;
+};
+
+attn::EncoderInput encoder_input(const TokenBatch& b) {
+  return {at<const std::int32_t>(b.tokens), at<const std::int32_t>(b.token_types), at<const std::uint8_t>(b.padding),
+          b.batch, b.length};
+}
+
+// The encoder's output as the decoder reads it (value_object "EncoderMemory"): attn::Memory.
+struct EncoderMemory {
+  Address states = 0, padding = 0;
+  int length = 0;
+};
+
+attn::Memory memory_of(const EncoderMemory& m) {
+  return {at<const float>(m.states), at<const std::uint8_t>(m.padding), m.length};
+}
+
+// Where a BART decoder call writes (value_object "DecoderOutputs"); attention buffers 0: not wanted.
+struct DecoderOutputs {
+  Address logits = 0, self_attention = 0, cross_attention = 0;
 };
 
 // What every model handle shares: the checkpoint's tensor list (names and shapes as stored),
@@ -144,34 +196,27 @@ class ModelHandle {
     return shape;
   }
   bool tensorOptional(int i) { return model_.tensors().entry(i).optional; }
-  // dtype: 0 F32, 1 F16, 2 BF16 (the stored bytes, widened to float32 in the core unless kept).
-  std::string setTensor(const std::string& name, std::uintptr_t data, int n, int dtype) {
-    if (dtype < 0 || dtype > 2) return "unknown dtype code " + std::to_string(dtype);
-    return model_.tensors().set(name, at<const void>(data), static_cast<std::size_t>(n), static_cast<attn::Dtype>(dtype));
+  // dtype: the stored bytes' type (widened to float32 in the core unless kept).
+  std::string setTensor(const std::string& name, Address data, int n, attn::Dtype dtype) {
+    return model_.tensors().set(name, at<const void>(data), static_cast<std::size_t>(n), dtype);
   }
   // Elements [first, first + count) of a tensor of n, a part of whole stored rows (in order).
-  std::string setTensorPart(const std::string& name, std::uintptr_t data, int n, int first, int count, int dtype) {
-    if (dtype < 0 || dtype > 2) return "unknown dtype code " + std::to_string(dtype);
+  std::string setTensorPart(const std::string& name, Address data, int n, int first, int count, attn::Dtype dtype) {
     if (n < 0 || first < 0 || count < 0) return "negative tensor part";
-    return model_.tensors().set_part(name, at<const void>(data), std::size_t(n), std::size_t(first), std::size_t(count),
-                                     static_cast<attn::Dtype>(dtype));
+    return model_.tensors().set_part(name, at<const void>(data), std::size_t(n), std::size_t(first), std::size_t(count), dtype);
   }
   // Where the stored bytes of a tensor kept as stored go directly (0: stage them for setTensor).
-  std::uintptr_t storedDestination(const std::string& name, int n, int dtype) {
-    if (dtype < 0 || dtype > 2 || n < 0) return 0;
-    return reinterpret_cast<std::uintptr_t>(model_.tensors().stored_destination(name, static_cast<std::size_t>(n), static_cast<attn::Dtype>(dtype)));
+  Address storedDestination(const std::string& name, int n, attn::Dtype dtype) {
+    if (n < 0) return 0;
+    return reinterpret_cast<Address>(model_.tensors().stored_destination(name, static_cast<std::size_t>(n), dtype));
   }
-  // How the weights are held (tensor_table.h's WeightStorage: 0 auto, 1 f32, 2 f16, 3 q8, 4 q4);
-  // after configure, before the tensors are set.
-  std::string setWeightStorage(int storage) {
-    if (storage < 0 || storage > 4) return "unknown weight storage code " + std::to_string(storage);
-    return model_.tensors().set_storage(static_cast<attn::WeightStorage>(storage));
-  }
+  // How the weights are held; after configure, before the tensors are set.
+  std::string setWeightStorage(attn::WeightStorage storage) { return model_.tensors().set_storage(storage); }
   // Bytes the model's parameters take as held (after loading).
   double weightBytes() { return static_cast<double>(model_.tensors().held_bytes()); }
   std::string finalize() { return model_.finalize(); }
-  std::uintptr_t traceData(int slot) const { return address_of(mha_slot(trace_, slot)); }
-  int traceSize(int slot) const { return size_of(mha_slot(trace_, slot)); }
+  Address traceData(TraceSlot slot) const { return address_of(mha_slot(trace_, slot)); }
+  int traceSize(TraceSlot slot) const { return size_of(mha_slot(trace_, slot)); }
 
  protected:
   attn::MhaTrace* trace_for(int trace_layer) {
@@ -182,193 +227,150 @@ class ModelHandle {
   attn::MhaTrace trace_;
 };
 
-template <class H>
+// Every model handle's configure(config) takes its family's config value_object (Config: the
+// core's struct, bound in EMSCRIPTEN_BINDINGS).
+template <class H, class Config>
 void bind_model_handle(emscripten::class_<H>& c) {
   using emscripten::optional_override;
   c.template constructor<>()
+      .function("configure", optional_override([](H& h, const Config& config) { return h.configure(config); }))
       .function("tensorCount", optional_override([](H& h) { return h.tensorCount(); }))
       .function("tensorName", optional_override([](H& h, int i) { return h.tensorName(i); }))
       .function("tensorShape", optional_override([](H& h, int i) { return h.tensorShape(i); }))
       .function("tensorOptional", optional_override([](H& h, int i) { return h.tensorOptional(i); }))
-      .function("setTensor", optional_override([](H& h, const std::string& name, std::uintptr_t data, int n, int dtype) {
+      .function("setTensor", optional_override([](H& h, const std::string& name, Address data, int n, attn::Dtype dtype) {
                   return h.setTensor(name, data, n, dtype);
                 }))
-      .function("setTensorPart", optional_override([](H& h, const std::string& name, std::uintptr_t data, int n, int first,
-                                                      int count, int dtype) {
+      .function("setTensorPart", optional_override([](H& h, const std::string& name, Address data, int n, int first,
+                                                      int count, attn::Dtype dtype) {
                   return h.setTensorPart(name, data, n, first, count, dtype);
                 }))
-      .function("storedDestination", optional_override([](H& h, const std::string& name, int n, int dtype) {
+      .function("storedDestination", optional_override([](H& h, const std::string& name, int n, attn::Dtype dtype) {
                   return h.storedDestination(name, n, dtype);
                 }))
-      .function("setWeightStorage", optional_override([](H& h, int storage) { return h.setWeightStorage(storage); }))
+      .function("setWeightStorage", optional_override([](H& h, attn::WeightStorage storage) { return h.setWeightStorage(storage); }))
       .function("weightBytes", optional_override([](H& h) { return h.weightBytes(); }))
       .function("finalize", optional_override([](H& h) { return h.finalize(); }))
-      .function("traceData", optional_override([](const H& h, int slot) { return h.traceData(slot); }))
-      .function("traceSize", optional_override([](const H& h, int slot) { return h.traceSize(slot); }));
+      .function("traceData", optional_override([](const H& h, TraceSlot slot) { return h.traceData(slot); }))
+      .function("traceSize", optional_override([](const H& h, TraceSlot slot) { return h.traceSize(slot); }));
 }
 
 // A decoder-only language model (GPT-2, the Llama family): forward, and decoding with a KV cache.
-template <class Model>
+template <class Model, class Config>
 class DecoderHandle : public ModelHandle<Model> {
  public:
   using ModelHandle<Model>::model_;
-  std::string forward(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention, int trace_layer,
-                      int logit_rows) {
+  std::string configure(const Config& c) { return model_.configure(c); }
+  std::string forward(Address tokens, int n, Address logits, Address attention, int trace_layer, int logit_rows) {
     return model_.forward(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(attention), trace_layer,
                           this->trace_for(trace_layer), logit_rows);
   }
   std::string startDecoding(int batch, int capacity) { return model_.start_decoding(batch, capacity); }
-  std::string step(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention) {
+  std::string step(Address tokens, int n, Address logits, Address attention) {
     return model_.step(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(attention));
   }
-  std::string reorderCache(std::uintptr_t order, int new_batch) { return model_.reorder_cache(at<const int>(order), new_batch); }
+  std::string reorderCache(Address order, int new_batch) { return model_.reorder_cache(at<const int>(order), new_batch); }
   int cachedLength() const { return model_.cached_length(); }
 };
 
-template <class H>
+template <class H, class Config>
 void bind_decoder_handle(emscripten::class_<H>& c) {
   using emscripten::optional_override;
-  bind_model_handle(c);
-  c.function("forward", optional_override([](H& h, std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention,
+  bind_model_handle<H, Config>(c);
+  c.function("forward", optional_override([](H& h, Address tokens, int n, Address logits, Address attention,
                                              int trace_layer, int logit_rows) {
      return h.forward(tokens, n, logits, attention, trace_layer, logit_rows);
    }))
       .function("startDecoding", optional_override([](H& h, int batch, int capacity) { return h.startDecoding(batch, capacity); }))
-      .function("step", optional_override([](H& h, std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t attention) {
+      .function("step", optional_override([](H& h, Address tokens, int n, Address logits, Address attention) {
                   return h.step(tokens, n, logits, attention);
                 }))
-      .function("reorderCache", optional_override([](H& h, std::uintptr_t order, int new_batch) { return h.reorderCache(order, new_batch); }))
+      .function("reorderCache", optional_override([](H& h, Address order, int new_batch) { return h.reorderCache(order, new_batch); }))
       .function("cachedLength", optional_override([](const H& h) { return h.cachedLength(); }));
 }
 
-// GPT-2 (decoder-only).
-class Gpt2Handle : public DecoderHandle<attn::Gpt2> {
- public:
-  std::string configure(int vocab_size, int n_positions, int n_embd, int n_layer, int n_head, float eps) {
-    return model_.configure({vocab_size, n_positions, n_embd, n_layer, n_head, eps});
-  }
-};
+using Gpt2Handle = DecoderHandle<attn::Gpt2, attn::GptConfig>;
+// The Llama family (Llama, Qwen2, Mistral).
+using LlamaHandle = DecoderHandle<attn::Llama, attn::LlamaConfig>;
 
-// The Llama family (Llama, Qwen2, Mistral): config.json's fields in order; rope_scaling's type ""
-// for none.
-class LlamaHandle : public DecoderHandle<attn::Llama> {
- public:
-  std::string configure(int vocab_size, int max_positions, int hidden, int intermediate, int layers, int heads,
-                        int kv_heads, int head_dim, float eps, double theta, const std::string& scaling, double factor,
-                        double low_freq_factor, double high_freq_factor, int original_max_positions, bool attention_bias,
-                        bool tie_word_embeddings, int sliding_window) {
-    attn::LlamaConfig c;
-    c.vocab_size = vocab_size;
-    c.max_position_embeddings = max_positions;
-    c.hidden_size = hidden;
-    c.intermediate_size = intermediate;
-    c.num_hidden_layers = layers;
-    c.num_attention_heads = heads;
-    c.num_key_value_heads = kv_heads;
-    c.head_dim = head_dim;
-    c.rms_norm_eps = eps;
-    c.rope.theta = theta;
-    c.rope.scaling = scaling;
-    c.rope.factor = factor;
-    c.rope.low_freq_factor = low_freq_factor;
-    c.rope.high_freq_factor = high_freq_factor;
-    c.rope.original_max_position_embeddings = original_max_positions;
-    c.attention_bias = attention_bias;
-    c.tie_word_embeddings = tie_word_embeddings;
-    c.sliding_window = sliding_window;
-    return model_.configure(c);
-  }
+// config.json's rope_scaling (value_object "RopeScaling"): attn::RopeConfig without theta, which
+// crosses as LlamaConfig's rope_theta. rope_type "" for none.
+struct RopeScaling {
+  std::string rope_type;
+  double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
+  int original_max_position_embeddings = 8192;
 };
+double get_rope_theta(const attn::LlamaConfig& c) { return c.rope.theta; }
+void set_rope_theta(attn::LlamaConfig& c, double theta) { c.rope.theta = theta; }
+RopeScaling get_rope_scaling(const attn::LlamaConfig& c) {
+  return {c.rope.scaling, c.rope.factor, c.rope.low_freq_factor, c.rope.high_freq_factor,
+          c.rope.original_max_position_embeddings};
+}
+void set_rope_scaling(attn::LlamaConfig& c, RopeScaling s) {
+  c.rope.scaling = s.rope_type;
+  c.rope.factor = s.factor;
+  c.rope.low_freq_factor = s.low_freq_factor;
+  c.rope.high_freq_factor = s.high_freq_factor;
+  c.rope.original_max_position_embeddings = s.original_max_position_embeddings;
+}
 
-// BART (encoder-decoder). Activation: 0 = erf GELU, 1 = tanh GELU.
+// BART (encoder-decoder).
 class BartHandle : public ModelHandle<attn::Bart> {
  public:
-  std::string configure(int vocab_size, int max_positions, int d_model, int encoder_layers, int decoder_layers,
-                        int encoder_heads, int decoder_heads, int encoder_ffn, int decoder_ffn, int activation,
-                        bool scale_embedding) {
-    attn::BartConfig c;
-    c.vocab_size = vocab_size;
-    c.max_position_embeddings = max_positions;
-    c.d_model = d_model;
-    c.encoder_layers = encoder_layers;
-    c.decoder_layers = decoder_layers;
-    c.encoder_attention_heads = encoder_heads;
-    c.decoder_attention_heads = decoder_heads;
-    c.encoder_ffn_dim = encoder_ffn;
-    c.decoder_ffn_dim = decoder_ffn;
-    c.activation = activation == 1 ? attn::Activation::kGeluTanh : attn::Activation::kGeluErf;
-    c.scale_embedding = scale_embedding;
-    return model_.configure(c);
-  }
-  std::string encode(std::uintptr_t tokens, std::uintptr_t padding, int batch, int n, std::uintptr_t memory,
-                     std::uintptr_t attention, int trace_layer) {
-    return model_.encode({at<const std::int32_t>(tokens), nullptr, at<const std::uint8_t>(padding), batch, n},
-                         at<float>(memory), at<float>(attention), trace_layer, trace_for(trace_layer));
+  std::string configure(const attn::BartConfig& c) { return model_.configure(c); }
+  std::string encode(const TokenBatch& in, Address memory, Address attention, int trace_layer) {
+    return model_.encode(encoder_input(in), at<float>(memory), at<float>(attention), trace_layer, trace_for(trace_layer));
   }
   // trace_cross: the trace is the cross-attention's walk (else the decoder self-attention's).
-  std::string decode(std::uintptr_t tokens, int batch, int T, std::uintptr_t memory, std::uintptr_t padding, int S,
-                     std::uintptr_t logits, std::uintptr_t self_attention, std::uintptr_t cross_attention, int trace_layer,
+  std::string decode(const TokenBatch& in, const EncoderMemory& memory, const DecoderOutputs& out, int trace_layer,
                      bool trace_cross) {
     attn::MhaTrace* trace = trace_for(trace_layer);
-    return model_.decode(at<const std::int32_t>(tokens), batch, T, {at<const float>(memory), at<const std::uint8_t>(padding), S},
-                         at<float>(logits), at<float>(self_attention), at<float>(cross_attention), trace_layer,
+    return model_.decode(at<const std::int32_t>(in.tokens), in.batch, in.length, memory_of(memory), at<float>(out.logits),
+                         at<float>(out.self_attention), at<float>(out.cross_attention), trace_layer,
                          trace_cross ? nullptr : trace, trace_cross ? trace : nullptr);
   }
-  std::string startDecoding(std::uintptr_t memory, std::uintptr_t padding, int batch, int S, int capacity) {
-    return model_.start_decoding({at<const float>(memory), at<const std::uint8_t>(padding), S}, batch, capacity);
+  std::string startDecoding(const EncoderMemory& memory, int batch, int capacity) {
+    return model_.start_decoding(memory_of(memory), batch, capacity);
   }
-  std::string step(std::uintptr_t tokens, int n, std::uintptr_t logits, std::uintptr_t self_attention,
-                   std::uintptr_t cross_attention) {
-    return model_.step(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(self_attention),
-                       at<float>(cross_attention));
+  std::string step(Address tokens, int n, const DecoderOutputs& out) {
+    return model_.step(at<const std::int32_t>(tokens), n, at<float>(out.logits), at<float>(out.self_attention),
+                       at<float>(out.cross_attention));
   }
-  std::string reorderCache(std::uintptr_t order, int new_batch) { return model_.reorder_cache(at<const int>(order), new_batch); }
+  std::string reorderCache(Address order, int new_batch) { return model_.reorder_cache(at<const int>(order), new_batch); }
   int cachedLength() const { return model_.cached_length(); }
 };
 
-// BERT (encoder-only). Activation: 0 = erf GELU, 1 = tanh GELU.
+// BERT (encoder-only).
 class BertHandle : public ModelHandle<attn::Bert> {
  public:
-  std::string configure(int vocab_size, int max_positions, int type_vocab_size, int hidden, int layers, int heads,
-                        int intermediate, float eps, int activation, bool pooler, bool mlm_head) {
-    attn::BertConfig c;
-    c.vocab_size = vocab_size;
-    c.max_position_embeddings = max_positions;
-    c.type_vocab_size = type_vocab_size;
-    c.hidden_size = hidden;
-    c.num_hidden_layers = layers;
-    c.num_attention_heads = heads;
-    c.intermediate_size = intermediate;
-    c.layer_norm_eps = eps;
-    c.hidden_act = activation == 1 ? attn::Activation::kGeluTanh : attn::Activation::kGeluErf;
-    c.pooler = pooler;
-    c.mlm_head = mlm_head;
-    return model_.configure(c);
+  std::string configure(const attn::BertConfig& c) { return model_.configure(c); }
+  std::string forward(const TokenBatch& in, Address hidden, Address attention, int trace_layer) {
+    return model_.forward(encoder_input(in), at<float>(hidden), at<float>(attention), trace_layer, trace_for(trace_layer));
   }
-  std::string forward(std::uintptr_t tokens, std::uintptr_t token_types, std::uintptr_t padding, int batch, int n,
-                      std::uintptr_t hidden, std::uintptr_t attention, int trace_layer) {
-    return model_.forward({at<const std::int32_t>(tokens), at<const std::int32_t>(token_types),
-                           at<const std::uint8_t>(padding), batch, n},
-                          at<float>(hidden), at<float>(attention), trace_layer, trace_for(trace_layer));
-  }
-  std::string mlmLogits(std::uintptr_t hidden, int rows, std::uintptr_t logits) {
+  std::string mlmLogits(Address hidden, int rows, Address logits) {
     return model_.mlm_logits(at<const float>(hidden), rows, at<float>(logits));
   }
-  std::string pooler(std::uintptr_t hidden, int batch, int n, std::uintptr_t out) {
+  std::string pooler(Address hidden, int batch, int n, Address out) {
     return model_.pooler(at<const float>(hidden), batch, n, at<float>(out));
   }
 };
 
-// Sentence embeddings from hidden states: 0 = mean over real tokens, 1 = first token ([CLS]).
-void poolHidden(std::uintptr_t hidden, std::uintptr_t padding, int batch, int n, int dim, int kind, bool normalize,
-                std::uintptr_t out) {
-  if (kind == 1) attn::first_token_pool(at<const float>(hidden), batch, n, dim, at<float>(out));
-  else attn::mean_pool(at<const float>(hidden), at<const std::uint8_t>(padding), batch, n, dim, at<float>(out));
-  if (normalize) attn::l2_normalize_rows(at<float>(out), batch, dim);
+// Sentence embeddings from hidden states (batch x length x dim, padding as in TokenBatch).
+enum class Pooling { Mean, Cls };
+struct PoolArgs {
+  Address hidden = 0, padding = 0;
+  int batch = 1, length = 0, dim = 0;
+  Address out = 0;
+};
+
+void poolHidden(const PoolArgs& a, Pooling kind, bool normalize) {
+  if (kind == Pooling::Cls) attn::first_token_pool(at<const float>(a.hidden), a.batch, a.length, a.dim, at<float>(a.out));
+  else attn::mean_pool(at<const float>(a.hidden), at<const std::uint8_t>(a.padding), a.batch, a.length, a.dim, at<float>(a.out));
+  if (normalize) attn::l2_normalize_rows(at<float>(a.out), a.batch, a.dim);
 }
 
 // Each row's log-sum-exp (rows x cols float logits -> rows doubles), for probabilities and losses.
-std::string logSumExpRows(std::uintptr_t logits, int rows, int cols, std::uintptr_t out) {
+std::string logSumExpRows(Address logits, int rows, int cols, Address out) {
   static attn::Buffer scratch;
   if (rows < 0 || cols < 1) return "need rows >= 0 and cols >= 1";
   if (!scratch.resize(static_cast<std::size_t>(cols))) return attn::out_of_memory("log-sum-exp", cols);
@@ -378,9 +380,178 @@ std::string logSumExpRows(std::uintptr_t logits, int rows, int cols, std::uintpt
 
 std::string kernelsName() { return attn::default_kernels().name; }
 
+// The codes that cross the boundary, by name (the wrapper reads them from the module: Module.Dtype.F16 ...).
+void bind_enums() {
+  using emscripten::enum_;
+  enum_<attn::Dtype>("Dtype").value("F32", attn::Dtype::kF32).value("F16", attn::Dtype::kF16).value("BF16", attn::Dtype::kBF16);
+  enum_<attn::WeightStorage>("WeightStorage")
+      .value("auto", attn::WeightStorage::kAuto)
+      .value("f32", attn::WeightStorage::kF32)
+      .value("f16", attn::WeightStorage::kF16)
+      .value("q8", attn::WeightStorage::kQ8)
+      .value("q4", attn::WeightStorage::kQ4);
+  // config.json's names: "gelu" is erf GELU, "gelu_new" the tanh approximation.
+  enum_<attn::Activation>("Activation")
+      .value("gelu", attn::Activation::kGeluErf)
+      .value("gelu_new", attn::Activation::kGeluTanh)
+      .value("tanh", attn::Activation::kTanh)
+      .value("silu", attn::Activation::kSilu);
+  enum_<attn::MaskKind>("MaskKind").value("None", attn::MaskKind::None).value("Bool", attn::MaskKind::Bool).value("Float", attn::MaskKind::Float);
+  enum_<TraceSlot>("TraceSlot")
+      .value("Q", TraceSlot::Q)
+      .value("K", TraceSlot::K)
+      .value("V", TraceSlot::V)
+      .value("RawScores", TraceSlot::RawScores)
+      .value("ScaledScores", TraceSlot::ScaledScores)
+      .value("MaskedScores", TraceSlot::MaskedScores)
+      .value("Weights", TraceSlot::Weights)
+      .value("Z", TraceSlot::Z)
+      .value("Concat", TraceSlot::Concat)
+      .value("Output", TraceSlot::Output)
+      .value("Input", TraceSlot::Input)
+      .value("QBeforeRotary", TraceSlot::QBeforeRotary)
+      .value("KBeforeRotary", TraceSlot::KBeforeRotary);
+  enum_<Pooling>("Pooling").value("mean", Pooling::Mean).value("cls", Pooling::Cls);
+}
+
+// The structs that cross as plain JS objects (every field required).
+void bind_value_objects() {
+  using emscripten::value_object;
+  value_object<MaskArgs>("Masks")
+      .field("causal", &MaskArgs::causal)
+      .field("key_padding", &MaskArgs::key_padding)
+      .field("kind", &MaskArgs::kind)
+      .field("data", &MaskArgs::data)
+      .field("per_head", &MaskArgs::per_head);
+  value_object<attn::MhaConfig>("MhaConfig")
+      .field("d_model", &attn::MhaConfig::d_model)
+      .field("num_heads", &attn::MhaConfig::num_heads)
+      .field("d_k", &attn::MhaConfig::d_k)
+      .field("d_v", &attn::MhaConfig::d_v)
+      .field("kdim", &attn::MhaConfig::kdim)
+      .field("vdim", &attn::MhaConfig::vdim)
+      .field("bias", &attn::MhaConfig::bias);
+  value_object<MhaWeightArgs>("MhaWeights")
+      .field("wq", &MhaWeightArgs::wq)
+      .field("wk", &MhaWeightArgs::wk)
+      .field("wv", &MhaWeightArgs::wv)
+      .field("wo", &MhaWeightArgs::wo)
+      .field("bq", &MhaWeightArgs::bq)
+      .field("bk", &MhaWeightArgs::bk)
+      .field("bv", &MhaWeightArgs::bv)
+      .field("bo", &MhaWeightArgs::bo);
+  value_object<MhaCall>("MhaCall")
+      .field("query", &MhaCall::query)
+      .field("key", &MhaCall::key)
+      .field("value", &MhaCall::value)
+      .field("batch", &MhaCall::batch)
+      .field("seq_q", &MhaCall::seq_q)
+      .field("seq_k", &MhaCall::seq_k)
+      .field("scale", &MhaCall::scale)
+      .field("output", &MhaCall::output)
+      .field("weights", &MhaCall::weights)
+      .field("trace", &MhaCall::trace);
+  value_object<AttentionCall>("AttentionCall")
+      .field("q", &AttentionCall::q)
+      .field("k", &AttentionCall::k)
+      .field("v", &AttentionCall::v)
+      .field("batch", &AttentionCall::batch)
+      .field("heads", &AttentionCall::heads)
+      .field("seq_q", &AttentionCall::seq_q)
+      .field("seq_k", &AttentionCall::seq_k)
+      .field("d_k", &AttentionCall::d_k)
+      .field("d_v", &AttentionCall::d_v)
+      .field("scale", &AttentionCall::scale)
+      .field("output", &AttentionCall::output)
+      .field("weights", &AttentionCall::weights)
+      .field("trace", &AttentionCall::trace);
+  value_object<TokenBatch>("TokenBatch")
+      .field("tokens", &TokenBatch::tokens)
+      .field("token_types", &TokenBatch::token_types)
+      .field("padding", &TokenBatch::padding)
+      .field("batch", &TokenBatch::batch)
+      .field("length", &TokenBatch::length);
+  value_object<EncoderMemory>("EncoderMemory")
+      .field("states", &EncoderMemory::states)
+      .field("padding", &EncoderMemory::padding)
+      .field("length", &EncoderMemory::length);
+  value_object<DecoderOutputs>("DecoderOutputs")
+      .field("logits", &DecoderOutputs::logits)
+      .field("self_attention", &DecoderOutputs::self_attention)
+      .field("cross_attention", &DecoderOutputs::cross_attention);
+  value_object<PoolArgs>("PoolArgs")
+      .field("hidden", &PoolArgs::hidden)
+      .field("padding", &PoolArgs::padding)
+      .field("batch", &PoolArgs::batch)
+      .field("length", &PoolArgs::length)
+      .field("dim", &PoolArgs::dim)
+      .field("out", &PoolArgs::out);
+}
+
+// Each family's config, under config.json's field names.
+void bind_configs() {
+  using emscripten::value_object;
+  value_object<attn::GptConfig>("Gpt2Config")
+      .field("vocab_size", &attn::GptConfig::vocab_size)
+      .field("n_positions", &attn::GptConfig::n_positions)
+      .field("n_embd", &attn::GptConfig::n_embd)
+      .field("n_layer", &attn::GptConfig::n_layer)
+      .field("n_head", &attn::GptConfig::n_head)
+      .field("layer_norm_epsilon", &attn::GptConfig::layer_norm_eps);
+  value_object<RopeScaling>("RopeScaling")
+      .field("rope_type", &RopeScaling::rope_type)
+      .field("factor", &RopeScaling::factor)
+      .field("low_freq_factor", &RopeScaling::low_freq_factor)
+      .field("high_freq_factor", &RopeScaling::high_freq_factor)
+      .field("original_max_position_embeddings", &RopeScaling::original_max_position_embeddings);
+  value_object<attn::LlamaConfig>("LlamaConfig")
+      .field("vocab_size", &attn::LlamaConfig::vocab_size)
+      .field("max_position_embeddings", &attn::LlamaConfig::max_position_embeddings)
+      .field("hidden_size", &attn::LlamaConfig::hidden_size)
+      .field("intermediate_size", &attn::LlamaConfig::intermediate_size)
+      .field("num_hidden_layers", &attn::LlamaConfig::num_hidden_layers)
+      .field("num_attention_heads", &attn::LlamaConfig::num_attention_heads)
+      .field("num_key_value_heads", &attn::LlamaConfig::num_key_value_heads)
+      .field("head_dim", &attn::LlamaConfig::head_dim)
+      .field("rms_norm_eps", &attn::LlamaConfig::rms_norm_eps)
+      .field("rope_theta", &get_rope_theta, &set_rope_theta)
+      .field("rope_scaling", &get_rope_scaling, &set_rope_scaling)
+      .field("attention_bias", &attn::LlamaConfig::attention_bias)
+      .field("tie_word_embeddings", &attn::LlamaConfig::tie_word_embeddings)
+      .field("sliding_window", &attn::LlamaConfig::sliding_window);
+  value_object<attn::BartConfig>("BartConfig")
+      .field("vocab_size", &attn::BartConfig::vocab_size)
+      .field("max_position_embeddings", &attn::BartConfig::max_position_embeddings)
+      .field("d_model", &attn::BartConfig::d_model)
+      .field("encoder_layers", &attn::BartConfig::encoder_layers)
+      .field("decoder_layers", &attn::BartConfig::decoder_layers)
+      .field("encoder_attention_heads", &attn::BartConfig::encoder_attention_heads)
+      .field("decoder_attention_heads", &attn::BartConfig::decoder_attention_heads)
+      .field("encoder_ffn_dim", &attn::BartConfig::encoder_ffn_dim)
+      .field("decoder_ffn_dim", &attn::BartConfig::decoder_ffn_dim)
+      .field("activation_function", &attn::BartConfig::activation)
+      .field("scale_embedding", &attn::BartConfig::scale_embedding);
+  // pooler / mlm_head: whether the checkpoint has pooler.dense.* / cls.predictions.*.
+  value_object<attn::BertConfig>("BertConfig")
+      .field("vocab_size", &attn::BertConfig::vocab_size)
+      .field("max_position_embeddings", &attn::BertConfig::max_position_embeddings)
+      .field("type_vocab_size", &attn::BertConfig::type_vocab_size)
+      .field("hidden_size", &attn::BertConfig::hidden_size)
+      .field("num_hidden_layers", &attn::BertConfig::num_hidden_layers)
+      .field("num_attention_heads", &attn::BertConfig::num_attention_heads)
+      .field("intermediate_size", &attn::BertConfig::intermediate_size)
+      .field("layer_norm_eps", &attn::BertConfig::layer_norm_eps)
+      .field("hidden_act", &attn::BertConfig::hidden_act)
+      .field("pooler", &attn::BertConfig::pooler)
+      .field("mlm_head", &attn::BertConfig::mlm_head);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_wasm) {
+  bind_enums();
+  bind_value_objects();
+  bind_configs();
   emscripten::function("kernelsName", &kernelsName);
   emscripten::function("setNumThreads", &attn::set_num_threads);
   emscripten::class_<MultiHeadAttentionHandle>("MultiHeadAttentionHandle")
@@ -402,24 +573,20 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("poolHidden", &poolHidden);
   emscripten::function("logSumExpRows", &logSumExpRows);
   emscripten::class_<Gpt2Handle> gpt2("Gpt2Handle");
-  bind_decoder_handle(gpt2);
-  gpt2.function("configure", &Gpt2Handle::configure);
+  bind_decoder_handle<Gpt2Handle, attn::GptConfig>(gpt2);
   emscripten::class_<LlamaHandle> llama("LlamaHandle");
-  bind_decoder_handle(llama);
-  llama.function("configure", &LlamaHandle::configure);
+  bind_decoder_handle<LlamaHandle, attn::LlamaConfig>(llama);
   emscripten::class_<BartHandle> bart("BartHandle");
-  bind_model_handle(bart);
-  bart.function("configure", &BartHandle::configure)
-      .function("encode", &BartHandle::encode)
+  bind_model_handle<BartHandle, attn::BartConfig>(bart);
+  bart.function("encode", &BartHandle::encode)
       .function("decode", &BartHandle::decode)
       .function("startDecoding", &BartHandle::startDecoding)
       .function("step", &BartHandle::step)
       .function("reorderCache", &BartHandle::reorderCache)
       .function("cachedLength", &BartHandle::cachedLength);
   emscripten::class_<BertHandle> bert("BertHandle");
-  bind_model_handle(bert);
-  bert.function("configure", &BertHandle::configure)
-      .function("forward", &BertHandle::forward)
+  bind_model_handle<BertHandle, attn::BertConfig>(bert);
+  bert.function("forward", &BertHandle::forward)
       .function("mlmLogits", &BertHandle::mlmLogits)
       .function("pooler", &BertHandle::pooler);
 }

@@ -5,8 +5,8 @@ import { copyOut } from '../runtime/heap.js';
 import type { Staging } from '../runtime/heap.js';
 import { attnMask, boolArray, checkObject, checkOptions, floatArray, is, positiveInt, show, toBytes } from '../validate.js';
 import type { AttnMask, BoolInput, FloatInput, Rule, Rules } from '../validate.js';
-import { Slot } from '../runtime/wasm_module.js';
-import type { MultiHeadAttentionHandle, WasmModule } from '../runtime/wasm_module.js';
+import { enumValue } from '../runtime/wasm_module.js';
+import type { Masks, MaskKindName, MultiHeadAttentionHandle, TraceHandle, TraceSlotName, WasmModule } from '../runtime/wasm_module.js';
 import { WasmObject } from '../runtime/wasm_object.js';
 
 /** Sizes of a multi-head attention layer. */
@@ -159,7 +159,8 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
     const numHeads = positiveInt(`${where}: numHeads`, config.numHeads);
     const opt = (v: number | undefined) => v ?? 0;  // 0: the core's default
     const handle = new mod.MultiHeadAttentionHandle();
-    const status = handle.configure(dModel, numHeads, opt(config.dK), opt(config.dV), opt(config.kdim), opt(config.vdim), config.bias ?? true);
+    const status = handle.configure({ d_model: dModel, num_heads: numHeads, d_k: opt(config.dK), d_v: opt(config.dV), kdim: opt(config.kdim),
+      vdim: opt(config.vdim), bias: config.bias ?? true });
     if (status) {
       handle.delete();
       throwIfError(status, 'createMultiHeadAttention');
@@ -197,9 +198,8 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
     try {
       this.staging.commit();
       checked.forEach((a, i) => this.staging.writeF32(regions[i], a));
-      const p = regions.map((r) => r.ptr);
-      while (p.length < 8) p.push(0);
-      throwIfError(handle.setWeights(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]), 'setWeights');
+      const [wq, wk, wv, wo, bq = 0, bk = 0, bv = 0, bo = 0] = regions.map((r) => r.ptr);
+      throwIfError(handle.setWeights({ wq, wk, wv, wo, bq, bk, bv, bo }), 'setWeights');
     } finally {
       this.staging.release();
     }
@@ -242,8 +242,8 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
       if (rk !== rq) st.writeF32(rk, k);
       if (rv !== rq && rv !== rk) st.writeF32(rv, v);
       masks.write();
-      throwIfError(handle.forward(rq.ptr, rk.ptr, rv.ptr, batch, seqLen, seqLenKV, options.causal === true,
-        masks.keyPadding.ptr, masks.kind, masks.mask.ptr, masks.perHead, scale, rout.ptr, rw.ptr, options.trace === true), 'forward');
+      throwIfError(handle.forward({ query: rq.ptr, key: rk.ptr, value: rv.ptr, batch, seq_q: seqLen, seq_k: seqLenKV, scale,
+        output: rout.ptr, weights: rw.ptr, trace: options.trace === true }, masks.args(this.mod, options.causal === true)), 'forward');
       const result: ForwardResult = { output: st.readF32(rout, nOut), batch, seqLen, seqLenKV };
       if (wantWeights) result.attention = st.readF32(rw, nWeights);
       if (options.trace === true) result.trace = readMhaTrace(this.mod, handle, this.config, batch, seqLen, seqLenKV);
@@ -254,6 +254,9 @@ export class MultiHeadAttention extends WasmObject<MultiHeadAttentionHandle> {
   }
 }
 
+/** validate.ts's attnMask kinds (0, 1, 2) by the core's names. */
+const MASK_KINDS: readonly MaskKindName[] = ['None', 'Bool', 'Float'];
+
 /** The masks of a call, checked against its shape and planned into the staging block;
  * `write()` copies them in once the block is committed. */
 export function stageMasks(st: Staging, options: MaskOptions, batch: number, heads: number, seqQ: number, seqK: number) {
@@ -263,7 +266,11 @@ export function stageMasks(st: Staging, options: MaskOptions, batch: number, hea
   const keyPadding = st.plan(kpm ? kpm.length : 0);
   const maskRegion = st.plan(mask.data ? mask.data.length * (mask.kind === 2 ? 4 : 1) : 0);
   return {
-    keyPadding, mask: maskRegion, kind: mask.kind, perHead: mask.perHead,
+    /** The masks as the core takes them (after commit: the regions' addresses). */
+    args(mod: WasmModule, causal: boolean): Masks {
+      return { causal, key_padding: keyPadding.ptr, kind: enumValue(mod.MaskKind, MASK_KINDS[mask.kind], 'mask kind'),
+        data: maskRegion.ptr, per_head: mask.perHead };
+    },
     write() {
       if (kpm) st.writeU8(keyPadding, kpm);
       if (mask.data) (mask.kind === 2 ? st.writeF32(maskRegion, mask.data) : st.writeU8(maskRegion, mask.data));
@@ -271,17 +278,23 @@ export function stageMasks(st: Staging, options: MaskOptions, batch: number, hea
   };
 }
 
+/** An owned copy of one trace buffer, by its slot's name (the module's TraceSlot enum). */
+export function readTrace(mod: WasmModule, handle: TraceHandle, slot: TraceSlotName): Float32Array {
+  const s = mod.TraceSlot[slot];
+  return copyOut(mod, handle.traceData(s), handle.traceSize(s));
+}
+
 /** Owned copies of the core's trace buffers, named and shaped. */
-export function readMhaTrace(mod: WasmModule, handle: { traceData(slot: number): number; traceSize(slot: number): number },
+export function readMhaTrace(mod: WasmModule, handle: TraceHandle,
   config: Pick<ResolvedConfig, 'numHeads' | 'dK' | 'dV' | 'dModel'>, B: number, Sq: number, Sk: number): MultiHeadTrace {
   const { numHeads: H, dK, dV, dModel } = config;
-  const read = (slot: Slot) => copyOut(mod, handle.traceData(slot), handle.traceSize(slot));
+  const read = (slot: TraceSlotName) => readTrace(mod, handle, slot);
   const plane = [B, H, Sq, Sk];
   return {
-    x: read(Slot.Input), q: read(Slot.Q), k: read(Slot.K), v: read(Slot.V),
-    rawScores: read(Slot.RawScores), scaledScores: read(Slot.ScaledScores),
-    maskedScores: read(Slot.MaskedScores), weights: read(Slot.Weights),
-    z: read(Slot.Z), concat: read(Slot.Concat), output: read(Slot.Output),
+    x: read('Input'), q: read('Q'), k: read('K'), v: read('V'),
+    rawScores: read('RawScores'), scaledScores: read('ScaledScores'),
+    maskedScores: read('MaskedScores'), weights: read('Weights'),
+    z: read('Z'), concat: read('Concat'), output: read('Output'),
     shapes: {
       x: [B, Sq, dModel], q: [B, H, Sq, dK], k: [B, H, Sk, dK], v: [B, H, Sk, dV], rawScores: plane,
       scaledScores: plane, maskedScores: plane, weights: plane, z: [B, H, Sq, dV],

@@ -1,12 +1,11 @@
 // softmax(Q K^T * scale + M) V on caller-given Q, K, V (no projections).
 import { throwIfError } from '../errors.js';
-import { Staging, copyOut } from '../runtime/heap.js';
-import { MASK_RULES, inferLength, size, stageMasks } from './multi_head_attention.js';
+import { Staging } from '../runtime/heap.js';
+import { MASK_RULES, inferLength, readTrace, size, stageMasks } from './multi_head_attention.js';
 import type { MaskOptions } from './multi_head_attention.js';
 import { checkObject, checkOptions, floatArray, is, positiveInt } from '../validate.js';
 import type { FloatInput, Rules } from '../validate.js';
-import { Slot } from '../runtime/wasm_module.js';
-import type { AttentionHandle, WasmModule } from '../runtime/wasm_module.js';
+import type { AttentionHandle, TraceSlotName, WasmModule } from '../runtime/wasm_module.js';
 
 export interface ScaledDotProductAttentionOptions extends MaskOptions {
   /** Size of each query/key vector. Required: the other sizes are inferred from lengths. */
@@ -79,16 +78,16 @@ export class ScaledDotProductAttention {
       st.writeF32(rk, ka);
       st.writeF32(rv, va);
       masks.write();
-      throwIfError(this.handle.run(rq.ptr, rk.ptr, rv.ptr, batch, heads, seqQ, seqK, dK, dV,
-        options.causal === true, masks.keyPadding.ptr, masks.kind, masks.mask.ptr, masks.perHead, scale, rout.ptr, rw.ptr,
-        options.trace === true), 'scaledDotProductAttention');
+      throwIfError(this.handle.run({ q: rq.ptr, k: rk.ptr, v: rv.ptr, batch, heads, seq_q: seqQ, seq_k: seqK, d_k: dK, d_v: dV,
+        scale, output: rout.ptr, weights: rw.ptr, trace: options.trace === true },
+      masks.args(this.mod, options.causal === true)), 'scaledDotProductAttention');
       const result: ScaledDotProductAttentionResult = { output: st.readF32(rout, nOut), seqQ, seqK, dV };
       if (options.returnAttention) result.attention = st.readF32(rw, nW);
       if (options.trace) {
-        const read = (slot: Slot) => copyOut(this.mod, this.handle.traceData(slot), this.handle.traceSize(slot));
+        const read = (slot: TraceSlotName) => readTrace(this.mod, this.handle, slot);
         result.trace = {
-          rawScores: read(Slot.RawScores), scaledScores: read(Slot.ScaledScores),
-          maskedScores: read(Slot.MaskedScores), weights: read(Slot.Weights),
+          rawScores: read('RawScores'), scaledScores: read('ScaledScores'),
+          maskedScores: read('MaskedScores'), weights: read('Weights'),
         };
       }
       return result as ScaledDotProductAttentionResultFor<O>;

@@ -5,32 +5,13 @@
 import { AttentionError, throwIfError } from '../errors.js';
 import { copyIn } from '../runtime/heap.js';
 import type { Staging } from '../runtime/heap.js';
-import type { SafetensorsDtype, SafetensorsEntry, SafetensorsFile } from './safetensors.js';
+import type { SafetensorsEntry, SafetensorsFile } from './safetensors.js';
 import { show } from '../validate.js';
-import type { WasmModule } from '../runtime/wasm_module.js';
-import { weightStorageCode } from './weight_dtype.js';
+import { enumNames, enumValue, findEnum } from '../runtime/wasm_module.js';
+import type { CheckpointHandle, Dtype, WasmModule } from '../runtime/wasm_module.js';
 import type { WeightDtype } from './weight_dtype.js';
 
-/** What every model handle of bindings/embind.cpp offers for loading. */
-export interface CheckpointHandle {
-  tensorCount(): number;
-  tensorName(i: number): string;
-  tensorShape(i: number): number[];
-  tensorOptional(i: number): boolean;
-  /** data: the stored bytes in the heap; dtype: a DTYPE_CODES value. */
-  setTensor(name: string, data: number, count: number, dtype: number): string;
-  /** Elements [first, first + part) of a tensor of `count`, whole stored rows, in order. */
-  setTensorPart(name: string, data: number, count: number, first: number, part: number, dtype: number): string;
-  /** Where the core keeps this tensor's bytes as stored (a tied embedding in F16), to write them
-   * there directly before setTensor; 0: stage them. */
-  storedDestination(name: string, count: number, dtype: number): number;
-  /** How the weights are held (weight_dtype.ts's codes); before any tensor is set. */
-  setWeightStorage(code: number): string;
-  finalize(): string;
-}
-
-/** The stored dtypes the core reads (codes as in src/tensors/tensor_table.h's Dtype). */
-const DTYPE_CODES: Partial<Record<SafetensorsDtype, number>> = { F32: 0, F16: 1, BF16: 2 };
+export type { CheckpointHandle } from '../runtime/wasm_module.js';
 
 /** A tensor larger than this goes to the core in parts of whole rows: the staging block (whose
  * high-water mark the heap keeps) is then this size, not the largest tensor's (a GPT-2-small
@@ -58,10 +39,10 @@ export function findTensor(file: SafetensorsFile, candidates: string[]): { name:
 }
 
 export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: SafetensorsFile, candidates: NameCandidates, dtype?: WeightDtype): void {
-  throwIfError(handle.setWeightStorage(weightStorageCode(dtype)), 'loadModel');
+  throwIfError(handle.setWeightStorage(enumValue(mod.WeightStorage, dtype ?? 'auto', 'loadModel: dtype')), 'loadModel');
   // Every tensor is found and checked (in the model's order, so errors name the first problem)
   // before any is copied.
-  const tensors: { declared: string; entry: SafetensorsEntry; count: number; code: number }[] = [];
+  const tensors: { declared: string; entry: SafetensorsEntry; count: number; code: Dtype }[] = [];
   for (let i = 0; i < handle.tensorCount(); i++) {
     const declared = handle.tensorName(i);
     const names = candidates(declared);
@@ -72,12 +53,13 @@ export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, stagin
       throw new AttentionError(`loadModel: missing tensor "${declared}"${also ? ` (also tried ${also})` : ''}`);
     }
     const want = handle.tensorShape(i);
-    const { shape, dtype } = found.entry;
+    const { shape, dtype: stored } = found.entry;
     if (shape.length !== want.length || shape.some((d, k) => d !== want[k]))
       throw new AttentionError(`loadModel: tensor "${found.name}" has shape [${shape.join(', ')}] but config.json implies [${want.join(', ')}]`);
-    const code = DTYPE_CODES[dtype];
+    // The stored dtypes the core reads: the module's Dtype enum, by safetensors' names.
+    const code = findEnum(mod.Dtype, stored);
     if (code === undefined)
-      throw new AttentionError(`loadModel: tensor "${found.name}" has dtype ${JSON.stringify(dtype)}; supported: F32, F16, BF16`);
+      throw new AttentionError(`loadModel: tensor "${found.name}" has dtype ${JSON.stringify(stored)}; supported: ${enumNames(mod.Dtype).join(', ')}`);
     tensors.push({ declared, entry: found.entry, count: shape.reduce((a, b) => a * b, 1), code });
   }
   // Smallest first: the engine compiles the core's copy loop with its optimizing tier once it has

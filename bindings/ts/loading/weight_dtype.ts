@@ -6,10 +6,12 @@
 import { AttentionError } from '../errors.js';
 import { is, nearestName, show } from '../validate.js';
 import type { Rule, Rules } from '../validate.js';
+import type { WeightStorageName } from '../runtime/wasm_module.js';
 
-export type WeightDtype = 'auto' | 'f32' | 'f16' | 'q8' | 'q4';
+/** The core's WeightStorage names (the module's enum of them: runtime/wasm_module.ts). */
+export type WeightDtype = WeightStorageName;
 
-/** In the order of the core's codes (bindings/embind.cpp's setWeightStorage). */
+/** The names loadModel accepts (checked before the module is at hand; the same as its enum's). */
 export const WEIGHT_DTYPES: readonly WeightDtype[] = ['auto', 'f32', 'f16', 'q8', 'q4'];
 
 /** The options a model's loading reads (loadModel takes them beside the Hub's). */
@@ -34,8 +36,3 @@ const dtypeRule: Rule = (v, name) => {
 };
 
 export const MODEL_LOAD_OPTION_RULES: Rules<ModelLoadOptions> = { dtype: dtypeRule };
-
-/** The core's code for a dtype (checked by MODEL_LOAD_OPTION_RULES before it gets here). */
-export function weightStorageCode(dtype: WeightDtype | undefined): number {
-  return Math.max(0, WEIGHT_DTYPES.indexOf(dtype ?? 'auto'));
-}

@@ -17,7 +17,8 @@ import { parseWeights } from '../loading/safetensors.js';
 import { SymbolTokenizer } from '../tokenizers/symbol_tokenizer.js';
 import { checkObject, checkOptions, checkString, is, show } from '../validate.js';
 import type { Rules } from '../validate.js';
-import type { BartHandle, WasmModule } from '../runtime/wasm_module.js';
+import { enumValue } from '../runtime/wasm_module.js';
+import type { BartHandle, TokenBatch, WasmModule } from '../runtime/wasm_module.js';
 import { WasmObject } from '../runtime/wasm_object.js';
 
 /** The fields of a Hugging Face BART config.json that the model uses. */
@@ -100,6 +101,9 @@ export interface Pronunciation {
   ipa: string;
   result: Seq2SeqResult;
 }
+
+/** One unpadded sequence of `length` tokens at `tokens`. */
+const sourceBatch = (tokens: number, length: number): TokenBatch => ({ tokens, token_types: 0, padding: 0, batch: 1, length });
 
 function checkConfig(c: Record<string, unknown>): BartConfig {
   checkObject('loadModel', 'config.json', c, '(the parsed config.json)');
@@ -196,9 +200,8 @@ export class BartModel extends WasmObject<BartHandle> {
     const handle = this.live();
     try {
       const c = config;
-      throwIfError(handle.configure(c.vocab_size, c.max_position_embeddings, c.d_model, c.encoder_layers, c.decoder_layers,
-        c.encoder_attention_heads, c.decoder_attention_heads, c.encoder_ffn_dim, c.decoder_ffn_dim,
-        files.config.activation_function === 'gelu_new' ? 1 : 0, c.scale_embedding), 'loadModel');
+      throwIfError(handle.configure({ ...c, activation_function: enumValue(mod.Activation, String(files.config.activation_function ?? 'gelu'),
+        'config.json: activation_function') }), 'loadModel');
       loadCheckpoint(mod, handle, this.staging, file, bartNames, options.dtype);
     } catch (e) {
       this.dispose();
@@ -263,8 +266,8 @@ export class BartModel extends WasmObject<BartHandle> {
       try {
         st.commit();
         st.writeI32(rs, src);
-        throwIfError(handle.encode(rs.ptr, 0, 1, S, rm.ptr, 0, -1), where);
-        throwIfError(handle.startDecoding(rm.ptr, 0, 1, S, capacity), where);
+        throwIfError(handle.encode(sourceBatch(rs.ptr, S), rm.ptr, 0, -1), where);
+        throwIfError(handle.startDecoding({ states: rm.ptr, padding: 0, length: S }, 1, capacity), where);
       } finally {
         st.release();
       }
@@ -352,8 +355,9 @@ export class BartModel extends WasmObject<BartHandle> {
       st.commit();
       st.writeI32(rs, src);
       st.writeI32(rd, dec);
-      throwIfError(handle.encode(rs.ptr, 0, 1, S, rm.ptr, re.ptr, -1), where);
-      throwIfError(handle.decode(rd.ptr, 1, T, rm.ptr, 0, S, rl.ptr, rself.ptr, rcross.ptr, trace ?? -1, kind === 'cross'), where);
+      throwIfError(handle.encode(sourceBatch(rs.ptr, S), rm.ptr, re.ptr, -1), where);
+      throwIfError(handle.decode(sourceBatch(rd.ptr, T), { states: rm.ptr, padding: 0, length: S },
+        { logits: rl.ptr, self_attention: rself.ptr, cross_attention: rcross.ptr }, trace ?? -1, kind === 'cross'), where);
       const out: Seq2SeqRunResult = {
         sourceTokens: src, encoderOutput: st.readF32(rm, S * D), logits: st.readF32(rl, T * V),
         encoderAttention: st.readF32(re, nEnc), selfAttention: st.readF32(rself, nSelf), crossAttention: st.readF32(rcross, nCross),
@@ -379,7 +383,7 @@ export class BartModel extends WasmObject<BartHandle> {
         try {
           st.commit();
           st.writeI32(rt, tokens);
-          throwIfError(handle.step(rt.ptr, n, rl.ptr, 0, 0), where);
+          throwIfError(handle.step(rt.ptr, n, { logits: rl.ptr, self_attention: 0, cross_attention: 0 }), where);
           return st.readF32(rl, batch * V);
         } finally {
           st.release();

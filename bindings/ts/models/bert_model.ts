@@ -13,7 +13,8 @@ import type { Prediction } from './predictions.js';
 import { parseWeights } from '../loading/safetensors.js';
 import { checkObject, checkOptions, is, show } from '../validate.js';
 import type { Rules } from '../validate.js';
-import type { BertHandle, WasmModule } from '../runtime/wasm_module.js';
+import { enumValue } from '../runtime/wasm_module.js';
+import type { ActivationName, BertHandle, WasmModule } from '../runtime/wasm_module.js';
 import { WasmObject } from '../runtime/wasm_object.js';
 import { WordPieceTokenizer } from '../tokenizers/wordpiece_tokenizer.js';
 import type { WordPieceFiles } from '../tokenizers/wordpiece_tokenizer.js';
@@ -91,7 +92,8 @@ export interface Embeddings {
   row(i: number): Float32Array;
 }
 
-const ACTIVATIONS: Record<string, number> = { gelu: 0, gelu_new: 1, gelu_pytorch_tanh: 1 };
+/** hidden_act -> the core's Activation (gelu_pytorch_tanh is gelu_new's tanh GELU). */
+const ACTIVATIONS: Record<string, ActivationName> = { gelu: 'gelu', gelu_new: 'gelu_new', gelu_pytorch_tanh: 'gelu_new' };
 
 /** The largest layer_norm_eps accepted: BERT's are 1e-12 (TensorFlow ports) to 1e-5; one past 0.1
  * drowns the variance of small activations, so it is a broken config rather than a choice. */
@@ -164,8 +166,8 @@ export class BertModel extends WasmObject<BertHandle> {
     const handle = this.live();
     try {
       const c = config;
-      throwIfError(handle.configure(c.vocab_size, c.max_position_embeddings, c.type_vocab_size, c.hidden_size, c.num_hidden_layers,
-        c.num_attention_heads, c.intermediate_size, c.layer_norm_eps, ACTIVATIONS[c.hidden_act], this.hasPooler, this.hasMaskedLmHead), 'loadModel');
+      throwIfError(handle.configure({ ...c, hidden_act: enumValue(mod.Activation, ACTIVATIONS[c.hidden_act], 'config.json: hidden_act'),
+        pooler: this.hasPooler, mlm_head: this.hasMaskedLmHead }), 'loadModel');
       loadCheckpoint(mod, handle, this.staging, file, bertNames, options.dtype);
     } catch (e) {
       this.dispose();
@@ -195,7 +197,7 @@ export class BertModel extends WasmObject<BertHandle> {
       st.writeI32(rt, tokens);
       st.writeI32(rty, tokenTypes);
       if (padding) st.writeU8(rm, Uint8Array.from(padding));
-      throwIfError(handle.forward(rt.ptr, rty.ptr, padding ? rm.ptr : 0, 1, n, rh.ptr, ra.ptr, trace ?? -1), 'run');
+      throwIfError(handle.forward({ tokens: rt.ptr, token_types: rty.ptr, padding: padding ? rm.ptr : 0, batch: 1, length: n }, rh.ptr, ra.ptr, trace ?? -1), 'run');
       const result: BertRunResult = {
         tokens, tokenTypes, tokenTexts: tokens.map((t) => this.tokenizer.tokenText(t)), hidden: st.readF32(rh, n * D),
       };
@@ -307,8 +309,8 @@ export class BertModel extends WasmObject<BertHandle> {
         st.writeI32(rt, tok);
         st.writeI32(rty, typ);
         st.writeU8(rp, pad);
-        throwIfError(handle.forward(rt.ptr, rty.ptr, rp.ptr, B, n, rh.ptr, 0, -1), 'embed');
-        this.mod.poolHidden(rh.ptr, rp.ptr, B, n, D, pooling === 'cls' ? 1 : 0, normalize, ro.ptr);
+        throwIfError(handle.forward({ tokens: rt.ptr, token_types: rty.ptr, padding: rp.ptr, batch: B, length: n }, rh.ptr, 0, -1), 'embed');
+        this.mod.poolHidden({ hidden: rh.ptr, padding: rp.ptr, batch: B, length: n, dim: D, out: ro.ptr }, this.mod.Pooling[pooling], normalize);
         const pooled = st.readF32(ro, B * D);
         ids.forEach((i, b) => data.set(pooled.subarray(b * D, (b + 1) * D), i * D));
       } finally {

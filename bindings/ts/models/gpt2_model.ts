@@ -9,7 +9,7 @@ import type { Gpt2Files } from '../loading/model_files.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { parseWeights } from '../loading/safetensors.js';
-import type { Gpt2DecodingHandle, WasmModule } from '../runtime/wasm_module.js';
+import type { Gpt2Handle, WasmModule } from '../runtime/wasm_module.js';
 
 export type { GenerateOptions, GenerateResult, RunOptions, RunResult, TokenEvent } from './decoder_model.js';
 
@@ -42,7 +42,7 @@ function checkConfig(c: Record<string, unknown>): Gpt2Config {
 const gpt2Names = (name: string) => [name, 'transformer.' + name];
 
 /** A GPT-2 (decoder-only) language model. */
-export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2DecodingHandle> {
+export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2Handle> {
   readonly type = 'gpt2' as const;
   readonly config: Required<Omit<Gpt2Config, 'n_ctx' | 'activation_function' | 'bos_token_id'>>;
 
@@ -59,7 +59,7 @@ export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2DecodingHandle> {
     this.config = { ...config, layer_norm_epsilon: config.layer_norm_epsilon ?? 1e-5 };
     const handle = this.live();
     try {
-      throwIfError(handle.configure(config.vocab_size, config.n_positions, config.n_embd, config.n_layer, config.n_head, this.config.layer_norm_epsilon), 'loadModel');
+      throwIfError(handle.configure(this.config), 'loadModel');
       loadCheckpoint(mod, handle, this.staging, file, gpt2Names, options.dtype);
     } catch (e) {
       this.dispose();
@@ -67,7 +67,7 @@ export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2DecodingHandle> {
     }
   }
 
-  protected readTrace(handle: Gpt2DecodingHandle, n: number): MultiHeadTrace {
+  protected readTrace(handle: Gpt2Handle, n: number): MultiHeadTrace {
     const H = this.config.n_head, dK = this.config.n_embd / H;
     return readMhaTrace(this.mod, handle, { numHeads: H, dK, dV: dK, dModel: this.config.n_embd }, 1, n, n);
   }

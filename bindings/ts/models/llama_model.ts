@@ -7,15 +7,13 @@ import { configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import type { RunOptions, RunResult } from './decoder_model.js';
 import { AttentionError, throwIfError } from '../errors.js';
-import { copyOut } from '../runtime/heap.js';
 import { HfTokenizer } from '../tokenizers/hf_tokenizer.js';
 import type { HfTokenizerFiles } from '../tokenizers/hf_tokenizer.js';
-import { readMhaTrace } from '../attention/multi_head_attention.js';
+import { readMhaTrace, readTrace } from '../attention/multi_head_attention.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { parseWeights } from '../loading/safetensors.js';
 import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { show } from '../validate.js';
-import { Slot } from '../runtime/wasm_module.js';
 import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 
@@ -175,12 +173,10 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
       { vocab: V, layers: config.num_hidden_layers, heads: config.num_attention_heads, context: config.max_position_embeddings },
       vocabTokenId(files.config.bos_token_id, V) ?? vocabTokenId(tokenizer.bosId, V), eosOf(files.config, tokenizer, V));
     this.config = config;
-    const handle = this.live(), c = config, r = c.rope_scaling;
+    const handle = this.live(), r = config.rope_scaling;
     try {
-      throwIfError(handle.configure(V, c.max_position_embeddings, c.hidden_size, c.intermediate_size, c.num_hidden_layers,
-        c.num_attention_heads, c.num_key_value_heads, c.head_dim, c.rms_norm_eps, c.rope_theta, r.type, r.factor,
-        r.lowFreqFactor, r.highFreqFactor, r.originalMaxPositionEmbeddings, c.attention_bias, c.tie_word_embeddings,
-        c.sliding_window), 'loadModel');
+      throwIfError(handle.configure({ ...config, rope_scaling: { rope_type: r.type, factor: r.factor, low_freq_factor: r.lowFreqFactor,
+        high_freq_factor: r.highFreqFactor, original_max_position_embeddings: r.originalMaxPositionEmbeddings } }), 'loadModel');
       loadCheckpoint(mod, handle, this.staging, file, (name) => [name], options.dtype);
     } catch (e) {
       this.dispose();
@@ -209,7 +205,6 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     const trace = readMhaTrace(this.mod, handle, { numHeads: H, dK: d, dV: d, dModel: D }, 1, n, n);
     trace.shapes.k = [1, KV, n, d];
     trace.shapes.v = [1, KV, n, d];
-    const read = (slot: Slot) => copyOut(this.mod, handle.traceData(slot), handle.traceSize(slot));
-    return { ...trace, qBeforeRotary: read(Slot.QBeforeRotary), kBeforeRotary: read(Slot.KBeforeRotary) };
+    return { ...trace, qBeforeRotary: readTrace(this.mod, handle, 'QBeforeRotary'), kBeforeRotary: readTrace(this.mod, handle, 'KBeforeRotary') };
   }
 }

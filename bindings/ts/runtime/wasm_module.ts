@@ -1,84 +1,236 @@
 // The shape of what the Emscripten glue hands back: heap views, malloc/free and the embind
-// classes of bindings/embind.cpp. Internal: the public API wraps all of it.
-import type { CheckpointHandle } from '../loading/checkpoint.js';
+// classes, enums and value_objects of bindings/embind.cpp. Internal: the public API wraps all of it.
+// Configs and multi-part calls cross as plain objects (embind value_objects: every field
+// required); codes cross as embind enum values, read from the module by name (enumValue).
+import { AttentionError } from '../errors.js';
 
-export interface MultiHeadAttentionHandle {
-  configure(dModel: number, numHeads: number, dK: number, dV: number, kdim: number, vdim: number, bias: boolean): string;
+/** A heap address. */
+type Address = number;
+
+declare const enumBrand: unique symbol;
+/** One value of an embind enum of bindings/embind.cpp: an object holding the C++ value. */
+export interface EnumValue<Name extends string> {
+  readonly value: number;
+  readonly [enumBrand]?: Name;
+}
+/** An embind enum as the module exposes it: its values by name. */
+export type Enum<Name extends string, Key extends string> = { readonly [K in Key]: EnumValue<Name> };
+
+export type DtypeName = 'F32' | 'F16' | 'BF16';
+/** How a model holds its weights (loadModel's dtype; tensor_table.h's WeightStorage). */
+export type WeightStorageName = 'auto' | 'f32' | 'f16' | 'q8' | 'q4';
+/** config.json's activation names ("gelu": erf GELU, "gelu_new": the tanh approximation). */
+export type ActivationName = 'gelu' | 'gelu_new' | 'tanh' | 'silu';
+export type MaskKindName = 'None' | 'Bool' | 'Float';
+/** Trace tensors, in the order the seeds walk through them (embind.cpp's TraceSlot). */
+export type TraceSlotName = 'Q' | 'K' | 'V' | 'RawScores' | 'ScaledScores' | 'MaskedScores' | 'Weights' | 'Z' | 'Concat'
+  | 'Output' | 'Input' | 'QBeforeRotary' | 'KBeforeRotary';
+export type PoolingName = 'mean' | 'cls';
+
+export type Dtype = EnumValue<'Dtype'>;
+export type WeightStorage = EnumValue<'WeightStorage'>;
+export type Activation = EnumValue<'Activation'>;
+export type MaskKind = EnumValue<'MaskKind'>;
+export type TraceSlot = EnumValue<'TraceSlot'>;
+export type Pooling = EnumValue<'Pooling'>;
+
+/** The value of enum `e` named `name`, if it has one. embind itself does not check what it is given
+ * for an enum (it passes `.value` on: a plain number or an unknown name would reach the core as 0),
+ * so every name goes through here or enumValue. */
+export function findEnum<N extends string, K extends string>(e: Enum<N, K>, name: string): EnumValue<N> | undefined {
+  if (!Object.prototype.hasOwnProperty.call(e, name)) return undefined;
+  const v = (e as Record<string, EnumValue<N> | undefined>)[name];
+  return typeof v === 'object' && v !== null && typeof v.value === 'number' ? v : undefined;
+}
+
+/** An enum's names, in the order embind.cpp declares them. */
+export function enumNames<N extends string, K extends string>(e: Enum<N, K>): K[] {
+  return Object.keys(e).filter((k) => findEnum(e, k) !== undefined) as K[];
+}
+
+/** The value of enum `e` named `name`, or a named AttentionError ("<what> "x" is not one of ..."). */
+export function enumValue<N extends string, K extends string>(e: Enum<N, K>, name: string, what: string): EnumValue<N> {
+  const v = findEnum(e, name);
+  if (v === undefined) throw new AttentionError(`${what} ${JSON.stringify(name)} is not one of ${enumNames(e).join(', ')}`);
+  return v;
+}
+
+/** A call's masks (embind.cpp's MaskArgs). */
+export interface Masks {
+  causal: boolean;
+  key_padding: Address;
+  kind: MaskKind;
+  data: Address;
+  per_head: boolean;
+}
+
+/** Reads the trace tensors of the last traced call. */
+export interface TraceHandle {
+  traceData(slot: TraceSlot): Address;
+  traceSize(slot: TraceSlot): number;
+}
+
+/** MultiHeadAttention's config (the core's MhaConfig; 0: the core's default). */
+export interface MhaConfig {
+  d_model: number;
+  num_heads: number;
+  d_k: number;
+  d_v: number;
+  kdim: number;
+  vdim: number;
+  bias: boolean;
+}
+
+export interface MhaWeights {
+  wq: Address; wk: Address; wv: Address; wo: Address;
+  bq: Address; bk: Address; bv: Address; bo: Address;
+}
+
+/** One MultiHeadAttention forward call; scale NaN: 1/sqrt(d_k). */
+export interface MhaCall {
+  query: Address; key: Address; value: Address;
+  batch: number; seq_q: number; seq_k: number;
+  scale: number;
+  output: Address; weights: Address;
+  trace: boolean;
+}
+
+export interface MultiHeadAttentionHandle extends TraceHandle {
+  configure(config: MhaConfig): string;
   dK(): number;
   dV(): number;
   kdim(): number;
   vdim(): number;
-  setWeights(wq: number, wk: number, wv: number, wo: number, bq: number, bk: number, bv: number, bo: number): string;
-  forward(query: number, key: number, value: number, batch: number, seqQ: number, seqK: number,
-    causal: boolean, keyPadding: number, maskKind: number, mask: number, maskPerHead: boolean,
-    scale: number, output: number, weights: number, trace: boolean): string;
-  traceData(slot: number): number;
-  traceSize(slot: number): number;
+  setWeights(weights: MhaWeights): string;
+  forward(call: MhaCall, masks: Masks): string;
   delete(): void;
 }
 
-export interface AttentionHandle {
-  run(q: number, k: number, v: number, batch: number, heads: number, seqQ: number, seqK: number,
-    dK: number, dV: number, causal: boolean, keyPadding: number, maskKind: number, mask: number,
-    maskPerHead: boolean, scale: number, output: number, weights: number, trace: boolean): string;
-  traceData(slot: number): number;
-  traceSize(slot: number): number;
+/** One standalone attention call on given Q, K, V. */
+export interface AttentionCall {
+  q: Address; k: Address; v: Address;
+  batch: number; heads: number; seq_q: number; seq_k: number; d_k: number; d_v: number;
+  scale: number;
+  output: Address; weights: Address;
+  trace: boolean;
+}
+
+export interface AttentionHandle extends TraceHandle {
+  run(call: AttentionCall, masks: Masks): string;
   delete(): void;
 }
 
-/** What every model handle shares: loading by tensor name (see checkpoint.ts) and the trace. */
-export interface ModelHandle extends CheckpointHandle {
-  traceData(slot: number): number;
-  traceSize(slot: number): number;
+/** What every model handle of bindings/embind.cpp offers for loading (checkpoint.ts). */
+export interface CheckpointHandle {
+  tensorCount(): number;
+  tensorName(i: number): string;
+  tensorShape(i: number): number[];
+  tensorOptional(i: number): boolean;
+  /** data: the stored bytes in the heap. */
+  setTensor(name: string, data: Address, count: number, dtype: Dtype): string;
+  /** Elements [first, first + part) of a tensor of `count`, whole stored rows, in order. */
+  setTensorPart(name: string, data: Address, count: number, first: number, part: number, dtype: Dtype): string;
+  /** Where the core keeps this tensor's bytes as stored (a tied embedding in F16), to write them
+   * there directly before setTensor; 0: stage them. */
+  storedDestination(name: string, count: number, dtype: Dtype): Address;
+  /** How the weights are held; before any tensor is set. */
+  setWeightStorage(storage: WeightStorage): string;
+  finalize(): string;
+}
+
+/** What every model handle shares: configure with its family's config, loading by tensor name
+ * (checkpoint.ts) and the trace. */
+export interface ModelHandle<Config> extends CheckpointHandle, TraceHandle {
+  configure(config: Config): string;
+  weightBytes(): number;
   delete(): void;
 }
 
-export interface Gpt2Handle extends ModelHandle {
-  configure(vocabSize: number, nPositions: number, nEmbd: number, nLayer: number, nHead: number, eps: number): string;
-  forward(tokens: number, n: number, logits: number, attention: number, traceLayer: number, logitRows: number): string;
+/** A batch of token sequences padded to one length (token_types, padding 0: none). */
+export interface TokenBatch {
+  tokens: Address; token_types: Address; padding: Address;
+  batch: number; length: number;
 }
 
-/** A decoder-only model's handle without its configure (bindings/embind.cpp's DecoderHandle). */
-export type DecoderModelHandle = Omit<Gpt2DecodingHandle, 'configure'>;
-
-/** The Llama family (bindings/embind.cpp's LlamaHandle); scaling '' for no rope_scaling. */
-export interface LlamaHandle extends DecoderModelHandle {
-  configure(vocabSize: number, maxPositions: number, hidden: number, intermediate: number, layers: number, heads: number,
-    kvHeads: number, headDim: number, eps: number, ropeTheta: number, scaling: string, factor: number, lowFreqFactor: number,
-    highFreqFactor: number, originalMaxPositions: number, attentionBias: boolean, tieWordEmbeddings: boolean,
-    slidingWindow: number): string;
+/** The encoder's output as the decoder reads it. */
+export interface EncoderMemory {
+  states: Address; padding: Address; length: number;
 }
 
-/** Incremental decoding through the KV cache, as GPT-2 and BART offer it. */
+/** Where a BART decoder call writes (attention 0: not wanted). */
+export interface DecoderOutputs {
+  logits: Address; self_attention: Address; cross_attention: Address;
+}
+
+/** GPT-2's config.json fields the core reads. */
+export interface Gpt2Config {
+  vocab_size: number; n_positions: number; n_embd: number; n_layer: number; n_head: number;
+  layer_norm_epsilon: number;
+}
+
+/** config.json's rope_scaling as the core reads it; rope_type '' for none. */
+export interface RopeScalingConfig {
+  rope_type: string;
+  factor: number;
+  low_freq_factor: number;
+  high_freq_factor: number;
+  original_max_position_embeddings: number;
+}
+
+/** The Llama family's config.json fields the core reads. */
+export interface LlamaCoreConfig {
+  vocab_size: number; max_position_embeddings: number; hidden_size: number; intermediate_size: number;
+  num_hidden_layers: number; num_attention_heads: number; num_key_value_heads: number; head_dim: number;
+  rms_norm_eps: number; rope_theta: number; rope_scaling: RopeScalingConfig;
+  attention_bias: boolean; tie_word_embeddings: boolean; sliding_window: number;
+}
+
+export interface BartCoreConfig {
+  vocab_size: number; max_position_embeddings: number; d_model: number;
+  encoder_layers: number; decoder_layers: number; encoder_attention_heads: number; decoder_attention_heads: number;
+  encoder_ffn_dim: number; decoder_ffn_dim: number; activation_function: Activation; scale_embedding: boolean;
+}
+
+/** pooler / mlm_head: whether the checkpoint has pooler.dense.* / cls.predictions.*. */
+export interface BertCoreConfig {
+  vocab_size: number; max_position_embeddings: number; type_vocab_size: number; hidden_size: number;
+  num_hidden_layers: number; num_attention_heads: number; intermediate_size: number; layer_norm_eps: number;
+  hidden_act: Activation; pooler: boolean; mlm_head: boolean;
+}
+
+/** Incremental decoding through the KV cache, as GPT-2, Llama and BART offer it. */
 export interface DecodingHandle {
-  step(tokens: number, n: number, logits: number, ...attention: number[]): string;
-  reorderCache(order: number, newBatch: number): string;
+  reorderCache(order: Address, newBatch: number): string;
   cachedLength(): number;
 }
 
-export interface Gpt2DecodingHandle extends Gpt2Handle, DecodingHandle {
+/** A decoder-only model's handle (bindings/embind.cpp's DecoderHandle). */
+export interface DecoderModelHandle<Config = unknown> extends ModelHandle<Config>, DecodingHandle {
+  forward(tokens: Address, n: number, logits: Address, attention: Address, traceLayer: number, logitRows: number): string;
   startDecoding(batch: number, capacity: number): string;
-  step(tokens: number, n: number, logits: number, attention: number): string;
+  step(tokens: Address, n: number, logits: Address, attention: Address): string;
 }
 
-export interface BartHandle extends ModelHandle, DecodingHandle {
-  configure(vocabSize: number, maxPositions: number, dModel: number, encoderLayers: number, decoderLayers: number,
-    encoderHeads: number, decoderHeads: number, encoderFfn: number, decoderFfn: number, activation: number,
-    scaleEmbedding: boolean): string;
-  encode(tokens: number, padding: number, batch: number, n: number, memory: number, attention: number, traceLayer: number): string;
-  decode(tokens: number, batch: number, T: number, memory: number, padding: number, S: number, logits: number,
-    selfAttention: number, crossAttention: number, traceLayer: number, traceCross: boolean): string;
-  startDecoding(memory: number, padding: number, batch: number, S: number, capacity: number): string;
-  step(tokens: number, n: number, logits: number, selfAttention: number, crossAttention: number): string;
+export type Gpt2Handle = DecoderModelHandle<Gpt2Config>;
+export type LlamaHandle = DecoderModelHandle<LlamaCoreConfig>;
+
+export interface BartHandle extends ModelHandle<BartCoreConfig>, DecodingHandle {
+  encode(input: TokenBatch, memory: Address, attention: Address, traceLayer: number): string;
+  /** traceCross: the trace is the cross-attention's walk (else the decoder self-attention's). */
+  decode(input: TokenBatch, memory: EncoderMemory, out: DecoderOutputs, traceLayer: number, traceCross: boolean): string;
+  startDecoding(memory: EncoderMemory, batch: number, capacity: number): string;
+  step(tokens: Address, n: number, out: DecoderOutputs): string;
 }
 
-export interface BertHandle extends ModelHandle {
-  configure(vocabSize: number, maxPositions: number, typeVocabSize: number, hidden: number, layers: number, heads: number,
-    intermediate: number, eps: number, activation: number, pooler: boolean, mlmHead: boolean): string;
-  forward(tokens: number, tokenTypes: number, padding: number, batch: number, n: number, hidden: number,
-    attention: number, traceLayer: number): string;
-  mlmLogits(hidden: number, rows: number, logits: number): string;
-  pooler(hidden: number, batch: number, n: number, out: number): string;
+export interface BertHandle extends ModelHandle<BertCoreConfig> {
+  forward(input: TokenBatch, hidden: Address, attention: Address, traceLayer: number): string;
+  mlmLogits(hidden: Address, rows: number, logits: Address): string;
+  pooler(hidden: Address, batch: number, n: number, out: Address): string;
+}
+
+/** Hidden states to pool (batch x length x dim) and where the batch x dim result goes. */
+export interface PoolArgs {
+  hidden: Address; padding: Address; batch: number; length: number; dim: number; out: Address;
 }
 
 export interface WasmModule {
@@ -88,19 +240,22 @@ export interface WasmModule {
   _malloc(bytes: number): number;
   _free(ptr: number): void;
   kernelsName(): string;
-  logSumExpRows(logits: number, rows: number, cols: number, out: number): string;
+  logSumExpRows(logits: Address, rows: number, cols: number, out: Address): string;
   setNumThreads(n: number): number;
+  Dtype: Enum<'Dtype', DtypeName>;
+  WeightStorage: Enum<'WeightStorage', WeightStorageName>;
+  Activation: Enum<'Activation', ActivationName>;
+  MaskKind: Enum<'MaskKind', MaskKindName>;
+  TraceSlot: Enum<'TraceSlot', TraceSlotName>;
+  Pooling: Enum<'Pooling', PoolingName>;
   MultiHeadAttentionHandle: new () => MultiHeadAttentionHandle;
   AttentionHandle: new () => AttentionHandle;
-  Gpt2Handle: new () => Gpt2DecodingHandle;
+  Gpt2Handle: new () => Gpt2Handle;
   LlamaHandle: new () => LlamaHandle;
   BartHandle: new () => BartHandle;
   BertHandle: new () => BertHandle;
-  /** Sentence embeddings from hidden states: kind 0 = mean over real tokens, 1 = first token. */
-  poolHidden(hidden: number, padding: number, batch: number, n: number, dim: number, kind: number, normalize: boolean, out: number): void;
+  /** Sentence embeddings from hidden states: mean over real tokens, or the first token. */
+  poolHidden(args: PoolArgs, kind: Pooling, normalize: boolean): void;
 }
-
-/** Trace slots, in the order of bindings/embind.cpp's TraceSlot. */
-export const enum Slot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output, Input, QBeforeRotary, KBeforeRotary }
 
 export type GlueFactory = (moduleArg: Record<string, unknown>) => Promise<WasmModule>;
