@@ -1,5 +1,5 @@
 // Packages the TypeScript wrapper and the Emscripten glue into dist/: the browser/bundler ES module
-// (index.js, from bindings/ts/index.ts: no Node module in it), the Node ES module (index.node.js)
+// (index.js, from bindings/ts/index.ts: no Node module in it), the analysis entry (analysis.js), the Node ES module (index.node.js)
 // and CommonJS file (index.cjs), both from bindings/ts/index_node.ts, the .wasm files beside them
 // and the type declarations.
 import { build } from 'esbuild';
@@ -34,6 +34,9 @@ const common = {
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 await build({ ...common, entryPoints: [join(root, 'bindings/ts/index.ts')], format: 'esm', outfile: join(dist, 'index.js') });
+// The analysis entry: the head rules and name helpers alone, for a page's main thread (the demo, the
+// widget), with no WebAssembly glue in it.
+await build({ ...common, entryPoints: [join(root, 'bindings/ts/analysis/index.ts')], format: 'esm', outfile: join(dist, 'analysis.js') });
 const node = { ...common, entryPoints: [join(root, 'bindings/ts/index_node.ts')], platform: 'node', target: 'node18' };
 await build({ ...node, format: 'esm', outfile: join(dist, 'index.node.js') });
 await build({

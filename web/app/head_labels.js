@@ -2,7 +2,7 @@
 // library's rules: headRules, bindings/ts/analysis/head_rules.ts): each head's label with the score
 // that earned it ("previous-token · 0.53", "sink · 0.98"), a sentence saying what the labels used
 // mean, and the head a model opens on.
-import { headRules } from '../../dist/index.js';
+import { headRules } from '../../dist/analysis.js';
 
 const { LABELS, BROAD, labelText } = headRules;
 

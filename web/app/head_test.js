@@ -2,7 +2,7 @@
 // measurements that labelled it (the library's headRules). Induction: random words written twice, each row
 // of the second copy scored by its weight on the token after the word's first occurrence;
 // previous-token: each row's weight on the token before it. The heatmap outlines those cells.
-import { headRules } from '../../dist/index.js';
+import { headRules } from '../../dist/analysis.js';
 
 const { PROBE_WORDS, randomWords, seeded, inductionRows, inductionRowScores, previousRowScores } = headRules;
 

@@ -2,7 +2,7 @@
 // veiw="heads" would otherwise be ignored without a word. The nearest known name comes from the
 // library's own lookup (nearestName / unknownName, from dist/ like the rest of web/app's library
 // imports), so the widget and the library suggest names the same way.
-import { nearestName, unknownName } from '../../dist/index.js';
+import { nearestName, unknownName } from '../../dist/analysis.js';
 import { MODELS } from './state.js';
 
 /** Every attribute the widget reads (all observed: changing one recomputes or redraws). */
