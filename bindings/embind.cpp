@@ -217,6 +217,34 @@ class ModelHandle {
   std::string finalize() { return model_.finalize(); }
   Address traceData(TraceSlot slot) const { return address_of(mha_slot(trace_, slot)); }
   int traceSize(TraceSlot slot) const { return size_of(mha_slot(trace_, slot)); }
+  // One head's weights as the layer holds them, decoded (HeadWeights), as views of this handle's
+  // copy (valid until the next call; the wrapper copies them): { error } or the fields.
+  emscripten::val headWeights(attn::AttentionPart part, int layer, int head) {
+    emscripten::val out = emscripten::val::object();
+    const attn::MultiHeadAttention* a = model_.attention_layer(part, layer);
+    std::string err = a ? a->head_weights(head, &head_) : "layer " + std::to_string(layer) + " out of range";
+    if (!err.empty()) {
+      out.set("error", err);
+      return out;
+    }
+    const auto view = [](const std::vector<float>& v) { return emscripten::val(emscripten::typed_memory_view(v.size(), v.data())); };
+    out.set("dModel", head_.d_model), out.set("kdim", head_.kdim), out.set("vdim", head_.vdim);
+    out.set("dK", head_.d_k), out.set("dV", head_.d_v), out.set("kvHead", head_.kv_head);
+    out.set("wQ", view(head_.w_q)), out.set("wK", view(head_.w_k)), out.set("wV", view(head_.w_v)), out.set("wO", view(head_.w_o));
+    out.set("bQ", view(head_.b_q)), out.set("bK", view(head_.b_k)), out.set("bV", view(head_.b_v)), out.set("bO", view(head_.b_o));
+    return out;
+  }
+  // The boolean mask the layer's last call with weights or a trace applied: { batch, seqQ, seqK,
+  // hidden (a view, 1 = hidden) }, or null before any such call.
+  emscripten::val appliedMask(attn::AttentionPart part, int layer) const {
+    const attn::MultiHeadAttention* a = model_.attention_layer(part, layer);
+    if (!a || a->applied_mask().hidden.empty()) return emscripten::val::null();
+    const attn::AppliedMask& m = a->applied_mask();
+    emscripten::val out = emscripten::val::object();
+    out.set("batch", m.batch), out.set("seqQ", m.seq_q), out.set("seqK", m.seq_k);
+    out.set("hidden", emscripten::val(emscripten::typed_memory_view(m.hidden.size(), m.hidden.data())));
+    return out;
+  }
 
  protected:
   attn::MhaTrace* trace_for(int trace_layer) {
@@ -225,6 +253,7 @@ class ModelHandle {
   }
   Model model_;
   attn::MhaTrace trace_;
+  attn::HeadWeights head_;
 };
 
 // Every model handle's configure(config) takes its family's config value_object (Config: the
@@ -252,7 +281,13 @@ void bind_model_handle(emscripten::class_<H>& c) {
       .function("weightBytes", optional_override([](H& h) { return h.weightBytes(); }))
       .function("finalize", optional_override([](H& h) { return h.finalize(); }))
       .function("traceData", optional_override([](const H& h, TraceSlot slot) { return h.traceData(slot); }))
-      .function("traceSize", optional_override([](const H& h, TraceSlot slot) { return h.traceSize(slot); }));
+      .function("traceSize", optional_override([](const H& h, TraceSlot slot) { return h.traceSize(slot); }))
+      .function("headWeights", optional_override([](H& h, attn::AttentionPart part, int layer, int head) {
+                  return h.headWeights(part, layer, head);
+                }))
+      .function("appliedMask", optional_override([](const H& h, attn::AttentionPart part, int layer) {
+                  return h.appliedMask(part, layer);
+                }));
 }
 
 // A decoder-only language model (GPT-2, the Llama family): forward, and decoding with a KV cache.
@@ -412,6 +447,12 @@ void bind_enums() {
       .value("QBeforeRotary", TraceSlot::QBeforeRotary)
       .value("KBeforeRotary", TraceSlot::KBeforeRotary);
   enum_<Pooling>("Pooling").value("mean", Pooling::Mean).value("cls", Pooling::Cls);
+  // A layer's attention a viewer asks about: its self-attention (an encoder-decoder's encoder's),
+  // the decoder's self-attention, the cross-attention.
+  enum_<attn::AttentionPart>("AttentionPart")
+      .value("self", attn::AttentionPart::kSelf)
+      .value("decoder", attn::AttentionPart::kDecoderSelf)
+      .value("cross", attn::AttentionPart::kCross);
 }
 
 // The structs that cross as plain JS objects (every field required).

@@ -20,6 +20,8 @@ export type { SamplingOptions } from './models/decoding.js';
 export { BertModel, cosineSimilarity, similarityMatrix, MAX_EMBED_BATCH, MAX_SIMILARITY_COUNT } from './models/bert_model.js';
 export type { BertConfig, BertInput, BertRunOptions, BertRunResult, EmbedOptions, Embeddings, FillMaskResult } from './models/bert_model.js';
 export { MODEL_TYPES } from './loading/model_files.js';
+export type { AppliedMask, HeadWeights } from './models/layer_inspection.js';
+export type { AttentionPartName } from './runtime/wasm_module.js';
 export { SHIPPED_MODELS } from './loading/shipped_models.js';
 export type { ShippedModel } from './loading/shipped_models.js';
 export { HubError, DEFAULT_HUB_URL, DEFAULT_MAX_BYTES, hubFileUrl } from './hub/hub.js';

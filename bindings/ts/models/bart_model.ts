@@ -20,6 +20,8 @@ import type { Rules } from '../validate.js';
 import { enumValue } from '../runtime/wasm_module.js';
 import type { BartHandle, TokenBatch, WasmModule } from '../runtime/wasm_module.js';
 import { WasmObject } from '../runtime/wasm_object.js';
+import { readAppliedMask, readHeadWeights, type AppliedMask, type HeadWeights } from './layer_inspection.js';
+import type { AttentionPartName } from '../runtime/wasm_module.js';
 
 /** The fields of a Hugging Face BART config.json that the model uses. */
 export interface BartConfig {
@@ -207,6 +209,19 @@ export class BartModel extends WasmObject<BartHandle> {
       this.dispose();
       throw e;
     }
+  }
+
+  /**
+   * Head `head` of layer `layer` of the encoder's self-attention (part 'self'), the decoder's
+   * ('decoder') or the cross-attention ('cross'), as the model holds it (see HeadWeights).
+   */
+  headWeights(layer: number, head: number, part: AttentionPartName = 'self'): HeadWeights {
+    return readHeadWeights(this.mod, this.live(), part, layer, head);
+  }
+
+  /** The mask layer `layer` of `part` applied in the last call that returned attention (null before one). */
+  appliedMask(layer: number, part: AttentionPartName = 'self'): AppliedMask | null {
+    return readAppliedMask(this.mod, this.live(), part, layer);
   }
 
   /** <s> + the text's tokens + </s>, as BART's tokenizers frame an input; token ids must come

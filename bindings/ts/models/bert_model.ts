@@ -18,6 +18,7 @@ import type { ActivationName, BertHandle, WasmModule } from '../runtime/wasm_mod
 import { WasmObject } from '../runtime/wasm_object.js';
 import { WordPieceTokenizer } from '../tokenizers/wordpiece_tokenizer.js';
 import type { WordPieceFiles } from '../tokenizers/wordpiece_tokenizer.js';
+import { readAppliedMask, readHeadWeights, type AppliedMask, type HeadWeights } from './layer_inspection.js';
 
 /** The fields of a Hugging Face BERT config.json that the forward pass uses. */
 export interface BertConfig {
@@ -216,6 +217,19 @@ export class BertModel extends WasmObject<BertHandle> {
     } finally {
       st.release();
     }
+  }
+
+  /**
+   * Head `head` of layer `layer` as the model holds it (decoded, in the seeds' layout: W^Q, W^K,
+   * W^V columns and W^O rows; see HeadWeights). Works at every dtype and for any checkpoint format.
+   */
+  headWeights(layer: number, head: number): HeadWeights {
+    return readHeadWeights(this.mod, this.live(), 'self', layer, head);
+  }
+
+  /** The mask layer `layer` applied in the last run that returned attention (null before one). */
+  appliedMask(layer: number): AppliedMask | null {
+    return readAppliedMask(this.mod, this.live(), 'self', layer);
   }
 
   /**

@@ -12,6 +12,7 @@ import type { DecoderModelHandle, WasmModule } from '../runtime/wasm_module.js';
 import { checkObject, checkOptions, is, show } from '../validate.js';
 import type { Rule, Rules } from '../validate.js';
 import { WasmObject } from '../runtime/wasm_object.js';
+import { readAppliedMask, readHeadWeights, type AppliedMask, type HeadWeights } from './layer_inspection.js';
 
 export interface RunOptions {
   /** Put the model's bos_token_id (GPT-2: <|endoftext|>) before the input, as models trained on
@@ -160,6 +161,19 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
   /** How one token reads on its own ('' for an id past the tokenizer's vocabulary, see decodeIds). */
   private tokenText(id: number): string {
     return id < this.tokenizer.vocabSize ? this.tokenizer.tokenText(id) : '';
+  }
+
+  /**
+   * Head `head` of layer `layer` as the model holds it (decoded, in the seeds' layout: W^Q, W^K,
+   * W^V columns and W^O rows; see HeadWeights). Works at every dtype and for any checkpoint format.
+   */
+  headWeights(layer: number, head: number): HeadWeights {
+    return readHeadWeights(this.mod, this.live(), 'self', layer, head);
+  }
+
+  /** The mask layer `layer` applied in the last run or step that returned attention (null before one). */
+  appliedMask(layer: number): AppliedMask | null {
+    return readAppliedMask(this.mod, this.live(), 'self', layer);
   }
 
   /** The traced layer's attention walk after a forward of n tokens (LlamaModel's holds more). */

@@ -26,6 +26,8 @@ export type MaskKindName = 'None' | 'Bool' | 'Float';
 export type TraceSlotName = 'Q' | 'K' | 'V' | 'RawScores' | 'ScaledScores' | 'MaskedScores' | 'Weights' | 'Z' | 'Concat'
   | 'Output' | 'Input' | 'QBeforeRotary' | 'KBeforeRotary';
 export type PoolingName = 'mean' | 'cls';
+/** Which attention of a layer: its self-attention (BART: the encoder's), BART's decoder self-attention, its cross-attention. */
+export type AttentionPartName = 'self' | 'decoder' | 'cross';
 
 export type Dtype = EnumValue<'Dtype'>;
 export type WeightStorage = EnumValue<'WeightStorage'>;
@@ -33,6 +35,7 @@ export type Activation = EnumValue<'Activation'>;
 export type MaskKind = EnumValue<'MaskKind'>;
 export type TraceSlot = EnumValue<'TraceSlot'>;
 export type Pooling = EnumValue<'Pooling'>;
+export type AttentionPart = EnumValue<'AttentionPart'>;
 
 /** The value of enum `e` named `name`, if it has one. embind itself does not check what it is given
  * for an enum (it passes `.value` on: a plain number or an unknown name would reach the core as 0),
@@ -138,11 +141,26 @@ export interface CheckpointHandle {
   finalize(): string;
 }
 
+/** One head's weights as embind.cpp's headWeights returns them: heap views (copy at once) or an error. */
+export interface HeadWeightsViews {
+  error?: string;
+  dModel: number; kdim: number; vdim: number; dK: number; dV: number; kvHead: number;
+  wQ: Float32Array; wK: Float32Array; wV: Float32Array; wO: Float32Array;
+  bQ: Float32Array; bK: Float32Array; bV: Float32Array; bO: Float32Array;
+}
+
+/** The boolean mask a layer's last call applied (a heap view: copy at once). */
+export interface AppliedMaskView {
+  batch: number; seqQ: number; seqK: number; hidden: Uint8Array;
+}
+
 /** What every model handle shares: configure with its family's config, loading by tensor name
- * (checkpoint.ts) and the trace. */
+ * (checkpoint.ts), the trace, and what a viewer asks of a layer (its heads' weights, its mask). */
 export interface ModelHandle<Config> extends CheckpointHandle, TraceHandle {
   configure(config: Config): string;
   weightBytes(): number;
+  headWeights(part: AttentionPart, layer: number, head: number): HeadWeightsViews;
+  appliedMask(part: AttentionPart, layer: number): AppliedMaskView | null;
   delete(): void;
 }
 
@@ -248,6 +266,7 @@ export interface WasmModule {
   MaskKind: Enum<'MaskKind', MaskKindName>;
   TraceSlot: Enum<'TraceSlot', TraceSlotName>;
   Pooling: Enum<'Pooling', PoolingName>;
+  AttentionPart: Enum<'AttentionPart', AttentionPartName>;
   MultiHeadAttentionHandle: new () => MultiHeadAttentionHandle;
   AttentionHandle: new () => AttentionHandle;
   Gpt2Handle: new () => Gpt2Handle;
