@@ -8,13 +8,25 @@
 //
 // Requests are { id, channel, type, payload }. Within one channel only the newest pending request
 // runs: while a sentence is being computed, the keystrokes that arrive meanwhile collapse into one.
-import { loadAttention, simdSupported } from '../../dist/index.js';
+import { MODEL_FAMILIES, loadAttention, modelFamily, simdSupported } from '../../dist/index.js';
 import { loadGpt2 } from './models/gpt2.js';
 import { loadBert } from './models/bert.js';
 import { loadBart } from './models/bart.js';
 import { loadLlama } from './models/llama.js';
 
-const LOADERS = { gpt2: loadGpt2, bert: loadBert, bart: loadBart, llama: loadLlama, qwen2: loadLlama, mistral: loadLlama };
+// By the library's model family (its registry, MODEL_FAMILIES, maps config.json's model_types to
+// families: qwen2 and mistral are llama's).
+const LOADERS = { gpt2: loadGpt2, bert: loadBert, bart: loadBart, llama: loadLlama };
+const DEMO_TYPES = MODEL_FAMILIES.filter((f) => LOADERS[f.name]).flatMap((f) => f.modelTypes);
+
+/** The demo's loader for a config.json, or undefined when the library or the demo does not run it. */
+function loaderFor(config) {
+  try {
+    return LOADERS[modelFamily(config).name];
+  } catch {
+    return undefined;
+  }
+}
 
 let attnPromise = null;
 const models = new Map(); // folder URL -> Promise<{ info, run, compare? }>
@@ -90,9 +102,8 @@ function model(folder, { hubUrl, onProgress, dtype } = {}) {
       const attnReady = library();
       attnReady.catch(() => {}); // (a failure is reported where it is awaited)
       const config = await fetchFile('config.json', 'json');
-      const type = config.model_type ?? ('n_embd' in config ? 'gpt2' : undefined);
-      const load = LOADERS[type];
-      if (!load) throw new Error(`${hub ? url : url + 'config.json'}: model_type ${JSON.stringify(type)} is not one the demo runs (${Object.keys(LOADERS).join(', ')})`);
+      const load = loaderFor(config);
+      if (!load) throw new Error(`${hub ? url : url + 'config.json'}: model_type ${JSON.stringify(config?.model_type)} is not one the demo runs (${DEMO_TYPES.join(', ')})`);
       const name = hub ? url.slice(3) : decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? 'model');
       // Optional: the model's measured quality (tools/quality/measure_quality.mjs), fetched meanwhile.
       const quality = hub ? null : fetchFile('quality.json', 'json').catch(() => null);

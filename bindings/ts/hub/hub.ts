@@ -12,7 +12,7 @@
 import { AttentionError } from '../errors.js';
 import { ByteSink, closedBeforeAnswer, fetchFailure, stopReason, Watch } from './hub_fetch.js';
 import type { StopReason } from './hub_fetch.js';
-import { checkModelFile } from '../loading/model_file_check.js';
+import { checkModelFile, checkRepoPath } from '../loading/model_file_check.js';
 import { is, show } from '../validate.js';
 import type { Rules } from '../validate.js';
 
@@ -148,12 +148,6 @@ export function parseHubId(source: string, revisionOption?: string): { id: strin
   return { id, revision };
 }
 
-/** A file name inside a model repository (also the shard names an index file lists). */
-export function checkRepoPath(file: string): string {
-  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(file) || file.split('/').some((p) => p === '.' || p === '..'))
-    throw new AttentionError(`"${file}" is not a file name inside a model repository`);
-  return file;
-}
 
 /** {hubUrl}/{id}/resolve/{revision}/{file}, the Hub's download address. */
 export function hubFileUrl(hubUrl: string, id: string, revision: string, file: string): string {

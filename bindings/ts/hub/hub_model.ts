@@ -1,24 +1,26 @@
-// A model from the Hugging Face Hub: its repository as a source of model files (model_files.ts
-// picks which files config.json's model_type needs), with the model type checked before the
-// weights are asked for, so an unsupported model costs one small download.
+// A model from the Hugging Face Hub: its repository as a source of model files (the registry,
+// models/registry.ts, says which files config.json's model_type needs), with the model type
+// checked before the weights are asked for, so an unsupported model costs one small download.
 import { HubError, HubRepo } from './hub.js';
 import type { HubOptions, HubPlatform } from './hub.js';
-import { MODEL_TYPES, readModelFiles } from '../loading/model_files.js';
-import type { ModelFiles } from '../loading/model_files.js';
+import { readModelFiles } from '../loading/model_files.js';
+import type { CheckpointFiles } from '../loading/model_files.js';
+import { MODEL_TYPES, declaredModelType, familyOfType, readerFor } from '../models/registry.js';
 
 /** `source` is what follows "hf:": "owner/name" or "owner/name@revision". */
-export async function fetchHubModelFiles(source: string, options: HubOptions, platform: HubPlatform): Promise<ModelFiles> {
+export async function fetchHubModelFiles(source: string, options: HubOptions, platform: HubPlatform): Promise<CheckpointFiles> {
   const repo = new HubRepo(source, options, platform);
   return readModelFiles({
     read: (file) => repo.file(file),
     isMissing: (e) => HubRepo.isMissing(e),
+    missing: (e, why) => (e instanceof HubError ? new HubError(`${e.message} (${why})`, e.code, e.url, e.status) : undefined),
     checkType(config) {
-      const type = config.model_type ?? ('n_embd' in config ? 'gpt2' : undefined);
-      if (typeof type !== 'string' || !(MODEL_TYPES as readonly string[]).includes(type))
+      const type = declaredModelType(config);
+      if (!familyOfType(type))
         throw new HubError(`${repo.name} is a ${JSON.stringify(type ?? null)} model (config.json's model_type); this library runs ${MODEL_TYPES.join(', ')}, so its weights were not downloaded`,
           'unsupported-model', repo.url('config.json'));
     },
-  });
+  }, readerFor);
 }
 
 /** One file of a Hub repository (cached like the model's files): for files a model does not need,

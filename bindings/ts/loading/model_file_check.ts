@@ -11,6 +11,14 @@ import { checkTokenizerFileSize, TOKENIZER_FILES } from '../tokenizers/tokenizer
 // before caching, without parsing a large tokenizer.json twice.
 const parsedJson = new WeakMap<Uint8Array, unknown>();
 
+/** A file name inside a model repository (a shard named by model.safetensors.index.json, a Hub
+ * file): plain path segments, never "." or "..". */
+export function checkRepoPath(file: string): string {
+  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(file) || file.split('/').some((p) => p === '.' || p === '..'))
+    throw new AttentionError(`"${file}" is not a file name inside a model repository`);
+  return file;
+}
+
 /** A file whose bytes are not what its name says. `html`: an HTML page came back in its place,
  * which from a folder means the file is missing (a server's fallback page). */
 export class InvalidModelFile extends AttentionError {

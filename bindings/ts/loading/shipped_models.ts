@@ -5,12 +5,13 @@
 // rewrite the URLs, and Node reads them from the package folder: nothing to copy by hand.
 import { AttentionError } from '../errors.js';
 import { show } from '../validate.js';
-import { readModelFiles, type ModelFiles, type ModelType } from './model_files.js';
+import { readModelFiles } from './model_files.js';
+import type { CheckpointFiles, ReaderFor } from './model_files.js';
 import type { Platform } from '../runtime/platform.js';
 
-/** A model shipped in the package: its name, its type (which class loadModel returns) and the URL
- * of each file it has. */
-export interface ShippedModel<T extends ModelType = ModelType> {
+/** A model shipped in the package: its name, its type (its family: which class loadModel returns)
+ * and the URL of each file it has. */
+export interface ShippedModel<T extends string = string> {
   readonly name: string;
   readonly type: T;
   /** File name (as in a Hub folder: 'config.json', 'model.safetensors', ...) -> where it is. */
@@ -33,7 +34,7 @@ export function isShippedModel(value: unknown): value is ShippedModel {
 class NotShipped extends AttentionError {}
 
 /** Reads a shipped model's files, each from its own URL (a bundler may have renamed it). */
-export function fetchShippedModelFiles(model: ShippedModel, platform: Platform): Promise<ModelFiles> {
+export function fetchShippedModelFiles(model: ShippedModel, platform: Platform, readerFor: ReaderFor): Promise<CheckpointFiles> {
   return readModelFiles({
     read: (file) => {
       let url: URL | string | undefined;
@@ -47,5 +48,5 @@ export function fetchShippedModelFiles(model: ShippedModel, platform: Platform):
     },
     isMissing: (e) => e instanceof NotShipped,
     where: (file) => String(model.files[file] ?? `${model.name}/${file}`),
-  });
+  }, readerFor);
 }

@@ -10,7 +10,8 @@ import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import { MAX_BEAMS, beamSearch } from './decoding.js';
 import type { Stepper } from './decoding.js';
 import { AttentionError, throwIfError } from '../errors.js';
-import type { BartFiles } from '../loading/model_files.js';
+import type { FilesReader } from '../loading/model_files.js';
+import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { parseWeights } from '../loading/safetensors.js';
@@ -22,6 +23,20 @@ import type { BartHandle, TokenBatch, WasmModule } from '../runtime/wasm_module.
 import { WasmObject } from '../runtime/wasm_object.js';
 import { readAppliedMask, readHeadWeights, type AppliedMask, type HeadWeights } from './layer_inspection.js';
 import type { AttentionPartName } from '../runtime/wasm_module.js';
+
+/** A BART checkpoint in memory. tokenizer: vocab.json (symbols: the shipped spelling-to-sound
+ * model), with merges.txt for byte-level BPE (Hugging Face's BART checkpoints), or a tokenizer. */
+export interface BartFiles {
+  config: Record<string, unknown>;
+  weights: SafetensorsWeights;
+  tokenizer: { vocab: Record<string, number>; merges?: string } | SymbolTokenizer | BpeTokenizer;
+}
+
+/** BART's files: vocab.json (+ merges.txt). */
+export const readBartFiles: FilesReader = async (files, config, weights) => {
+  const [weightBytes, vocab, merges] = await Promise.all([weights, files.json('vocab.json'), files.optional(files.text('merges.txt'))]);
+  return { config, weights: weightBytes, tokenizer: { vocab: vocab as Record<string, number>, merges } };
+};
 
 /** The fields of a Hugging Face BART config.json that the model uses. */
 export interface BartConfig {
@@ -107,7 +122,8 @@ export interface Pronunciation {
 /** One unpadded sequence of `length` tokens at `tokens`. */
 const sourceBatch = (tokens: number, length: number): TokenBatch => ({ tokens, token_types: 0, padding: 0, batch: 1, length });
 
-function checkConfig(c: Record<string, unknown>): BartConfig {
+/** config.json, checked (a named error for what the core does not run). */
+export function readBartConfig(c: Record<string, unknown>): BartConfig {
   checkObject('loadModel', 'config.json', c, '(the parsed config.json)');
   const act = c.activation_function ?? 'gelu';
   if (act !== 'gelu' && act !== 'gelu_new')
@@ -187,7 +203,7 @@ export class BartModel extends WasmObject<BartHandle> {
 
   /** @internal use AttentionModule.loadModel */
   constructor(mod: WasmModule, files: BartFiles, options: ModelLoadOptions = {}) {
-    const config = checkConfig(files.config);
+    const config = readBartConfig(files.config);
     const tokenizer = files.tokenizer instanceof SymbolTokenizer || files.tokenizer instanceof BpeTokenizer ? files.tokenizer
       : files.tokenizer.merges !== undefined ? new BpeTokenizer({ vocab: files.tokenizer.vocab, merges: files.tokenizer.merges })
         : new SymbolTokenizer(files.tokenizer.vocab, config.task === 'grapheme-to-phoneme');

@@ -5,7 +5,8 @@
 import { configEps, configInt, findTensor, loadCheckpoint } from '../loading/checkpoint.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import { AttentionError, throwIfError } from '../errors.js';
-import type { BertFiles, SentenceEmbeddingConfig } from '../loading/model_files.js';
+import type { FilesReader } from '../loading/model_files.js';
+import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { logSumExpRows, topK } from './predictions.js';
@@ -19,6 +20,52 @@ import { WasmObject } from '../runtime/wasm_object.js';
 import { WordPieceTokenizer } from '../tokenizers/wordpiece_tokenizer.js';
 import type { WordPieceFiles } from '../tokenizers/wordpiece_tokenizer.js';
 import { readAppliedMask, readHeadWeights, type AppliedMask, type HeadWeights } from './layer_inspection.js';
+
+/** How sentence-transformers turns a BERT's hidden states into one vector per sentence. */
+export interface SentenceEmbeddingConfig {
+  pooling?: 'mean' | 'cls';
+  normalize?: boolean;
+  /** Longer inputs are truncated to this many tokens (sentence_bert_config.json's max_seq_length). */
+  maxSeqLength?: number;
+}
+
+/** A BERT checkpoint in memory. tokenizer: vocab.txt's text (+ options), a tokenizer.json object,
+ * or a WordPieceTokenizer. */
+export interface BertFiles {
+  config: Record<string, unknown>;
+  weights: SafetensorsWeights;
+  tokenizer: WordPieceFiles | WordPieceTokenizer | Record<string, unknown>;
+  sentenceEmbedding?: SentenceEmbeddingConfig;
+}
+
+/** BERT's files: vocab.txt (+ tokenizer_config.json) or tokenizer.json, and sentence-transformers'
+ * modules.json / 1_Pooling/config.json / sentence_bert_config.json when present. */
+export const readBertFiles: FilesReader = async (files, config, weights) => {
+  const optionalJson = (f: string) => files.optional(files.json(f));
+  const [weightBytes, vocab, tokenizerConfig, modules, pooling, sbert] = await Promise.all([
+    weights, files.optional(files.text('vocab.txt')), optionalJson('tokenizer_config.json'),
+    optionalJson('modules.json'), optionalJson('1_Pooling/config.json'), optionalJson('sentence_bert_config.json'),
+  ]);
+  const tokenizer = vocab !== undefined
+    ? { vocab, doLowerCase: tokenizerConfig?.do_lower_case as boolean | undefined, stripAccents: tokenizerConfig?.strip_accents as boolean | null | undefined,
+      tokenizeChineseChars: tokenizerConfig?.tokenize_chinese_chars as boolean | undefined }
+    : await files.json('tokenizer.json').catch((e) => {
+      throw files.isMissing(e) ? files.missing(e, 'a BERT needs vocab.txt or tokenizer.json; neither was found') : e;
+    });
+  return { config, weights: weightBytes, tokenizer, sentenceEmbedding: sentenceTransformersConfig(modules, pooling, sbert) };
+};
+
+/** sentence-transformers' folder: modules.json lists Pooling (1_Pooling/config.json) and Normalize. */
+function sentenceTransformersConfig(modules?: Record<string, unknown>, pooling?: Record<string, unknown>,
+  sbert?: Record<string, unknown>): SentenceEmbeddingConfig | undefined {
+  if (!modules && !pooling && !sbert) return undefined;
+  const out: SentenceEmbeddingConfig = {};
+  if (pooling?.pooling_mode_cls_token === true) out.pooling = 'cls';
+  else if (pooling?.pooling_mode_mean_tokens === true) out.pooling = 'mean';
+  if (Array.isArray(modules)) out.normalize = modules.some((m) => typeof m?.type === 'string' && m.type.endsWith('.Normalize'));
+  if (typeof sbert?.max_seq_length === 'number') out.maxSeqLength = sbert.max_seq_length;
+  return out;
+}
 
 /** The fields of a Hugging Face BERT config.json that the forward pass uses. */
 export interface BertConfig {
@@ -100,7 +147,8 @@ const ACTIVATIONS: Record<string, ActivationName> = { gelu: 'gelu', gelu_new: 'g
  * drowns the variance of small activations, so it is a broken config rather than a choice. */
 const MAX_LAYER_NORM_EPS = 0.1;
 
-function checkConfig(c: Record<string, unknown>): BertConfig {
+/** config.json, checked (a named error for what the core does not run). */
+export function readBertConfig(c: Record<string, unknown>): BertConfig {
   checkObject('loadModel', 'config.json', c, '(the parsed config.json)');
   const act = c.hidden_act ?? 'gelu';
   if (typeof act !== 'string' || !Object.prototype.hasOwnProperty.call(ACTIVATIONS, act))
@@ -147,7 +195,7 @@ export class BertModel extends WasmObject<BertHandle> {
 
   /** @internal use AttentionModule.loadModel */
   constructor(mod: WasmModule, files: BertFiles, options: ModelLoadOptions = {}) {
-    const config = checkConfig(files.config);
+    const config = readBertConfig(files.config);
     const tokenizer = tokenizerFrom(files.tokenizer);
     if (tokenizer.vocabSize > config.vocab_size)
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);

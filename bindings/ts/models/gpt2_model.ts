@@ -5,7 +5,9 @@ import { configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import { AttentionError, throwIfError } from '../errors.js';
-import type { Gpt2Files } from '../loading/model_files.js';
+import type { FilesReader } from '../loading/model_files.js';
+import type { SafetensorsWeights } from '../loading/safetensors.js';
+import type { TokenizerFiles } from '../tokenizers/bpe_tokenizer.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { parseWeights } from '../loading/safetensors.js';
@@ -26,7 +28,30 @@ export interface Gpt2Config {
   bos_token_id?: number;
 }
 
-function checkConfig(c: Record<string, unknown>): Gpt2Config {
+/** A GPT-2 checkpoint in memory: parsed config.json, safetensors bytes, tokenizer files. */
+export interface Gpt2Files {
+  config: Record<string, unknown>;
+  weights: SafetensorsWeights;
+  tokenizer: TokenizerFiles | BpeTokenizer;
+}
+
+/** GPT-2's files: vocab.json + merges.txt (its own files); tokenizer.json only when those are missing. */
+export const readGpt2Files: FilesReader = async (files, config, weights) => {
+  const failed = (e: unknown) => ({ failed: e });
+  const [weightBytes, vocab, merges] = await Promise.all([weights, files.json('vocab.json').catch(failed), files.text('merges.txt').catch(failed)]);
+  for (const part of [vocab, merges]) if (typeof part === 'object' && 'failed' in part && !files.isMissing(part.failed)) throw part.failed;
+  if (typeof merges === 'string' && !('failed' in vocab)) return { config, weights: weightBytes, tokenizer: { vocab: vocab as Record<string, number>, merges } };
+  const tokenizerJson = await files.json('tokenizer.json').catch((e) => {
+    if (!files.isMissing(e)) throw e;
+    // Name the file that is missing: merges.txt beside a vocab.json, else the tokenizer as a whole.
+    if (!('failed' in vocab)) throw files.missing((merges as { failed: unknown }).failed, "GPT-2's byte-level BPE needs merges.txt beside vocab.json, or a tokenizer.json");
+    throw files.missing(e, 'a GPT-2 needs vocab.json + merges.txt or tokenizer.json; none was found');
+  });
+  return { config, weights: weightBytes, tokenizer: BpeTokenizer.fromTokenizerJson(tokenizerJson) };
+};
+
+/** config.json, checked (a named error for what the core does not run). */
+export function readGpt2Config(c: Record<string, unknown>): Gpt2Config {
   const out = {
     vocab_size: configInt(c, 'vocab_size'), n_embd: configInt(c, 'n_embd'), n_layer: configInt(c, 'n_layer'),
     n_head: configInt(c, 'n_head'), n_positions: configInt(c, 'n_positions', c.n_ctx),
@@ -48,7 +73,7 @@ export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2Handle> {
 
   /** @internal use AttentionModule.loadModel */
   constructor(mod: WasmModule, files: Gpt2Files, options: ModelLoadOptions = {}) {
-    const config = checkConfig(files.config);
+    const config = readGpt2Config(files.config);
     const tokenizer = files.tokenizer instanceof BpeTokenizer ? files.tokenizer : new BpeTokenizer(files.tokenizer);
     if (tokenizer.vocabSize > config.vocab_size)
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);

@@ -16,6 +16,7 @@ import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { show } from '../validate.js';
 import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
+import type { FilesReader } from '../loading/model_files.js';
 
 export type LlamaModelType = 'llama' | 'qwen2' | 'mistral';
 
@@ -26,6 +27,14 @@ export interface LlamaFiles {
   weights: SafetensorsWeights;
   tokenizer: HfTokenizerFiles | HfTokenizer;
 }
+
+/** The Llama family's files: tokenizer.json, with the BOS/EOS of tokenizer_config.json and
+ * generation_config.json. */
+export const readLlamaFiles: FilesReader = async (files, config, weights) => {
+  const [weightBytes, tokenizer, tokenizerConfig, generation] = await Promise.all([
+    weights, files.json('tokenizer.json'), files.optional(files.json('tokenizer_config.json')), files.optional(files.json('generation_config.json'))]);
+  return { config, weights: weightBytes, tokenizer: { tokenizer, config: tokenizerConfig, generation } };
+};
 
 /** rope_scaling as the core runs it ('' = none). */
 export interface RopeScaling {

@@ -4,17 +4,17 @@ import { instantiate } from './loader.js';
 import type { LoadOptions, Variant } from './loader.js';
 import { MultiHeadAttention } from '../attention/multi_head_attention.js';
 import type { MultiHeadAttentionConfig } from '../attention/multi_head_attention.js';
-import { BartModel } from '../models/bart_model.js';
-import { BertModel } from '../models/bert_model.js';
-import { Gpt2Model } from '../models/gpt2_model.js';
-import { LlamaModel } from '../models/llama_model.js';
-import type { LlamaFiles } from '../models/llama_model.js';
+import type { BartModel } from '../models/bart_model.js';
+import type { BertModel } from '../models/bert_model.js';
+import type { Gpt2Model } from '../models/gpt2_model.js';
+import type { LlamaModel } from '../models/llama_model.js';
+import { modelFamily, readerFor } from '../models/registry.js';
+import type { Model, ModelFiles } from '../models/registry.js';
 import { AttentionError } from '../errors.js';
 import { HUB_OPTION_RULES, HubError } from '../hub/hub.js';
 import type { HubOptions } from '../hub/hub.js';
 import { fetchHubFile, fetchHubModelFiles } from '../hub/hub_model.js';
-import { LLAMA_TYPES, fetchModelFiles, filesInMemory, modelType } from '../loading/model_files.js';
-import type { BartFiles, BertFiles, Gpt2Files, ModelFiles } from '../loading/model_files.js';
+import { fetchModelFiles, filesInMemory } from '../loading/model_files.js';
 import type { Platform } from './platform.js';
 import { ScaledDotProductAttention } from '../attention/scaled_dot_product_attention.js';
 import { fetchShippedModelFiles, isShippedModel } from '../loading/shipped_models.js';
@@ -26,8 +26,7 @@ import type { WasmModule } from './wasm_module.js';
 import { MODEL_LOAD_OPTION_RULES } from '../loading/weight_dtype.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 
-/** Any model loadModel() returns; `type` tells which. */
-export type Model = Gpt2Model | BertModel | BartModel | LlamaModel;
+export type { Model } from '../models/registry.js';
 
 /** One instantiated WebAssembly module. Layers created from it share its memory. */
 export class AttentionModule {
@@ -61,7 +60,7 @@ export class AttentionModule {
    * Loads a model from a folder laid out as on the Hugging Face Hub (a URL, or a path in Node), from
    * the Hub itself ("hf:owner/name" or "hf:owner/name@revision", see HubOptions), a model shipped in
    * the package (`import brownGpt2 from 'attention-wasm/models/brown-gpt2'`), or its files already in
-   * memory. config.json's model_type picks the class:
+   * memory. config.json's model_type picks the class (models/registry.ts):
    * - "gpt2" -> Gpt2Model: model.safetensors + vocab.json/merges.txt (or tokenizer.json);
    * - "bert" -> BertModel: model.safetensors + vocab.txt (+ tokenizer_config.json) or tokenizer.json,
    *   and sentence-transformers' modules.json / 1_Pooling/config.json when present;
@@ -83,14 +82,9 @@ export class AttentionModule {
     if (typeof source !== 'string' && !(source instanceof URL) && (typeof source !== 'object' || source === null || Array.isArray(source)))
       throw new AttentionError(`loadModel: source must be a folder's path or URL, 'hf:owner/name', a shipped model or the model's files { config, weights, tokenizer }, got ${show(source)}`);
     const files = typeof source === 'string' && source.startsWith('hf:') ? await fetchHubModelFiles(source.slice(3), options, this.platform.hub)
-      : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform)
-        : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform) : filesInMemory(source);
-    const type = modelType(files.config);
-    const load = { dtype: options.dtype };
-    if (type === 'bert') return new BertModel(this.mod, files as BertFiles, load);
-    if (type === 'bart') return new BartModel(this.mod, files as BartFiles, load);
-    if (LLAMA_TYPES.includes(type)) return new LlamaModel(this.mod, files as LlamaFiles, load);
-    return new Gpt2Model(this.mod, files as Gpt2Files, load);
+      : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform, readerFor)
+        : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform, readerFor) : filesInMemory(source);
+    return modelFamily(files.config).create(this.mod, files, { dtype: options.dtype });
   }
 
   /**
