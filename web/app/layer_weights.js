@@ -1,25 +1,31 @@
-// A checkpoint's tensors read straight from model.safetensors (worker side), and the check that the
-// X a layer trace reports is the X the layer projected. Each model's file (models/*.js) turns its
-// own tensor names and layout into the library's (row vectors: y = x W + b, W is in x out).
+// A layer's attention weights as the step view prints them (worker side), asked of the loaded model
+// (model.headWeights: the values it computes with, decoded from whatever precision it holds, for
+// any checkpoint format), and the check that the X a layer trace reports is the X the layer projected.
 
-/** The tensors of one checkpoint as float32, decoded on first use; `prefixes` are tried in turn. */
-export class CheckpointTensors {
-  constructor(file, prefixes = ['']) {
-    this.file = file;
-    this.prefixes = prefixes;
-    this.cache = new Map();
-  }
-
-  get(name) {
-    let t = this.cache.get(name);
-    if (!t) {
-      const entry = this.prefixes.map((p) => this.file.tensors.get(p + name)).find(Boolean);
-      if (!entry) throw new Error(`model.safetensors has no tensor ${name}`);
-      t = { shape: entry.shape, data: entry.toFloat32() };
-      this.cache.set(name, t);
-    }
-    return t;
-  }
+/**
+ * Layer `layer`'s { wQ (D x H·dK), wK, wV (rows x H·dK: each query head's block is its K/V head's,
+ * as the step view's K and V are), wO (H·dV x D), and bQ, bK, bV, bO when the layer has biases },
+ * in the library's row-vector layout (y = x W + b), from every head's headWeights. `part`: BART's
+ * attention ('self' | 'decoder' | 'cross'), else omitted.
+ */
+export function layerWeights(model, layer, heads, part) {
+  const per = Array.from({ length: heads }, (_, h) => (part ? model.headWeights(layer, h, part) : model.headWeights(layer, h)));
+  const { dModel: D, kdim, vdim, dK, dV } = per[0];
+  // Head h's rows x cols block, side by side: rows x (H·cols).
+  const columns = (key, rows, cols) => {
+    const out = new Float32Array(rows * heads * cols);
+    per.forEach((w, h) => {
+      for (let r = 0; r < rows; r++) out.set(w[key].subarray(r * cols, (r + 1) * cols), r * heads * cols + h * cols);
+    });
+    return out;
+  };
+  const wO = new Float32Array(heads * dV * D);
+  per.forEach((w, h) => wO.set(w.wO, h * dV * D)); // head h's dV rows of W^O
+  const weights = { wQ: columns('wQ', D, dK), wK: columns('wK', kdim, dK), wV: columns('wV', vdim, dV), wO };
+  for (const [key, cols] of [['bQ', dK], ['bK', dK], ['bV', dV]])
+    if (per[0][key].length) weights[key] = columns(key, 1, cols);
+  if (per[0].bO.length) weights.bO = per[0].bO;
+  return weights;
 }
 
 /**
@@ -31,16 +37,10 @@ export function checkAgainstQ(x, weights, q, n, C, H) {
   let worst = 0;
   for (let i = 0; i < n; i++)
     for (let col = 0; col < C; col++) {
-      let s = weights.bQ[col];
+      let s = weights.bQ ? weights.bQ[col] : 0;
       for (let r = 0; r < C; r++) s += x[i * C + r] * weights.wQ[r * C + col];
       const h = Math.floor(col / dK), d = col % dK;
       worst = Math.max(worst, Math.abs(s - q[(h * n + i) * dK + d]));
     }
   return worst;
-}
-
-/** Copies of a layer's weight arrays, to hand to the page: a worker's answer transfers its typed
- * arrays' buffers, which would detach the checkpoint's cached tensors. */
-export function weightCopies(weights) {
-  return Object.fromEntries(Object.entries(weights).map(([k, v]) => [k, v.slice()]));
 }

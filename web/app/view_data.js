@@ -7,15 +7,13 @@ import { groupColors } from './views/kv_groups.js';
 
 const causalMask = (i, j) => j > i;
 
-/** The mask the views grey out: causal (decoders), the [PAD] keys of a padded row, or none. */
-function maskOf(info, run) {
-  const pad = run.padding?.some((p) => p) ? run.padding : null;
-  const causal = run.causal ?? info.causal;
-  // A sliding window (Mistral's): a query sees only its latest `window` keys.
-  if (causal && run.window) return (i, j) => j > i || i - j >= run.window;
-  if (causal && pad) return (i, j) => j > i || pad[j] === 1;
-  if (causal) return causalMask;
-  return pad ? (i, j) => pad[j] === 1 : null;
+/** The mask the views grey out: the one the layer applied (run.mask, the library's appliedMask:
+ * causal, a sliding window, the [PAD] keys of a padded row; batch row 0), or none. */
+function maskOf(run) {
+  const m = run.mask;
+  if (!m || !m.hidden.includes(1)) return null;
+  const row = m.hidden.subarray(0, m.seqQ * m.seqK);
+  return (i, j) => row[i * m.seqK + j] === 1;
 }
 
 /** A model run -> head/model/heatmap view data (the same for every model). A run may override the
@@ -26,7 +24,7 @@ export function modelViewData(run, info) {
   return {
     tokens: run.tokenTexts, keyTokens: run.keyTokens, keyLabel: run.keyLabel, tokenTypes: run.tokenTypes,
     nLayer: run.nLayer ?? info.nLayer, nHead: run.nHead ?? info.nHead, attention: run.attention,
-    masked: maskOf(info, run), headLabel: (l, h) => labels?.[l]?.[h] ?? null,
+    masked: maskOf(run), headLabel: (l, h) => labels?.[l]?.[h] ?? null,
     // Grouped-query attention (a Llama-style model): the K/V head each query head reads, and head
     // colours by group (views/kv_groups.js).
     kvHeadOf: info.kvHeadOf ?? null, headColor: info.kvHeadOf ? groupColors(info.kvHeadOf) : null,
@@ -55,8 +53,19 @@ export function clampSelection(state, nLayer, nHead, nTokens, defaultQuery = nTo
   return { layer, head, query };
 }
 
-/** Steps for the model: self-attention of the traced layer, or cross-attention when asked. */
+const HELD = { f16: '16-bit', q8: '8-bit', q4: '4-bit' };
+
+/** Steps for the model: self-attention of the traced layer, or cross-attention when asked. With the
+ * weights printed from a model loaded at a lower precision, step 2 says they are its own values. */
 export function modelSteps(run, info, state, sel) {
+  const steps = stepsOf(run, info, state, sel);
+  const qkv = steps.find((s) => s.id === 'qkv');
+  if (HELD[info.dtype] && qkv?.groups?.flat().some((t) => t.key === 'wQ' && t.kind === 'matrix'))
+    qkv.explain += ` The weights are printed as this model holds them (${HELD[info.dtype]}): the values it computes with, not the file's.`;
+  return steps;
+}
+
+function stepsOf(run, info, state, sel) {
   if (info.rotary) return llamaSteps(run, info, state, sel); // rotary positions, K/V groups
   const { nHead: H, dModel: C } = info;
   const head = sel.head === 'all' ? 0 : sel.head;
@@ -71,8 +80,8 @@ export function modelSteps(run, info, state, sel) {
     config: { nHead: H, dK: C / H, dV: C / H, dModel: C, layer: sel.layer },
     names: { x: info.text.xName, wO: info.text.wOName },
     x: run.x, y: useCross ? run.cross.y : null, xNote: run.xNote, xCheck: useCross ? null : run.xCheck, weights: null,
-    // The layer's checkpoint weights, printed as slices (not for GPT-2's untrained cross-attention
-    // illustration; an encoder-decoder's own cross-attention has them).
+    // The layer's weights as the model holds them, printed as slices (not for GPT-2's untrained
+    // cross-attention illustration; an encoder-decoder's own cross-attention has them).
     modelWeights: useCross && !run.cross.always ? null : run.weights ?? null, trace,
   });
 }

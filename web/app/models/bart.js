@@ -7,9 +7,9 @@
 // The run it returns has the shape every model's has (models/gpt2.js), plus keyTokens when the
 // keys are another sequence, so the views stay generic.
 
-import { arpabetToIpa, parseSafetensors } from '../../../dist/index.js';
+import { arpabetToIpa } from '../../../dist/index.js';
 import { headLabels, labelNote } from '../head_labels.js';
-import { CheckpointTensors, weightCopies } from '../layer_weights.js';
+import { layerWeights } from '../layer_weights.js';
 
 const KINDS = ['cross', 'decoder', 'encoder'];
 
@@ -24,23 +24,6 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
   const c = lm.config;
   const D = c.d_model;
   const g2p = c.task === 'grapheme-to-phoneme';
-  const tensors = new CheckpointTensors(parseSafetensors(weights), ['', 'model.']);
-
-  /** A decoder layer's attention weights in the library's layout (nn.Linear's out x in, turned):
-   * `which` is 'encoder_attn' (the cross-attention) or 'self_attn'. */
-  function layerAttentionWeights(layer, which) {
-    const get = (p, part) => tensors.get(`decoder.layers.${layer}.${which}.${p}_proj.${part}`).data;
-    const turn = (w) => {
-      const t = new Float32Array(w.length);
-      for (let o = 0; o < D; o++) for (let i = 0; i < D; i++) t[i * D + o] = w[o * D + i];
-      return t;
-    };
-    return {
-      wQ: turn(get('q', 'weight')), bQ: get('q', 'bias'), wK: turn(get('k', 'weight')), bK: get('k', 'bias'),
-      wV: turn(get('v', 'weight')), bV: get('v', 'bias'), wO: turn(get('out', 'weight')), bO: get('out', 'bias'),
-    };
-  }
-
   const info = {
     type: 'bart', name, config: c, modelBytes: weights.byteLength,
     nLayer: c.decoder_layers, nHead: c.decoder_attention_heads, dModel: D, maxTokens: c.max_position_embeddings - 2, causal: true,
@@ -65,9 +48,17 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
     const words = (g2p ? text.match(/[\p{L}']+/gu) : [text.trim()])?.filter(Boolean) ?? [];
     if (!words.length) throw new Error('Type a word (letters only).');
     const chosen = Math.max(0, Math.min(words.length - 1, wordIndex | 0));
-    const results = words.map((w, i) => lm.generate(w.slice(0, info.maxTokens), {
-      beams, ...(i === chosen ? { traceLayer, traceKind: kind === 'decoder' ? 'self' : 'cross' } : {}),
-    }));
+    // The model's attention the view draws (the library's part), and the mask it applied there,
+    // read right after the chosen word's pass (a later word's, or encoderOutput's, replaces it).
+    const part = { encoder: 'self', decoder: 'decoder', cross: 'cross' }[kind];
+    let mask = null;
+    const results = words.map((w, i) => {
+      const result = lm.generate(w.slice(0, info.maxTokens), {
+        beams, ...(i === chosen ? { traceLayer, traceKind: kind === 'decoder' ? 'self' : 'cross' } : {}),
+      });
+      if (i === chosen) mask = lm.appliedMask(kind === 'encoder' ? Math.min(traceLayer, c.encoder_layers - 1) : traceLayer, part);
+      return result;
+    });
     const r = results[chosen];
     const pronunciations = words.map((word, i) => ({
       word, phonemes: results[i].tokenTexts, ipa: g2p ? arpabetToIpa(results[i].tokenTexts) : null,
@@ -77,9 +68,9 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
     const decoderInputs = ['▶', ...r.tokenTexts].slice(0, r.outputTexts.length);
     const T = r.outputTexts.length, S = letters.length;
     const base = { ids: r.tokens, tokenTypes: null, padding: null, truncated: words[chosen].length > info.maxTokens, layer: traceLayer,
-      pronunciations, wordIndex: chosen, attend: kind, predictions: null, facts: [], xCheck: null,
+      pronunciations, wordIndex: chosen, attend: kind, predictions: null, facts: [], xCheck: null, mask,
       // The step view's layer weights (it shows the decoder layer's cross-attention, or its self-attention).
-      weights: check ? weightCopies(layerAttentionWeights(traceLayer, kind === 'decoder' ? 'self_attn' : 'encoder_attn')) : null };
+      weights: check ? layerWeights(lm, traceLayer, c.decoder_attention_heads, kind === 'decoder' ? 'decoder' : 'cross') : null };
     if (kind === 'encoder') {
       return { ...base, tokenTexts: letters, attention: r.encoderAttention, nLayer: c.encoder_layers, nHead: c.encoder_attention_heads,
         causal: false, trace: r.trace, x: r.trace?.x ?? null, cross: stepsCross(r, letters),

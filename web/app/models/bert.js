@@ -1,32 +1,11 @@
 // Everything the demo knows about BERT (worker side): its files, sentence pairs (token types 0/1),
 // fill in the blank, a sentence as one padded row of a batch (the key-padding mask), sentence
-// embeddings and their similarities, where a layer's attention weights sit in the checkpoint (to
-// check X), and the words the page shows for it. The run it returns has the shape every model's
+// embeddings and their similarities, a layer's attention weights (asked of the model, to check X),
+// and the words the page shows for it. The run it returns has the shape every model's
 // has (see models/gpt2.js), so the views stay generic.
-import { parseSafetensors, similarityMatrix } from '../../../dist/index.js';
-import { CheckpointTensors, checkAgainstQ, weightCopies } from '../layer_weights.js';
+import { similarityMatrix } from '../../../dist/index.js';
+import { checkAgainstQ, layerWeights } from '../layer_weights.js';
 import { headLabels, labelNote } from '../head_labels.js';
-
-/** nn.Linear's out x in weight -> the library's in x out. */
-function transpose(w, outDim, inDim) {
-  const t = new Float32Array(w.length);
-  for (let o = 0; o < outDim; o++) for (let i = 0; i < inDim; i++) t[i * outDim + o] = w[o * inDim + i];
-  return t;
-}
-
-/** Layer `l`'s attention weights in the library's layout (heads are column blocks, as in HF). */
-function layerAttentionWeights(tensors, D, l) {
-  const self = (name) => ({
-    w: transpose(tensors.get(`encoder.layer.${l}.attention.self.${name}.weight`).data, D, D),
-    b: tensors.get(`encoder.layer.${l}.attention.self.${name}.bias`).data,
-  });
-  const [q, k, v] = ['query', 'key', 'value'].map(self);
-  return {
-    wQ: q.w, bQ: q.b, wK: k.w, bK: k.b, wV: v.w, bV: v.b,
-    wO: transpose(tensors.get(`encoder.layer.${l}.attention.output.dense.weight`).data, D, D),
-    bO: tensors.get(`encoder.layer.${l}.attention.output.dense.bias`).data,
-  };
-}
 
 export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, name, dtype }) {
   const [weights, vocab, tokenizerConfig, heads] = await Promise.all([
@@ -44,7 +23,6 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
   const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer }, { dtype });
   const { num_hidden_layers: L, num_attention_heads: H, hidden_size: D, max_position_embeddings: P } = lm.config;
   const tk = lm.tokenizer;
-  const tensors = new CheckpointTensors(parseSafetensors(weights), ['', 'bert.']);
 
   const info = {
     type: 'bert', name, config: lm.config, modelBytes: weights.byteLength,
@@ -80,13 +58,14 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
     const r = lm.run({ tokens: enc.ids, tokenTypes: enc.tokenTypes }, { attention: true, traceLayer, padTo });
     const x = r.trace.x ?? null;
     const N = r.tokens.length;
+    const mask = lm.appliedMask(traceLayer); // (the [PAD] keys of a padded row)
     // The layer's weights for the step view to print (with `check`: the step view is or was open).
-    const weights = check ? weightCopies(layerAttentionWeights(tensors, D, traceLayer)) : null;
+    const weights = check ? layerWeights(lm, traceLayer, H) : null;
     const xCheck = x && check ? checkAgainstQ(x, weights, r.trace.q, N, D, H) : null;
     const hasMask = enc.ids.includes(tk.maskId);
     return {
       ids: r.tokens, tokenTexts: r.tokenTexts, tokenTypes: r.tokenTypes, padding: r.padding ?? null, truncated: enc.truncated,
-      layer: traceLayer, attention: r.attention, trace: r.trace, x, xCheck, weights,
+      layer: traceLayer, attention: r.attention, mask, trace: r.trace, x, xCheck, weights,
       // For learners: what X is. The numeric self-check (X W^Q + b^Q = the trace's Q) is xCheck, for tests.
       xNote: x
         ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each word piece’s embedding plus the embeddings of its position and of its sentence (A or B), normalized' : `It is layer ${traceLayer}’s output (BERT normalizes at the end of each block)`}. Each head turns these rows into its queries, keys and values.`

@@ -1,30 +1,11 @@
 // Everything the demo knows about GPT-2 (worker side): its files, the "<|endoftext|>" it reads
-// first, next-token predictions and loss, where a layer's attention weights sit in the checkpoint
-// (for cross-attention with a real layer and for checking X), and the words the page shows for it.
+// first, next-token predictions and loss, a layer's attention weights (asked of the model: for
+// cross-attention with a real layer and for checking X), and the words the page shows for it.
 // The run it returns has the shape every model's has (see models/bert.js), so the views stay generic.
-import { BpeTokenizer, parseSafetensors } from '../../../dist/index.js';
-import { CheckpointTensors, checkAgainstQ, weightCopies } from '../layer_weights.js';
+import { BpeTokenizer } from '../../../dist/index.js';
+import { checkAgainstQ, layerWeights } from '../layer_weights.js';
 import { headLabels, labelNote } from '../head_labels.js';
 import { nextTokens, continueIds } from './decoder_text.js';
-
-/**
- * A layer's attention weights in the library's row-vector layout (y = x W + b). GPT-2's c_attn is
- * Conv1D, stored in x out = C x 3C with [Q | K | V] side by side and heads in column blocks:
- * exactly wQ/wK/wV's layout once the three blocks are split apart.
- */
-function layerAttentionWeights(tensors, C, layer) {
-  const W = tensors.get(`h.${layer}.attn.c_attn.weight`).data, b = tensors.get(`h.${layer}.attn.c_attn.bias`).data;
-  const block = (k) => {
-    const out = new Float32Array(C * C);
-    for (let r = 0; r < C; r++) out.set(W.subarray(r * 3 * C + k * C, r * 3 * C + (k + 1) * C), r * C);
-    return out;
-  };
-  return {
-    wQ: block(0), wK: block(1), wV: block(2),
-    bQ: b.slice(0, C), bK: b.slice(C, 2 * C), bV: b.slice(2 * C, 3 * C),
-    wO: tensors.get(`h.${layer}.attn.c_proj.weight`).data, bO: tensors.get(`h.${layer}.attn.c_proj.bias`).data,
-  };
-}
 
 export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, name, dtype }) {
   // The tokenizer is built as soon as its files are in, while the weights (far larger) still download.
@@ -42,8 +23,7 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
   const { n_layer: L, n_head: H, n_embd: C, n_positions: P } = lm.config;
   // The demo feeds "<|endoftext|> + sentence", as the model was trained and analysed.
   const eot = Number.isInteger(rawConfig.bos_token_id) ? rawConfig.bos_token_id : bpe.tokenId('<|endoftext|>');
-  const tensors = new CheckpointTensors(parseSafetensors(weights), ['', 'transformer.']);
-  const layers = new Map(); // layer -> { mha, weights } for cross-attention
+  const layers = new Map(); // layer -> a MultiHeadAttention with its weights, for cross-attention
 
   const info = {
     type: 'gpt2', name, config: lm.config, modelBytes: weights.byteLength,
@@ -70,10 +50,9 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
   function layerMha(layer) {
     // A MultiHeadAttention holding this layer's weights, for cross-attention.
     if (!layers.has(layer)) {
-      const w = layerAttentionWeights(tensors, C, layer);
       const mha = attn.createMultiHeadAttention({ dModel: C, numHeads: H, bias: true });
-      mha.setWeights(w);
-      layers.set(layer, { mha, weights: w });
+      mha.setWeights(layerWeights(lm, layer, H));
+      layers.set(layer, mha);
     }
     return layers.get(layer);
   }
@@ -87,15 +66,17 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
     const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
     const { ids, truncated } = encode(text);
     const r = lm.run(ids, { attention: true, traceLayer, logitsToKeep: quick ? 1 : ids.length });
+    // The mask the layer applied (read before the cross-attention run below replaces it).
+    const mask = lm.appliedMask(traceLayer);
     // X = LN_1(h), the layer's input; older library builds did not trace it (the views then say so).
     const x = r.trace.x ?? null;
     // The layer's weights for the step view to print (with `check`: the step view is or was open).
-    const weights = check ? weightCopies(layerAttentionWeights(tensors, C, traceLayer)) : null;
+    const weights = check ? layerWeights(lm, traceLayer, H) : null;
     const xCheck = x && check ? checkAgainstQ(x, weights, r.trace.q, ids.length, C, H) : null;
     const loss = ids.length > 1 && !quick ? lm.loss(r) : null;
     const result = {
       ids, tokenTexts: texts(ids, r), tokenTypes: null, padding: null, truncated, layer: traceLayer,
-      attention: r.attention, trace: r.trace, x, xCheck, weights,
+      attention: r.attention, mask, trace: r.trace, x, xCheck, weights,
       // For learners: what X is. The numeric self-check (X W^Q + b^Q = the trace's Q) is xCheck, for tests.
       xNote: x
         ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each token’s embedding plus the embedding of its position' : 'It is everything the layers before have added up, token by token'}, normalized (LayerNorm) so that every row has a similar scale. Each head turns these rows into its queries, keys and values.`
@@ -110,7 +91,7 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
       const other = encode(crossText);
       const y = lm.run(other.ids, { traceLayer, logitsToKeep: 0 }).trace.x;
       if (y) {
-        const out = layerMha(traceLayer).mha.forward(x, { key: y, value: y, trace: true, returnAttention: true });
+        const out = layerMha(traceLayer).forward(x, { key: y, value: y, trace: true, returnAttention: true });
         result.cross = {
           keyTokens: texts(other.ids), keyIds: other.ids, y, trace: out.trace, attention: out.attention,
           note: `Layer ${traceLayer + 1}'s own weights: queries from X of the sentence, keys and values from X of the second sentence (each through layers 1–${traceLayer + 1} on its own). GPT-2 has no cross-attention and never learned any, so the pattern means little; the arithmetic is exactly an encoder-decoder's.`,

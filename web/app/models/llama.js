@@ -6,9 +6,7 @@
 // page needs to rotate them itself (rope_theta, head_dim, rope_scaling: views/rotary.js).
 import { headLabels, labelNote } from '../head_labels.js';
 import { nextTokens, continueIds } from './decoder_text.js';
-import { parseSafetensors } from '../../../dist/index.js';
-import { CheckpointTensors, weightCopies } from '../layer_weights.js';
-import { llamaAttentionWeights } from './llama_weights.js';
+import { layerWeights } from '../layer_weights.js';
 
 const NAMES = { llama: 'Llama', qwen2: 'Qwen2', mistral: 'Mistral' };
 
@@ -31,9 +29,6 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
   const template = lm.tokenizer.encode('');
   const kvHeadOf = Array.from({ length: H }, (_, h) => lm.kvHeadOf(h));
   const family = NAMES[c.model_type] ?? c.model_type;
-  // The checkpoint's tensors, read when the step view prints a layer's W^Q, W^K, W^V, W^O.
-  const tensors = new CheckpointTensors(parseSafetensors(weights), ['model.', '']);
-  const shape = { kvHeadOf, headDim: d, dModel: D, bias: !!c.attention_bias };
 
   const info = {
     type: 'llama', name, config: c, modelBytes: weights.byteLength,
@@ -67,13 +62,15 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
     const { ids, truncated } = encode(text);
     if (!ids.length) throw new Error('Type some text.');
     const r = lm.run(ids, { attention: true, traceLayer, logitsToKeep: quick ? 1 : ids.length });
+    const mask = lm.appliedMask(traceLayer); // (causal, and Mistral's sliding window)
     const loss = ids.length > 1 && !quick ? lm.loss(r) : null;
     return {
       ids, tokenTexts: r.tokenTexts, tokenTypes: null, padding: null, truncated, layer: traceLayer,
       window: c.sliding_window || null, // (Mistral: each query sees its latest `window` keys)
-      attention: r.attention, trace: r.trace, x: r.trace.x, xCheck: null,
-      // The layer's weights for the step view to print (with `check`: the step view is or was open).
-      weights: check ? weightCopies(llamaAttentionWeights(tensors, traceLayer, shape)) : null,
+      attention: r.attention, mask, trace: r.trace, x: r.trace.x, xCheck: null,
+      // The layer's weights for the step view to print (with `check`: the step view is or was open):
+      // W^K and W^V hold each query head's K/V head's columns, as the step view's K and V do.
+      weights: check ? layerWeights(lm, traceLayer, H) : null,
       xNote: `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0
         ? 'For the first layer that is each token’s embedding alone: a Llama has no position embedding (positions enter later, by rotating the queries and keys)'
         : 'It is everything the layers before have added up, token by token'}, normalized (RMSNorm: each row divided by its root mean square) so that every row has a similar scale.`,

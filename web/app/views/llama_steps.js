@@ -38,8 +38,8 @@ export function llamaSteps(run, info, state, sel) {
     config: { nHead: H, dK: d, dV: d, dModel: D, layer: sel.layer },
     names: { x: info.text.xName, wO: info.text.wOName },
     x: run.x, y: null, xNote: run.xNote, xCheck: null, weights: null, trace,
-    // The layer's q/k/v/o_proj, printed as slices (models/llama_weights.js: W^K and W^V hold each
-    // query head's K/V head columns, so head h's slice is its K/V head's).
+    // The layer's q/k/v/o_proj, printed as slices (layer_weights.js: W^K and W^V hold each query
+    // head's K/V head columns, so head h's slice is its K/V head's).
     modelWeights: run.weights ?? null,
   });
   const ctx = { H, KV, d, n, head, qi, kv: kvHeadOf[head], kvHeadOf, tokens, one: state.rows !== 'all', bias: !!info.config.attention_bias };

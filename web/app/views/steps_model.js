@@ -98,7 +98,7 @@ export function buildSteps(input) {
         : 'Each word is represented by two numbers (word embedding plus positional encoding). Real models use hundreds.')
       : `${input.xNote ?? ''}${one && input.x ? ` Shown: the row of ${who}, the token chosen above; the steps below follow it${cross ? ', with every row of Y' : ''}.` : ''}`,
     terms: inputTerms,
-    // max |X W^Q + b^Q - Q| with the layer's weights from the checkpoint: a self-check for tests
+    // max |X W^Q + b^Q - Q| with the layer's weights (as the model holds them): a self-check for tests
     // (data-check on the step), not prose for the learner.
     check: input.xCheck ?? null,
   });
