@@ -50,5 +50,5 @@ export type { AttnMask, BoolInput, FloatInput } from './validate.js';
 export { nearestName, unknownName } from './validate.js';
 export * as headRules from './analysis/head_rules.js';
 
-export { AttentionModule } from './runtime/attention_module.js';
-export type { Model } from './runtime/attention_module.js';
+export { AttentionModule } from './attention_module.js';
+export type { Model } from './attention_module.js';

@@ -1,10 +1,10 @@
 // attention-wasm for browsers and bundlers (package.json's "browser" / "import" condition):
 // files are fetched, and no Node module is imported, so bundlers need no configuration.
 // index_node.ts is the same API for Node.
-import { openAttention } from './runtime/attention_module.js';
-import type { AttentionModule } from './runtime/attention_module.js';
+import { openAttention } from './attention_module.js';
+import type { AttentionModule } from './attention_module.js';
 import type { LoadOptions } from './runtime/loader.js';
-import { browserPlatform } from './runtime/platform_browser.js';
+import { browserPlatform } from './platform_browser.js';
 
 export * from './exports.js';
 

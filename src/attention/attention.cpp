@@ -99,12 +99,6 @@ void copy_plane(float* dst, const float* src, long n) { std::memcpy(dst, src, n 
 
 }  // namespace
 
-long first_non_finite(const float* x, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (!std::isfinite(x[i])) return static_cast<long>(i);
-  return -1;
-}
-
 std::string validate_masks(const AttentionShape& s, const Masks& m) {
   if (m.attn_kind != MaskKind::None && !m.attn) return "attn_mask kind given without data";
   if (m.causal_offset < 0) return "causal_offset must be >= 0";
@@ -224,11 +218,6 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
 }  // namespace attn
 
 namespace attn {
-
-std::string non_finite_message(const std::string& name, float value, long index) {
-  const char* what = std::isnan(value) ? "NaN" : (value > 0 ? "Infinity" : "-Infinity");
-  return name + " contains " + what + " at index " + std::to_string(index);
-}
 
 std::string check_finite(const char* name, const float* x, std::size_t n) {
   const long i = first_non_finite(x, n);

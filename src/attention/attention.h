@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tensors/buffer.h"
+#include "tensors/finite.h"  // first_non_finite, non_finite_message
 #include "kernels/kernels.h"
 
 namespace attn {
@@ -100,9 +101,6 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
                       float scale, float* weights, AttentionTrace* trace,
                       AttentionWorkspace& ws);
 
-// Index of the first NaN or infinite value, or -1.
-long first_non_finite(const float* x, std::size_t n);
-
 }  // namespace attn
 
 namespace attn {
@@ -123,8 +121,5 @@ std::string resolve_scale(float requested, int d_k, float* scale);
 
 // "name contains NaN at index i" style message for the first non-finite value, or "".
 std::string check_finite(const char* name, const float* x, std::size_t n);
-// "<name> contains NaN|Infinity|-Infinity at index <index>": check_finite's words, for callers that
-// find the value themselves (e.g. at an index of a stored, not yet transposed, tensor).
-std::string non_finite_message(const std::string& name, float value, long index);
 
 }  // namespace attn

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "attention/attention.h"  // first_non_finite, non_finite_message
+#include "tensors/finite.h"
 #include "tensors/half.h"
 
 namespace attn {

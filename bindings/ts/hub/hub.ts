@@ -13,6 +13,9 @@ import { AttentionError } from '../errors.js';
 import { ByteSink, closedBeforeAnswer, fetchFailure, stopReason, Watch } from './hub_fetch.js';
 import type { StopReason } from './hub_fetch.js';
 import { checkModelFile, checkRepoPath } from '../loading/model_file_check.js';
+import type { HubCache, HubCacheEntry, HubCacheKey, HubPlatform } from '../runtime/platform.js';
+// The platform's side of the Hub (its cache and environment) is declared with the Platform.
+export type { HubCache, HubCacheEntry, HubCacheKey, HubEnvironment, HubPlatform } from '../runtime/platform.js';
 import { is, show } from '../validate.js';
 import type { Rules } from '../validate.js';
 
@@ -75,32 +78,6 @@ export interface HubOptions {
   idleTimeout?: number;
 }
 
-/** What a cache keeps per file: its bytes, or that the Hub has no such file. */
-export type HubCacheEntry = { bytes: Uint8Array; etag?: string } | { missing: true };
-
-/** Where a file's cache entry lives: the Hub's address, the model, the revision, the file. */
-export interface HubCacheKey {
-  hubUrl: string;
-  id: string;
-  revision: string;
-  file: string;
-}
-
-/** The download cache a Platform provides (hub_cache_node.ts, hub_cache_browser.ts). Entries are
- * written only for complete files, so a partial download is never read back. */
-export interface HubCache {
-  /** Where the cache is (shown in messages and the README). */
-  readonly location: string;
-  get(key: HubCacheKey): Promise<HubCacheEntry | undefined>;
-  put(key: HubCacheKey, entry: HubCacheEntry): Promise<void>;
-}
-
-/** The defaults a platform reads from its environment (Node: HF_ENDPOINT, HF_TOKEN). */
-export interface HubEnvironment {
-  hubUrl?: string;
-  accessToken?: string;
-}
-
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 /** The most maxBytes may say: Node's largest typed array (buffer.constants.MAX_LENGTH), and all a
  * 32-bit WebAssembly program could address. */
@@ -154,11 +131,6 @@ export function hubFileUrl(hubUrl: string, id: string, revision: string, file: s
   return `${hubUrl.replace(/\/+$/, '')}/${id}/resolve/${encodeURIComponent(revision)}/${checkRepoPath(file)}`;
 }
 
-/** The platform's part: its environment's defaults and its cache. */
-export interface HubPlatform {
-  environment(): HubEnvironment;
-  openCache(options: { cacheDir?: string }): HubCache | null;
-}
 
 /** A whole file as it arrived, with what its answer said about it. */
 interface Download {

@@ -2,7 +2,6 @@
 // Node module: the Node entry (index_node.ts) hands it platform_node.ts, the browser entry
 // (index.ts) hands it platform_browser.ts, so bundlers for browsers never see fs, path or os.
 import { AttentionError } from '../errors.js';
-import type { HubPlatform } from '../hub/hub.js';
 import type { GlueFactory } from './wasm_module.js';
 
 /** The pthreads build, ready to instantiate: its glue's factory, its .wasm bytes and where its
@@ -29,6 +28,38 @@ export interface Platform {
   threadedBuild(): Promise<ThreadedBuild>;
   /** Models from the Hugging Face Hub: the environment's defaults and the download cache. */
   hub: HubPlatform;
+}
+
+/** What a cache keeps per file: its bytes, or that the Hub has no such file. */
+export type HubCacheEntry = { bytes: Uint8Array; etag?: string } | { missing: true };
+
+/** Where a file's cache entry lives: the Hub's address, the model, the revision, the file. */
+export interface HubCacheKey {
+  hubUrl: string;
+  id: string;
+  revision: string;
+  file: string;
+}
+
+/** The download cache a Platform provides (hub/hub_cache_node.ts, hub/hub_cache_browser.ts). Entries are
+ * written only for complete files, so a partial download is never read back. */
+export interface HubCache {
+  /** Where the cache is (shown in messages and the README). */
+  readonly location: string;
+  get(key: HubCacheKey): Promise<HubCacheEntry | undefined>;
+  put(key: HubCacheKey, entry: HubCacheEntry): Promise<void>;
+}
+
+/** The defaults a platform reads from its environment (Node: HF_ENDPOINT, HF_TOKEN). */
+export interface HubEnvironment {
+  hubUrl?: string;
+  accessToken?: string;
+}
+
+/** The platform's part: its environment's defaults and its cache. */
+export interface HubPlatform {
+  environment(): HubEnvironment;
+  openCache(options: { cacheDir?: string }): HubCache | null;
 }
 
 /** Bytes of an http(s), blob: or data: URL, with the failure named. */

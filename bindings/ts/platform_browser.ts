@@ -1,10 +1,10 @@
 // Browsers (and bundlers building for them): everything is fetched; no Node module is imported.
-import { AttentionError } from '../errors.js';
-import { browserHubCache } from '../hub/hub_cache_browser.js';
-import { threadedUrl } from './package_files.js';
-import { fetchBytes } from './platform.js';
-import type { Platform, ThreadedBuild } from './platform.js';
-import type { GlueFactory } from './wasm_module.js';
+import { AttentionError } from './errors.js';
+import { browserHubCache } from './hub/hub_cache_browser.js';
+import { threadedUrl } from './runtime/package_files.js';
+import { fetchBytes } from './runtime/platform.js';
+import type { Platform, ThreadedBuild } from './runtime/platform.js';
+import type { GlueFactory } from './runtime/wasm_module.js';
 
 const env = globalThis as { crossOriginIsolated?: boolean; navigator?: { hardwareConcurrency?: number }; document?: { baseURI: string }; location?: { href: string } };
 

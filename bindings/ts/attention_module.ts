@@ -1,32 +1,32 @@
 // AttentionModule: one instantiated WebAssembly module and what is made from it (layers, models).
 // Shared by both entry points; the Platform they pass says how files are read (Node or browser).
-import { instantiate } from './loader.js';
-import type { LoadOptions, Variant } from './loader.js';
-import { MultiHeadAttention } from '../attention/multi_head_attention.js';
-import type { MultiHeadAttentionConfig } from '../attention/multi_head_attention.js';
-import type { BartModel } from '../models/bart_model.js';
-import type { BertModel } from '../models/bert_model.js';
-import type { Gpt2Model } from '../models/gpt2_model.js';
-import type { LlamaModel } from '../models/llama_model.js';
-import { modelFamily, readerFor } from '../models/registry.js';
-import type { Model, ModelFiles } from '../models/registry.js';
-import { AttentionError } from '../errors.js';
-import { HUB_OPTION_RULES, HubError } from '../hub/hub.js';
-import type { HubOptions } from '../hub/hub.js';
-import { fetchHubFile, fetchHubModelFiles } from '../hub/hub_model.js';
-import { fetchModelFiles, filesInMemory } from '../loading/model_files.js';
-import type { Platform } from './platform.js';
-import { ScaledDotProductAttention } from '../attention/scaled_dot_product_attention.js';
-import { fetchShippedModelFiles, isShippedModel } from '../loading/shipped_models.js';
-import type { ShippedModel } from '../loading/shipped_models.js';
-import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultFor } from '../attention/scaled_dot_product_attention.js';
-import { checkOptions, checkString, show } from '../validate.js';
-import type { FloatInput } from '../validate.js';
-import type { WasmModule } from './wasm_module.js';
-import { MODEL_LOAD_OPTION_RULES } from '../loading/weight_dtype.js';
-import type { ModelLoadOptions } from '../loading/weight_dtype.js';
+import { instantiate } from './runtime/loader.js';
+import type { LoadOptions, Variant } from './runtime/loader.js';
+import { MultiHeadAttention } from './attention/multi_head_attention.js';
+import type { MultiHeadAttentionConfig } from './attention/multi_head_attention.js';
+import type { BartModel } from './models/bart_model.js';
+import type { BertModel } from './models/bert_model.js';
+import type { Gpt2Model } from './models/gpt2_model.js';
+import type { LlamaModel } from './models/llama_model.js';
+import { modelFamily, readerFor } from './models/registry.js';
+import type { Model, ModelFiles } from './models/registry.js';
+import { AttentionError } from './errors.js';
+import { HUB_OPTION_RULES, HubError } from './hub/hub.js';
+import type { HubOptions } from './hub/hub.js';
+import { fetchHubFile, fetchHubModelFiles } from './hub/hub_model.js';
+import { fetchModelFiles, filesInMemory } from './loading/model_files.js';
+import type { Platform } from './runtime/platform.js';
+import { ScaledDotProductAttention } from './attention/scaled_dot_product_attention.js';
+import { fetchShippedModelFiles, isShippedModel } from './loading/shipped_models.js';
+import type { ShippedModel } from './loading/shipped_models.js';
+import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultFor } from './attention/scaled_dot_product_attention.js';
+import { checkOptions, checkString, show } from './validate.js';
+import type { FloatInput } from './validate.js';
+import type { WasmModule } from './runtime/wasm_module.js';
+import { MODEL_LOAD_OPTION_RULES } from './loading/weight_dtype.js';
+import type { ModelLoadOptions } from './loading/weight_dtype.js';
 
-export type { Model } from '../models/registry.js';
+export type { Model } from './models/registry.js';
 
 /** One instantiated WebAssembly module. Layers created from it share its memory. */
 export class AttentionModule {

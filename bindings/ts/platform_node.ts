@@ -6,12 +6,12 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AttentionError } from '../errors.js';
-import { nodeHubCache, nodeHubEnvironment } from '../hub/hub_cache_node.js';
-import { threadedUrl } from './package_files.js';
-import { fetchBytes } from './platform.js';
-import type { Platform, ThreadedBuild } from './platform.js';
-import type { GlueFactory } from './wasm_module.js';
+import { AttentionError } from './errors.js';
+import { nodeHubCache, nodeHubEnvironment } from './hub/hub_cache_node.js';
+import { threadedUrl } from './runtime/package_files.js';
+import { fetchBytes } from './runtime/platform.js';
+import type { Platform, ThreadedBuild } from './runtime/platform.js';
+import type { GlueFactory } from './runtime/wasm_module.js';
 
 /** A file's bytes, with Node's error codes turned into named errors. */
 async function readFileBytes(file: string): Promise<Uint8Array> {
