@@ -17,6 +17,13 @@ inline float bits_to_float(std::uint32_t u) {
 
 inline float bf16_to_float(std::uint16_t b) { return bits_to_float(std::uint32_t(b) << 16); }
 
+// The 16 bits at p (little-endian, as stored; p need not be aligned).
+inline std::uint16_t load_u16(const unsigned char* p) {
+  std::uint16_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 inline std::uint32_t float_to_bits(float f) {
   std::uint32_t u;
   std::memcpy(&u, &f, sizeof u);

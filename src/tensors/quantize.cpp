@@ -9,13 +9,11 @@
 
 namespace attn {
 
-namespace {
-std::uint16_t u16_at(const unsigned char* p) {
-  std::uint16_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+float max_abs(const float* x, int n) {
+  float m = 0.0f;
+  for (int i = 0; i < n; ++i) m = std::fabs(x[i]) > m ? std::fabs(x[i]) : m;
+  return m;
 }
-}  // namespace
 
 namespace {
 
@@ -27,12 +25,6 @@ bool block_scale(float d, std::uint16_t* bits, float* rounded) {
   if (std::fabs(half_to_float(*bits)) < std::fabs(d)) ++*bits;  // the next half away from zero
   *rounded = half_to_float(*bits);
   return std::isfinite(*rounded);
-}
-
-float max_abs(const float* x, int n) {
-  float m = 0.0f;
-  for (int i = 0; i < n; ++i) m = std::fabs(x[i]) > m ? std::fabs(x[i]) : m;
-  return m;
 }
 
 }  // namespace
@@ -109,14 +101,14 @@ bool quantize_q4(const float* x, int n, unsigned char* out) {
 
 void dequantize_q8(const unsigned char* blocks, int n, float* out) {
   for (int b = 0; b < n; b += kQuantBlock, blocks += sizeof(BlockQ8_0)) {
-    const float d = half_to_float(u16_at(blocks));
+    const float d = half_to_float(load_u16(blocks));
     for (int i = 0; i < kQuantBlock; ++i) out[b + i] = static_cast<std::int8_t>(blocks[2 + i]) * d;
   }
 }
 
 void dequantize_q4(const unsigned char* blocks, int n, float* out) {
   for (int b = 0; b < n; b += kQuantBlock, blocks += sizeof(BlockQ4_0)) {
-    const float d = half_to_float(u16_at(blocks));
+    const float d = half_to_float(load_u16(blocks));
     for (int j = 0; j < kQuantBlock / 2; ++j) {
       out[b + j] = ((blocks[2 + j] & 15) - 8) * d;
       out[b + j + 16] = ((blocks[2 + j] >> 4) - 8) * d;

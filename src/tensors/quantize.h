@@ -13,6 +13,8 @@ namespace attn {
 // scale does not fit an f16 (values beyond ~8e6, or Q4 beyond ~5e5).
 bool quantize_q8(const float* x, int n, unsigned char* out);
 bool quantize_q4(const float* x, int n, unsigned char* out);
+// The largest |x[i]| of n values (a block's scale is this over its top code).
+float max_abs(const float* x, int n);
 // Blocks back to floats.
 void dequantize_q8(const unsigned char* blocks, int n, float* out);
 void dequantize_q4(const unsigned char* blocks, int n, float* out);

@@ -12,22 +12,10 @@ namespace attn {
 
 namespace {
 
-std::uint16_t u16_at(const unsigned char* p) {
-  std::uint16_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 std::string show(float v) {
   char text[32];
   std::snprintf(text, sizeof text, "%g", v);
   return text;
-}
-
-float max_abs(const float* x, int n) {
-  float m = 0.0f;
-  for (int i = 0; i < n; ++i) m = std::fabs(x[i]) > m ? std::fabs(x[i]) : m;
-  return m;
 }
 
 // --- F32, F16, BF16: one value at a time -----------------------------------------------------
@@ -54,10 +42,10 @@ std::string encode_bf16(const float* x, int n, unsigned char* out) {
   return encode_16<float_to_bf16, 0x7f80u>(x, n, out, "bf16");
 }
 void decode_f16(const unsigned char* row, int n, float* out) {
-  for (int k = 0; k < n; ++k) out[k] = half_to_float(u16_at(row + 2 * k));
+  for (int k = 0; k < n; ++k) out[k] = half_to_float(load_u16(row + 2 * k));
 }
 void decode_bf16(const unsigned char* row, int n, float* out) {
-  for (int k = 0; k < n; ++k) out[k] = bf16_to_float(u16_at(row + 2 * k));
+  for (int k = 0; k < n; ++k) out[k] = bf16_to_float(load_u16(row + 2 * k));
 }
 
 // --- Q8_0, Q4_0: blocks of 32 -----------------------------------------------------------------
