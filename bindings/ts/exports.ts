@@ -45,6 +45,8 @@ export { HfTokenizer } from './tokenizers/hf_tokenizer.js';
 export type { HfDecodeOptions, HfEncodeOptions, HfTokenizerFiles, HfTokenizerTexts } from './tokenizers/hf_tokenizer.js';
 export { parseSafetensors, parseWeights } from './loading/safetensors.js';
 export type { SafetensorsEntry, SafetensorsFile, SafetensorsWeights } from './loading/safetensors.js';
+export { GGUF_TENSOR_TYPES, parseGguf, parseGgufHeader } from './loading/gguf.js';
+export type { GgufArray, GgufFile, GgufHeader, GgufHeaderRead, GgufNumericArray, GgufTensor, GgufTensorInfo, GgufTensorType, GgufTypeName, GgufValue, GgufValueType } from './loading/gguf.js';
 export type { PyTorchMultiheadAttentionState } from './attention/pytorch.js';
 export type { AttnMask, BoolInput, FloatInput } from './validate.js';
 export { nearestName, unknownName } from './validate.js';

@@ -78,12 +78,19 @@ function quantizeBlockQ4(x, at, view, out) {
   for (let j = 0; j < QK / 2; j++) view.setUint8(out + 2 + j, code(x[at + j]) | (code(x[at + j + QK / 2]) << 4));
 }
 
-/** Bytes of n values (a multiple of 32 for the block types) stored as `type`. */
+// Every storage type's [values per block, bytes per block] by ggml type id (ggml-common.h's block
+// structs), so a file can carry tensors of types this module does not encode (bytes made elsewhere).
+const STORAGE = {
+  0: [1, 4], 1: [1, 2], 2: [QK, 18], 3: [QK, 20], 6: [QK, 22], 7: [QK, 24], 8: [QK, 34],
+  10: [256, 84], 11: [256, 110], 12: [256, 144], 13: [256, 176], 14: [256, 210], 15: [256, 292], 30: [1, 2],
+};
+
+/** Bytes of n values (a whole number of blocks for the block types) stored as `type`. */
 export function typeBytes(type, n) {
-  if (type === GGML_TYPE.F32) return 4 * n;
-  if (type === GGML_TYPE.F16) return 2 * n;
-  if (n % QK) throw new Error(`${n} values are not a whole number of ${QK}-value blocks`);
-  return (n / QK) * BLOCK_BYTES[type];
+  if (!(type in STORAGE)) throw new Error(`unknown ggml type ${type}`);
+  const [values, bytes] = STORAGE[type];
+  if (n % values) throw new Error(`${n} values are not a whole number of ${values}-value blocks`);
+  return (n / values) * bytes;
 }
 
 /** x (Float32Array) stored as `type`, into a new Uint8Array. */

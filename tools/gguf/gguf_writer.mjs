@@ -54,20 +54,26 @@ class Bytes {
 }
 
 /** A typed metadata value: { type: 'u32' | 'f32' | 'string' | 'bool' | ..., value } or an array
- * { type: 'array', of: 'string' | 'f32' | 'i32' | ..., value: [...] }. */
+ * { type: 'array', of: 'string' | 'f32' | 'i32' | ..., value: [...] }; an array of arrays is
+ * { type: 'array', of: 'array', value: [{ of, value }, ...] }. */
 function putValue(out, { type, of, value }) {
   if (!(type in VALUE)) throw new Error(`unknown GGUF value type ${type}`);
   out.put('u32', VALUE[type]);
   if (type === 'string') out.string(value);
-  else if (type === 'array') {
-    if (!(of in VALUE) || of === 'array') throw new Error(`unsupported GGUF array element type ${of}`);
-    out.put('u32', VALUE[of]);
-    out.put('u64', value.length);
-    for (const v of value) {
-      if (of === 'string') out.string(v);
-      else out.put(of, v);
-    }
-  } else out.put(type, value);
+  else if (type === 'array') putArray(out, of, value);
+  else out.put(type, value);
+}
+
+/** An array's element type, count and elements (an element that is an array has no type tag of its own). */
+function putArray(out, of, value) {
+  if (!(of in VALUE)) throw new Error(`unsupported GGUF array element type ${of}`);
+  out.put('u32', VALUE[of]);
+  out.put('u64', value.length);
+  for (const v of value) {
+    if (of === 'string') out.string(v);
+    else if (of === 'array') putArray(out, v.of, v.value);
+    else out.put(of, v);
+  }
 }
 
 /**
