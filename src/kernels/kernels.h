@@ -49,8 +49,11 @@ struct Kernels {
   void (*gemm_bt_bf16)(int M, int N, int K, const float* A, int lda, const Bf16* B, int ldb, float* C, int ldc);
   // C[M x N] = A * B^T for B's N rows of a quantized weight type's blocks (weight_types.h), K a
   // multiple of 32, with A's rows quantized per block too (QuantizedRows: Aq M x K, As M x K/32
-  // scales): each block's dot product in exact integers, times both scales, summed in float.
-  // One kernel per type, found by the type; none (null) for the float formats.
+  // scales): each block's dot product in exact integers, times both scales, summed in float; for
+  // the types with a min (Q4_1, Q5_1, Q2_K, Q4_K, Q5_K), plus each min times the activations' sum
+  // over its values (the contract of WeightTypeInfo::unpack). K a multiple of the type's block
+  // (256 for the K-quants). One kernel per type, found by the type; none (null) for the float
+  // formats.
   QuantKernels gemm_bt_quant;
   // In place: x[j] <- exp(x[j] - shift) for shift >= max(x); returns the sum. Entries with
   // x[j] - shift < -87.3 (denormal territory, and -inf from masks) become exact zeros. The exponentials of softmax and of the online (flash) softmax.

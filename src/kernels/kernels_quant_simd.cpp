@@ -182,10 +182,13 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
 
 }  // namespace
 
+// The scalar twins' table with the types that have SIMD kernels overridden (Q8_0, Q4_0): every
+// quantized type has a kernel here. SIMD kernels for the GGUF types (Q4_K, Q6_K, ...: issue 33) are
+// later work; until then they run their scalar twins.
 QuantKernels simd_quant_kernels() {
-  return QuantKernels()
-      .set(WeightType::kQ8_0, gemm_bt_quant_simd<WeightType::kQ8_0>)
-      .set(WeightType::kQ4_0, gemm_bt_quant_simd<WeightType::kQ4_0>);
+  QuantKernels k = scalar_quant_kernels();
+  k.set(WeightType::kQ8_0, gemm_bt_quant_simd<WeightType::kQ8_0>).set(WeightType::kQ4_0, gemm_bt_quant_simd<WeightType::kQ4_0>);
+  return k;
 }
 #endif
 

@@ -15,19 +15,15 @@ float max_abs(const float* x, int n) {
   return m;
 }
 
-namespace {
-
-// The f16 scale of a block, or false when it does not fit a half. Rounded away from zero, never
-// toward it: a smaller scale would push the block's largest value past the top code and clip it
-// (by far more than half a step when the scale is a subnormal half, for blocks of tiny values).
+// Rounded away from zero, never toward it: a smaller scale would push the block's largest value
+// past the top code and clip it (by far more than half a step when the scale is a subnormal half,
+// for blocks of tiny values).
 bool block_scale(float d, std::uint16_t* bits, float* rounded) {
   *bits = float_to_half(d);
   if (std::fabs(half_to_float(*bits)) < std::fabs(d)) ++*bits;  // the next half away from zero
   *rounded = half_to_float(*bits);
   return std::isfinite(*rounded);
 }
-
-}  // namespace
 
 // Scales are rounded to f16 (upward in magnitude) before the values are divided by them, so that
 // q * d (with the d the kernels read) is within d / 2 of each value, and |q| <= 127.

@@ -6,6 +6,11 @@
 //
 // Adding a type: its enumerator below (before kCount), its block struct, its row in kWeightTypes,
 // and its kernels in kernels/kernels_quant_*.cpp with a row in each Kernels table.
+//
+// The GGUF (llama.cpp) types beyond Q8_0 / Q4_0 (issue 33): the legacy blocks of 32 with a 5th bit
+// or a min (Q5_0, Q4_1, Q5_1) and the K-quants' super-blocks of 256 (Q2_K .. Q6_K), whose sub-blocks
+// of 16 or 32 have their own 4-, 6- or 8-bit scales (and mins) under the block's f16 d (and dmin).
+// Their blocks are ggml's, byte for byte (ggml-common.h); decode is ggml's dequantize_row_* formula.
 #pragma once
 
 #include <cstddef>
@@ -14,10 +19,18 @@
 
 namespace attn {
 
-enum class WeightType : int { kF32, kF16, kBF16, kQ8_0, kQ4_0, kCount };
+enum class WeightType : int {
+  kF32, kF16, kBF16, kQ8_0, kQ4_0,
+  kQ4_K, kQ6_K, kQ5_0, kQ4_1, kQ5_1, kQ5_K, kQ3_K, kQ2_K,
+  kCount
+};
 constexpr int kWeightTypeCount = static_cast<int>(WeightType::kCount);
 
-constexpr int kQuantBlock = 32;  // values per block of every quantized type so far
+// Values per block of Q8_0, Q4_0, Q5_0, Q4_1, Q5_1; the unit of the integer products' scales (one
+// per 32 values, of the weights and of the activations alike) for every quantized type.
+constexpr int kQuantBlock = 32;
+constexpr int kSuperBlock = 256;  // values per block of the K-quants (ggml's QK_K)
+constexpr int kOffsetRun = 16;    // values per offset of unpack (below)
 
 // llama.cpp's Q8_0: an f16 scale d and 32 int8 codes; value q * d.
 struct BlockQ8_0 {
@@ -34,6 +47,80 @@ struct BlockQ4_0 {
 };
 static_assert(sizeof(BlockQ4_0) == 2 + kQuantBlock / 2, "Q4_0 blocks are 18 bytes, as ggml's");
 
+// llama.cpp's Q4_1: f16 d and m, nibbles as Q4_0's; value q * d + m (q in 0..15).
+struct BlockQ4_1 {
+  std::uint16_t d, m;
+  std::uint8_t qs[kQuantBlock / 2];
+};
+static_assert(sizeof(BlockQ4_1) == 20, "Q4_1 blocks are 20 bytes, as ggml's");
+
+// llama.cpp's Q5_0: f16 d, the 5th bits (bit i of the little-endian qh: element i) and nibbles as
+// Q4_0's; value (q - 16) * d.
+struct BlockQ5_0 {
+  std::uint16_t d;
+  std::uint8_t qh[4];
+  std::uint8_t qs[kQuantBlock / 2];
+};
+static_assert(sizeof(BlockQ5_0) == 22, "Q5_0 blocks are 22 bytes, as ggml's");
+
+// llama.cpp's Q5_1: Q5_0's codes with a min; value q * d + m (q in 0..31).
+struct BlockQ5_1 {
+  std::uint16_t d, m;
+  std::uint8_t qh[4];
+  std::uint8_t qs[kQuantBlock / 2];
+};
+static_assert(sizeof(BlockQ5_1) == 24, "Q5_1 blocks are 24 bytes, as ggml's");
+
+// llama.cpp's Q2_K: 16 sub-blocks of 16; scales[j] holds sub-block j's scale (low nibble) and min
+// (high nibble); element i's 2 bits are bits 2 ((i % 128) / 32) of qs[32 (i / 128) + i % 32];
+// value d * sc * q - dmin * m.
+struct BlockQ2_K {
+  std::uint8_t scales[kSuperBlock / 16];
+  std::uint8_t qs[kSuperBlock / 4];
+  std::uint16_t d, dmin;
+};
+static_assert(sizeof(BlockQ2_K) == 84, "Q2_K blocks are 84 bytes, as ggml's");
+
+// llama.cpp's Q3_K: 16 sub-blocks of 16 with 6-bit scales (stored + 32, packed in 12 bytes); element
+// i's low 2 bits as Q2_K's, its 3rd bit bit i / 32 of hmask[i % 32]; value d * (sc - 32) * (q - 4).
+struct BlockQ3_K {
+  std::uint8_t hmask[kSuperBlock / 8];
+  std::uint8_t qs[kSuperBlock / 4];
+  std::uint8_t scales[12];
+  std::uint16_t d;
+};
+static_assert(sizeof(BlockQ3_K) == 110, "Q3_K blocks are 110 bytes, as ggml's");
+
+// llama.cpp's Q4_K: 8 sub-blocks of 32 with 6-bit scales and mins packed in 12 bytes (ggml's
+// get_scale_min_k4); element i's nibble in qs[32 (i / 64) + i % 32], high when i % 64 >= 32;
+// value d * sc * q - dmin * m.
+struct BlockQ4_K {
+  std::uint16_t d, dmin;
+  std::uint8_t scales[12];
+  std::uint8_t qs[kSuperBlock / 2];
+};
+static_assert(sizeof(BlockQ4_K) == 144, "Q4_K blocks are 144 bytes, as ggml's");
+
+// llama.cpp's Q5_K: Q4_K with a 5th bit per element, bit i / 32 of qh[i % 32].
+struct BlockQ5_K {
+  std::uint16_t d, dmin;
+  std::uint8_t scales[12];
+  std::uint8_t qh[kSuperBlock / 8];
+  std::uint8_t qs[kSuperBlock / 2];
+};
+static_assert(sizeof(BlockQ5_K) == 176, "Q5_K blocks are 176 bytes, as ggml's");
+
+// llama.cpp's Q6_K: 16 sub-blocks of 16 with int8 scales; element i (h = i / 128, t = i % 128):
+// low 4 bits in ql[64 h + 32 (t / 32 % 2) + t % 32] (high nibble when t >= 64), high 2 bits at bit
+// 2 (t / 32) of qh[32 h + t % 32]; value d * sc * (q - 32).
+struct BlockQ6_K {
+  std::uint8_t ql[kSuperBlock / 2];
+  std::uint8_t qh[kSuperBlock / 4];
+  std::int8_t scales[kSuperBlock / 16];
+  std::uint16_t d;
+};
+static_assert(sizeof(BlockQ6_K) == 210, "Q6_K blocks are 210 bytes, as ggml's");
+
 // The block struct of a quantized type, for kernels written once per type (templates).
 template <WeightType T>
 struct BlockOf;
@@ -44,6 +131,38 @@ struct BlockOf<WeightType::kQ8_0> {
 template <>
 struct BlockOf<WeightType::kQ4_0> {
   using type = BlockQ4_0;
+};
+template <>
+struct BlockOf<WeightType::kQ4_K> {
+  using type = BlockQ4_K;
+};
+template <>
+struct BlockOf<WeightType::kQ6_K> {
+  using type = BlockQ6_K;
+};
+template <>
+struct BlockOf<WeightType::kQ5_0> {
+  using type = BlockQ5_0;
+};
+template <>
+struct BlockOf<WeightType::kQ4_1> {
+  using type = BlockQ4_1;
+};
+template <>
+struct BlockOf<WeightType::kQ5_1> {
+  using type = BlockQ5_1;
+};
+template <>
+struct BlockOf<WeightType::kQ5_K> {
+  using type = BlockQ5_K;
+};
+template <>
+struct BlockOf<WeightType::kQ3_K> {
+  using type = BlockQ3_K;
+};
+template <>
+struct BlockOf<WeightType::kQ2_K> {
+  using type = BlockQ2_K;
 };
 
 struct WeightTypeInfo {
@@ -56,9 +175,18 @@ struct WeightTypeInfo {
   std::string (*encode)(const float* x, int n, unsigned char* out);
   // n encoded values back to float32.
   void (*decode)(const unsigned char* row, int n, float* out);
-  // Quantized types: n values widened to int16 codes (zero point removed) and one float scale per
-  // block, what the integer products' scalar twins read. Null for the float formats.
-  void (*unpack)(const unsigned char* row, int n, std::int16_t* q, float* scale);
+  // Quantized types: n values widened for the integer products' scalar twins, so that value k is
+  //   scale[k / 32] * q[k] + offset[k / 16]
+  // q: int16 codes, zero point removed and any sub-block scale folded in (K-quants: q * sc, within
+  // int16: at most 32 x 128 for Q6_K); scale: one float per 32 values (the block's d, or the
+  // super-block's d for the K-quants); offset: one float per 16 values, the min (Q4_1, Q5_1: m; Q2_K,
+  // Q4_K, Q5_K: -dmin * m of the sub-block), 0 for the types without one. The value equals decode's
+  // up to float rounding (decode multiplies d * sc first, as ggml). The product of a row of 32 with
+  // an activation block (int16 codes a, scale s) is then
+  //   s * scale * sum(a q) + s * (offset[0] * sum(a[0..16)) + offset[1] * sum(a[16..32)))
+  // with the second term left out when both offsets are 0 (kernels_quant_scalar.cpp). Null for the
+  // float formats.
+  void (*unpack)(const unsigned char* row, int n, std::int16_t* q, float* scale, float* offset);
 };
 
 // The row of type t (a valid WeightType; kCount is not one).
