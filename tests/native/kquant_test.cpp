@@ -363,4 +363,50 @@ TEST(WeightTypesGguf, LinearOnRandomBlocksEqualsFloat64ForEveryKernelsTable) {
     }
 }
 
+// Our encoder at the edges: a block of zeros decodes to zeros; constant, all-positive, all-negative
+// and tiny (subnormal f16 scales) blocks stay within the step bound of weight_types_test.cpp's
+// round trip (here: half the block's range over the type's levels, doubled for the K-quants' scale
+// rounding, plus f16 rounding of the value); values beyond the f16 scales' range are refused by name.
+TEST(WeightTypesGguf, EncoderEdges) {
+  const int n = attn::kSuperBlock;
+  for (WeightType t : kGguf) {
+    const attn::WeightTypeInfo& info = attn::weight_type_info(t);
+    const double levels = t == WeightType::kQ2_K || t == WeightType::kQ3_K ? 3
+                          : t == WeightType::kQ4_K || t == WeightType::kQ4_1 ? 15
+                          : t == WeightType::kQ6_K ? 31 : t == WeightType::kQ5_0 ? 15 : 31;
+    std::vector<unsigned char> bytes(attn::row_bytes(t, n));
+    std::vector<float> y(n);
+    const auto cases = [&](int c, int i) -> float {
+      switch (c) {
+        case 0: return 0.0f;
+        case 1: return 0.3f;
+        case 2: return 1.0f + 0.01f * i;
+        case 3: return -1.0f - 0.01f * (i % 37);
+        default: return 1e-6f * float((i * 7919) % 23 - 11);
+      }
+    };
+    for (int c = 0; c < 5; ++c) {
+      std::vector<float> x(n);
+      for (int i = 0; i < n; ++i) x[i] = cases(c, i);
+      ASSERT_EQ(info.encode(x.data(), n, bytes.data()), "") << info.name << " case " << c;
+      info.decode(bytes.data(), n, y.data());
+      for (int b = 0; b < n; b += info.block) {
+        double M = 0, lo = x[b], hi = x[b];
+        for (int i = b; i < b + info.block; ++i)
+          M = std::max(M, double(std::fabs(x[i]))), lo = std::min(lo, double(x[i])), hi = std::max(hi, double(x[i]));
+        const double span = std::max(hi - std::min(lo, 0.0), M);
+        const double tol = span / levels * (info.block == attn::kSuperBlock ? 1.0 : 0.51) + M * 0x1p-10;
+        for (int i = b; i < b + info.block; ++i) {
+          if (c == 0) ASSERT_EQ(y[i], 0.0f) << info.name;
+          ASSERT_LE(std::fabs(double(y[i]) - x[i]), tol) << info.name << " case " << c << " at " << i;
+        }
+      }
+    }
+    std::vector<float> big(n, 1e9f);
+    big[3] = -1e9f;
+    const std::string err = info.encode(big.data(), n, bytes.data());
+    EXPECT_NE(err.find(info.name), std::string::npos) << info.name << ": " << err;
+  }
+}
+
 }  // namespace
