@@ -259,6 +259,11 @@ describe('files from the repository writer', () => {
     expect([...v2.tensors.values()].map(({ data, ...info }) => info)).toEqual([...v3.tensors.values()].map(({ data, ...info }) => info));
   });
 
+  test('strings that are not valid UTF-8 read with U+FFFD in place of each bad sequence, as TextDecoder gives them', () => {
+    const file = parseGguf(patched('small', (b) => { b[afterString(b, 'llama') - 3] = 0xff; }));
+    expect(file.metadata.get('general.architecture')).toBe('ll\ufffdma');
+  });
+
   test('a file with no metadata but the alignment and no tensors', () => {
     const file = parseGguf(files.empty);
     expect(file.metadata).toEqual(new Map([['general.alignment', 32]]));

@@ -201,6 +201,21 @@ class Reader {
     return s;
   }
 
+  /** Element i of a string array: the common case (a length that fits, bytes at hand) read
+   * without building a description; anything else through string(), which names the problem or
+   * asks for more bytes. */
+  stringElement(what: string, i: number): string {
+    const p = this.pos;
+    if (p + 8 <= this.bytes.length) {
+      const n = this.view.getUint32(p, true);
+      if (this.view.getUint32(p + 4, true) === 0 && p + 8 + n <= this.bytes.length && n <= this.size - p - 8) {
+        this.pos = p + 8 + n;
+        return decodeUtf8(this.bytes, p + 8, n);
+      }
+    }
+    return this.string(`${what}[${i}]`);
+  }
+
   /** One value of `type` (not an array). */
   scalar(type: GgufValueType, what: string): number | bigint | boolean | string {
     if (type === 'string') return this.string(what);
@@ -250,7 +265,7 @@ class Reader {
     const n = this.count(`${what}: array length`, WIDTH[of]);
     if (of === 'string') {
       const out: string[] = [];
-      for (let i = 0; i < n; i++) out.push(this.string(`${what}[${i}]`));
+      for (let i = 0; i < n; i++) out.push(this.stringElement(what, i));
       return [out, 'array<string>'];
     }
     if (of === 'array') {
@@ -305,7 +320,8 @@ function numericArray(type: GgufValueType, bytes: Uint8Array, at: number, n: num
   return make(copy.buffer);
 }
 
-/** UTF-8 bytes to a string; short ASCII strings (most token texts and keys) without TextDecoder. */
+/** UTF-8 bytes to a string (an invalid sequence becomes U+FFFD, as TextDecoder makes it); short
+ * ASCII strings (most keys and token texts) without a TextDecoder call each. */
 function decodeUtf8(bytes: Uint8Array, at: number, n: number): string {
   if (n <= 32) {
     let s = '';
