@@ -405,6 +405,28 @@ describe('malformed and hostile files: a named AttentionError', () => {
     refused(patched('small', (b) => b.writeBigUInt64LE(1000n, infoAt(b, 'ta').dims[1])), /tensor "ta": data \[\d+, \d+\) \(16000 bytes of F32, dims \[4, 1000\]\) goes past the end/);
   });
 
+  test('any byte of the header changed, any length cut: a file or an AttentionError, nothing else', () => {
+    const bytes = files.small, { headerLength } = parseGguf(bytes);
+    const outcomes = { parsed: 0, refused: 0 };
+    const attempt = (input, prefix) => {
+      try {
+        if (prefix) parseGgufHeader(input); else parseGguf(input);
+        outcomes.parsed++;
+      } catch (e) {
+        if (!(e instanceof AttentionError)) throw new Error(`${e.name}: ${e.message}`);
+        outcomes.refused++;
+      }
+    };
+    for (let at = 0; at < headerLength; at++) for (const value of [0x00, 0xff, bytes[at] ^ 0x80, bytes[at] + 1 & 255]) {
+      const b = bytes.slice();
+      b[at] = value;
+      attempt(b, false);
+      attempt(b.subarray(0, headerLength), true);
+    }
+    for (let n = 0; n <= bytes.length; n++) { attempt(bytes.subarray(0, n), false); attempt(bytes.subarray(0, n), true); }
+    expect(outcomes.refused).toBeGreaterThan(outcomes.parsed / 4);
+  });
+
   test('general.alignment not a power of two, or not a u32', () => {
     refused(files.align48, /general.alignment 48 is not a power of two/);
     refused(files.align0, /general.alignment 0 is not a power of two/);
