@@ -117,9 +117,11 @@ describe('scores, hypotheses, timing, dispose', () => {
     const total = performance.now() - t0;
     expect(r.timeToFirstTokenMs).toBeGreaterThan(0);
     expect(r.timeToFirstTokenMs).toBeLessThan(total);
-    // 11 steps after the first took (total - first) at most: the rate cannot be above that.
+    // 11 steps after the first took (total - first) at most: the rate cannot be above that. The
+    // test's clock and the library's (two realms' performance.now) were seen 65 us apart over a
+    // 560 ms run (a rate 1.00012x this bound): 1 ms is allowed for them.
     expect(r.tokensPerSecond).toBeGreaterThan(0);
-    expect(r.tokensPerSecond).toBeLessThanOrEqual(11 / ((total - r.timeToFirstTokenMs) / 1000) * 1.0001);
+    expect(r.tokensPerSecond).toBeLessThanOrEqual(11 / ((total - r.timeToFirstTokenMs - 1) / 1000));
   });
 
   test('an AbortSignal stops a beam search between steps with its best hypotheses so far', async () => {
