@@ -11,6 +11,7 @@
 // file's size, and each problem is an AttentionError naming it and where (key or tensor, byte).
 import { AttentionError } from '../errors.js';
 import { show } from '../validate.js';
+import { fileBytes } from './file_bytes.js';
 
 /** A ggml storage type this reader knows: its name, its id in the file, and how many values a
  * block of `blockBytes` bytes holds (1 and the element size for the unquantized types). Sizes are
@@ -138,14 +139,6 @@ function fail(message: string): never {
 /** Thrown inside the reader when a prefix ends before the header does (not an error). */
 class NeedMore {
   constructor(readonly bytes: number) {}
-}
-
-function fileBytes(input: unknown): Uint8Array {
-  const tag = Object.prototype.toString.call(input);
-  if (tag === '[object ArrayBuffer]' || tag === '[object SharedArrayBuffer]') return new Uint8Array(input as ArrayBuffer);
-  if (tag === '[object Uint8Array]' && ArrayBuffer.isView(input))
-    return input instanceof Uint8Array ? input : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  return fail(`expected the file's bytes (a Uint8Array or an ArrayBuffer), got ${show(input)}`);
 }
 
 class Reader {
@@ -429,7 +422,7 @@ function readHeader(r: Reader): GgufHeader {
  * Throws AttentionError for a malformed or hostile header (see parseGguf).
  */
 export function parseGgufHeader(prefix: Uint8Array | ArrayBuffer, fileSize?: number): GgufHeaderRead {
-  const bytes = fileBytes(prefix);
+  const bytes = fileBytes(prefix, fail);
   if (fileSize !== undefined && (!Number.isSafeInteger(fileSize) || fileSize < bytes.length))
     fail(`fileSize ${show(fileSize)} must be an integer at least the prefix's ${bytes.length} bytes`);
   try {
@@ -450,7 +443,7 @@ export function parseGgufHeader(prefix: Uint8Array | ArrayBuffer, fileSize?: num
  * of the alignment, and general.alignment not a power of two.
  */
 export function parseGguf(bytes: Uint8Array | ArrayBuffer): GgufFile {
-  const file = fileBytes(bytes);
+  const file = fileBytes(bytes, fail);
   const header = readHeader(new Reader(file, file.length));
   const tensors = new Map<string, GgufTensor>();
   for (const [name, t] of header.tensors) tensors.set(name, { ...t, data: file.subarray(t.offset, t.offset + t.byteLength) });

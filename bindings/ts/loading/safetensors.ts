@@ -4,6 +4,7 @@
 // possibly hostile file is checked before any byte is read through it.
 import { AttentionError } from '../errors.js';
 import { show } from '../validate.js';
+import { fileBytes } from './file_bytes.js';
 
 /** The dtypes of the safetensors format. Only the float ones can be read as weights; the others
  * (e.g. the I64 position_ids buffer some BERT checkpoints carry) are parsed, checked and skipped. */
@@ -38,19 +39,8 @@ function fail(message: string): never {
   throw new AttentionError(`safetensors: ${message}`);
 }
 
-/** The file's bytes as a Uint8Array view (nothing copied). Anything else is refused: a number
- * would make `new Uint8Array` allocate that many zeros, another typed array would be converted
- * element by element. Checked by tag, so a Buffer or an ArrayBuffer from another realm passes. */
-function fileBytes(input: unknown): Uint8Array {
-  const tag = Object.prototype.toString.call(input);
-  if (tag === '[object ArrayBuffer]' || tag === '[object SharedArrayBuffer]') return new Uint8Array(input as ArrayBuffer);
-  if (tag === '[object Uint8Array]' && ArrayBuffer.isView(input))
-    return input instanceof Uint8Array ? input : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  return fail(`expected the file's bytes (a Uint8Array or an ArrayBuffer), got ${show(input)}`);
-}
-
 export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFile {
-  const bytes = fileBytes(input);
+  const bytes = fileBytes(input, fail);
   if (bytes.length < 8) fail(`file is ${bytes.length} bytes, too short for the 8-byte header length`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const high = view.getUint32(4, true);
