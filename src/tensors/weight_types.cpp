@@ -237,17 +237,22 @@ struct Format<WeightType::kQ3_K> {
       set_crumb(b.qs, i, c.u[i]), b.hmask[i % 32] |= static_cast<std::uint8_t>((c.u[i] >> 2) << (i / 32));
   }
 };
+// Q4_K's and Q5_K's d, and each sub-block's 6-bit scale and min (as -dmin * m).
+template <class Block>
+void expand_k4_scales(const Block& b, Expanded& e) {
+  e.d = h2f(b.d);
+  const float dmin = h2f(b.dmin);
+  for (int j = 0; j < 8; ++j) {
+    int m;
+    get_k4(b.scales, j, &e.sc[j], &m);
+    e.off[j] = -(dmin * float(m));
+  }
+}
 template <>
 struct Format<WeightType::kQ4_K> {
   static constexpr Spec spec{256, 32, 0, 15, 63, true};
   static void expand(const BlockQ4_K& b, Expanded& e) {
-    e.d = h2f(b.d);
-    const float dmin = h2f(b.dmin);
-    for (int j = 0; j < 8; ++j) {
-      int m;
-      get_k4(b.scales, j, &e.sc[j], &m);
-      e.off[j] = -(dmin * float(m));
-    }
+    expand_k4_scales(b, e);
     for (int i = 0; i < 256; ++i) e.q[i] = nibble_k(b.qs, i);
   }
   static void pack(const Chosen& c, BlockQ4_K& b) {
@@ -260,13 +265,7 @@ template <>
 struct Format<WeightType::kQ5_K> {
   static constexpr Spec spec{256, 32, 0, 31, 63, true};
   static void expand(const BlockQ5_K& b, Expanded& e) {
-    e.d = h2f(b.d);
-    const float dmin = h2f(b.dmin);
-    for (int j = 0; j < 8; ++j) {
-      int m;
-      get_k4(b.scales, j, &e.sc[j], &m);
-      e.off[j] = -(dmin * float(m));
-    }
+    expand_k4_scales(b, e);
     for (int i = 0; i < 256; ++i) e.q[i] = nibble_k(b.qs, i) | (b.qh[i % 32] >> (i / 32) & 1) << 4;
   }
   static void pack(const Chosen& c, BlockQ5_K& b) {
