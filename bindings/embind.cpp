@@ -418,7 +418,12 @@ std::string kernelsName() { return attn::default_kernels().name; }
 // The codes that cross the boundary, by name (the wrapper reads them from the module: Module.Dtype.F16 ...).
 void bind_enums() {
   using emscripten::enum_;
-  enum_<attn::Dtype>("Dtype").value("F32", attn::Dtype::kF32).value("F16", attn::Dtype::kF16).value("BF16", attn::Dtype::kBF16);
+  // A checkpoint's dtypes are the weight types, by the names safetensors and GGUF give them.
+  enum_<attn::Dtype> dtype("Dtype");
+  for (int t = 0; t < attn::kWeightTypeCount; ++t) {
+    const attn::WeightTypeInfo& info = attn::weight_type_info(static_cast<attn::WeightType>(t));
+    dtype.value(info.stored_name, info.type);
+  }
   enum_<attn::WeightStorage>("WeightStorage")
       .value("auto", attn::WeightStorage::kAuto)
       .value("f32", attn::WeightStorage::kF32)

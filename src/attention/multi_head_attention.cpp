@@ -118,14 +118,25 @@ std::string MultiHeadAttention::set_weights(MhaStoredWeights&& w) {
   const MhaConfig& c = cfg_;
   has_weights_ = false;
   if (c.kdim != c.d_model || c.vdim != c.d_model) return "stored weights need kdim = vdim = dModel";
-  if (w.qkv.out != q_width() + k_width() + v_width() || w.qkv.in != c.d_model || w.o.out != c.d_model ||
-      w.o.in != z_width() || w.qkv.empty() || w.o.empty())
+  const bool parts = w.qkv.empty();
+  const bool shaped = parts ? w.q.out == q_width() && w.k.out == k_width() && w.v.out == v_width() && w.q.in == c.d_model &&
+                                  w.k.in == c.d_model && w.v.in == c.d_model && !w.q.empty() && !w.k.empty() && !w.v.empty()
+                            : w.qkv.out == q_width() + k_width() + v_width() && w.qkv.in == c.d_model;
+  if (!shaped || w.o.out != c.d_model || w.o.in != z_width() || w.o.empty())
     return "the stored attention weights do not match the layer's shape";
   fused_ = true;
-  w_in_ = std::move(w.qkv);
-  w_o_ = std::move(w.o);
   w_k_sep_ = Weight(), w_v_sep_ = Weight();
-  std::string err = copy_biases(w.b_q, w.b_k, w.b_v, w.b_o);
+  std::string err;
+  if (!parts) {
+    w_in_ = std::move(w.qkv);
+  } else if (w.q.type == w.k.type && w.k.type == w.v.type && w.q.panels == w.k.panels && w.k.panels == w.v.panels) {
+    Weight* parts[] = {&w.q, &w.k, &w.v};
+    err = concat_outputs(parts, 3, &w_in_);
+  } else {
+    w_in_ = std::move(w.q), w_k_sep_ = std::move(w.k), w_v_sep_ = std::move(w.v);
+  }
+  w_o_ = std::move(w.o);
+  if (err.empty()) err = copy_biases(w.b_q, w.b_k, w.b_v, w.b_o);
   if (!err.empty()) return err;
   set_projections();
   has_weights_ = true;
@@ -151,14 +162,15 @@ std::string MultiHeadAttention::copy_biases(const float* b_q, const float* b_k, 
 void MultiHeadAttention::set_projections() {
   const int hq = q_width(), hk = k_width(), hv = v_width();
   const WeightView in = w_in_.view();
-  proj_all_ = {in, b_in_.data()};
+  const bool one_matrix = w_k_sep_.empty();
+  proj_all_ = {one_matrix ? in : WeightView(), b_in_.data()};
   proj_q_ = {in.outputs(0, hq), b_in_.data()};
-  if (fused_) {
+  if (one_matrix) {
     proj_k_ = {in.outputs(hq, hk), b_in_.data() + hq};
     proj_v_ = {in.outputs(hq + hk, hv), b_in_.data() + hq + hk};
   } else {
-    proj_k_ = {w_k_sep_.view(), b_k_sep_.data()};
-    proj_v_ = {w_v_sep_.view(), b_v_sep_.data()};
+    proj_k_ = {w_k_sep_.view(), fused_ ? b_in_.data() + hq : b_k_sep_.data()};
+    proj_v_ = {w_v_sep_.view(), fused_ ? b_in_.data() + hq + hk : b_v_sep_.data()};
   }
   proj_o_ = {w_o_.view(), b_o_.data()};
 }
@@ -210,6 +222,15 @@ std::string MultiHeadAttention::project(const float* x, int rows, const Projecti
   return linear(*kn_, x, rows, p.w, p.b, y, ldy);  // b is zeros without bias
 }
 
+std::string MultiHeadAttention::project_qkv(const float* x, int rows, float* y) const {
+  const int hq = q_width(), hk = k_width(), width = hq + hk + v_width();
+  if (proj_all_.w.out > 0) return project(x, rows, proj_all_, y, width);
+  std::string err = project(x, rows, proj_q_, y, width);
+  if (err.empty()) err = project(x, rows, proj_k_, y + hq, width);
+  if (err.empty()) err = project(x, rows, proj_v_, y + hq + hk, width);
+  return err;
+}
+
 std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float* weights,
                                         MhaTrace* trace) {
   if (!configured_) return "not configured";
@@ -251,7 +272,7 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
     // Self-attention: one GEMM over X yields [Q | K | V] side by side.
     const int width = hq + hk + hv;
     if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);
-    err = project(in.query, static_cast<int>(q_rows), proj_all_, qkv_.data(), width);
+    err = project_qkv(in.query, static_cast<int>(q_rows), qkv_.data());
     if (!err.empty()) return err;
     q = qkv_.data(), k = q + hq, v = q + hq + hk;
     q_ld = k_ld = v_ld = width;
@@ -391,7 +412,7 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
     // One GEMM over the new rows yields [Q | K | V]; K and V go to the end of the cache.
     const int width = hq + hk + hv;
     if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);
-    err = project(query, static_cast<int>(q_rows), proj_all_, qkv_.data(), width);
+    err = project_qkv(query, static_cast<int>(q_rows), qkv_.data());
     if (!err.empty()) return err;
     // The new rows sit at positions length.. : rotated there, K enters the cache rotated.
     if (c.rotary)

@@ -47,12 +47,16 @@ struct MhaWeightsView {
   const float* b_o = nullptr;
 };
 
-// Weights a model already holds in its storage type (weight.h), handed over without a copy:
-// the fused input projection (outputs [Q | K | V]: h*d_k, kv*d_k, kv*d_v with kv the K/V heads,
-// over d_model inputs; so kdim = vdim = d_model) and the output projection (d_model outputs over
-// h*d_v inputs). A null bias (with bias on) counts as zeros: Qwen2 has Q/K/V biases, no O bias.
+// Weights a model already holds in its storage type (weight.h), handed over: the input
+// projections (h*d_k, kv*d_k and kv*d_v outputs with kv the K/V heads, over d_model inputs; so
+// kdim = vdim = d_model) and the output projection (d_model outputs over h*d_v inputs). Q, K and V
+// held alike become one matrix [Q | K | V]; held in different types (a GGUF Q4_K_M file keeps V at
+// Q6_K in some layers) they stay three, still projected side by side. A checkpoint that stores
+// them fused (GPT-2's c_attn) hands over `qkv` instead. A null bias (with bias on) counts as zeros:
+// Qwen2 has Q/K/V biases, no O bias.
 struct MhaStoredWeights {
-  Weight qkv, o;
+  Weight qkv, o;  // qkv: [Q | K | V] as stored, or empty
+  Weight q, k, v;
   const float* b_q = nullptr;  // biases (copied) are read only when the config has bias
   const float* b_k = nullptr;
   const float* b_v = nullptr;
@@ -174,6 +178,9 @@ class MultiHeadAttention {
   };
   // y (rows x p.w.out, leading dim ldy) = x (rows x p.w.in) W^T + b
   std::string project(const float* x, int rows, const Projection& p, float* y, int ldy) const;
+  // y (rows x [Q | K | V]) from self-attention's input: one product over the fused matrix, or
+  // three into their columns when Q, K and V are held in different types.
+  std::string project_qkv(const float* x, int rows, float* y) const;
   // Points the projections into w_in_ (and the separate matrices), after the weights change.
   void set_projections();
   std::string copy_biases(const float* b_q, const float* b_k, const float* b_v, const float* b_o);
@@ -189,7 +196,8 @@ class MultiHeadAttention {
   MhaConfig cfg_;
   bool configured_ = false, has_weights_ = false;
   // [W^Q | W^K | W^V] as one matrix (outputs 2*h*d_k + h*d_v) when kdim = vdim = d_model, so
-  // self-attention projects Q, K and V in one pass over X; else W^Q alone and two more matrices.
+  // self-attention projects Q, K and V in one pass over X; else W^Q alone and two more matrices
+  // (fused_ then says whether self-attention's Q, K and V still lie side by side).
   Weight w_in_, w_k_sep_, w_v_sep_, w_o_;
   Buffer b_in_, b_k_sep_, b_v_sep_, b_o_;
   Projection proj_all_{}, proj_q_{}, proj_k_{}, proj_v_{}, proj_o_{};

@@ -13,12 +13,10 @@ void AttentionSublayer::add_to(TensorTable& t, const Names& names, int dim, floa
 
 std::string AttentionSublayer::finalize(int dim, int heads) {
   std::string err = attn.configure({dim, heads, 0, 0, 0, 0, true});
-  // Q, K and V become one matrix of 3 x dim outputs (the layer's fused input projection).
+  // The attention layer takes Q, K, V and O over (fusing the first three).
   MhaStoredWeights w;
-  Weight* parts[] = {&q.weight, &k.weight, &v.weight};
-  if (err.empty()) err = concat_outputs(parts, 3, &w.qkv);
   if (err.empty()) {
-    w.o = std::move(o.weight);
+    w.q = std::move(q.weight), w.k = std::move(k.weight), w.v = std::move(v.weight), w.o = std::move(o.weight);
     w.b_q = q.bias.data(), w.b_k = k.bias.data(), w.b_v = v.bias.data(), w.b_o = o.bias.data();
     err = attn.set_weights(std::move(w));
   }

@@ -65,8 +65,9 @@ std::string Gpt2::finalize() {
     // c_attn's outputs are [Q | K | V], each with head i in block i: the attention layer's fused
     // input projection as it is. The layer takes both matrices over; no copy.
     const float* b = B.c_attn.bias.data();
-    err = B.attn.set_weights(MhaStoredWeights{std::move(B.c_attn.weight), std::move(B.c_proj.weight), b, b + D, b + 2 * D,
-                                              B.c_proj.bias.data()});
+    MhaStoredWeights w{std::move(B.c_attn.weight), std::move(B.c_proj.weight)};
+    w.b_q = b, w.b_k = b + D, w.b_v = b + 2 * D, w.b_o = B.c_proj.bias.data();
+    err = B.attn.set_weights(std::move(w));
     if (!err.empty()) return err;
     B.c_attn = Linear(), B.c_proj = Linear();
   }

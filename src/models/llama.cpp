@@ -83,12 +83,10 @@ std::string Llama::finalize() {
   mc.window = cfg_.sliding_window;
   for (Block& B : stack_.blocks) {
     err = B.attn.configure(mc);
-    // Q, K and V become one matrix [Q | K | V] (the layer's fused input projection); no o bias.
+    // The attention layer takes Q, K, V and O over (fusing the first three); no o bias.
     MhaStoredWeights w;
-    Weight* parts[] = {&B.q.weight, &B.k.weight, &B.v.weight};
-    if (err.empty()) err = concat_outputs(parts, 3, &w.qkv);
     if (err.empty()) {
-      w.o = std::move(B.o.weight);
+      w.q = std::move(B.q.weight), w.k = std::move(B.k.weight), w.v = std::move(B.v.weight), w.o = std::move(B.o.weight);
       w.b_q = B.q.bias.data(), w.b_k = B.k.bias.data(), w.b_v = B.v.bias.data();
       err = B.attn.set_weights(std::move(w));
     }

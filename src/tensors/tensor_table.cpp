@@ -44,12 +44,17 @@ void TensorTable::add_weight(std::string name, std::vector<int> shape, Weight* w
 
 namespace {
 
-// Values [i0, i0 + n) of a stored tensor as float32. Read as bytes: the caller's buffer need not
-// be aligned.
+// Values [i0, i0 + n) of a stored tensor as float32 (quantized: i0 and n whole blocks). Read as
+// bytes: the caller's buffer need not be aligned.
 void widen(const void* data, Dtype dtype, std::size_t i0, std::size_t n, float* out) {
   const unsigned char* bytes = static_cast<const unsigned char*>(data);
+  const WeightTypeInfo& t = weight_type_info(dtype);
   if (dtype == Dtype::kF32) {
     std::memcpy(out, bytes + 4 * i0, n * sizeof(float));
+    return;
+  }
+  if (is_quantized(dtype)) {
+    t.decode(bytes + i0 / t.block * t.block_bytes, static_cast<int>(n), out);
     return;
   }
   bytes += 2 * i0;
@@ -69,13 +74,9 @@ bool stored_by_output(const TensorTable::Entry& e) { return e.embedding || e.lay
 int outputs_of(const TensorTable::Entry& e) { return stored_by_output(e) ? e.shape[0] : e.shape[1]; }
 int inputs_of(const TensorTable::Entry& e) { return stored_by_output(e) ? e.shape[1] : e.shape[0]; }
 
-WeightType stored_type(Dtype d) {
-  return d == Dtype::kF32 ? WeightType::kF32 : d == Dtype::kF16 ? WeightType::kF16 : WeightType::kBF16;
-}
-
 // Weight t (in panels or not) holds the stored bytes of entry e as they are: rows by output.
 bool holds_as_stored(const TensorTable::Entry& e, Dtype d, WeightType t, bool panels) {
-  return !panels && t == stored_type(d) && stored_by_output(e);
+  return !panels && t == d && stored_by_output(e);
 }
 
 // F32 linear weights are held in panels (weight.h), and so are F32 word embeddings (the tables
@@ -86,9 +87,20 @@ bool held_in_panels(const TensorTable::Entry& e, WeightType t) {
   return t == WeightType::kF32 && (!e.embedding || e.quantizable);
 }
 
-// The first value of n stored values that is not finite, or -1 (16-bit: the all-ones exponent).
+// The first value of n stored values of type t that is not finite, or -1 (16-bit: the all-ones
+// exponent; quantized: decoded a block at a time, since a non-finite f16 scale makes its block so).
 long first_non_finite_stored(const void* data, std::size_t n, WeightType t) {
   if (t == WeightType::kF32) return first_non_finite(static_cast<const float*>(data), n);
+  if (is_quantized(t)) {
+    const WeightTypeInfo& info = weight_type_info(t);
+    std::vector<float> block(info.block);
+    for (std::size_t b = 0; b < n / info.block; ++b) {
+      info.decode(static_cast<const unsigned char*>(data) + b * info.block_bytes, info.block, block.data());
+      const long i = first_non_finite(block.data(), info.block);
+      if (i >= 0) return static_cast<long>(b * info.block) + i;
+    }
+    return -1;
+  }
   const std::uint16_t* h = static_cast<const std::uint16_t*>(data);
   const std::uint16_t exponent = t == WeightType::kF16 ? 0x7c00u : 0x7f80u;
   for (std::size_t i = 0; i < n; ++i)
@@ -97,9 +109,10 @@ long first_non_finite_stored(const void* data, std::size_t n, WeightType t) {
 }
 
 float stored_value(const void* data, std::size_t i, Dtype d) {
-  float v;
-  widen(data, d, i, 1, &v);
-  return v;
+  const int block = weight_type_info(d).block;
+  std::vector<float> v(block);
+  widen(data, d, i / block * block, block, v.data());
+  return v[i % block];
 }
 
 }  // namespace
@@ -123,6 +136,12 @@ std::string TensorTable::set_part(const std::string& name, const void* data, std
     if (count == 0 || first > n || count > n - first || first % row != 0 || count % row != 0)
       return name + ": elements [" + std::to_string(first) + ", " + std::to_string(first + count) +
              ") are not whole rows of its " + std::to_string(n);
+    // A quantized dtype comes in whole blocks: a matrix's rows, a vector's parts.
+    const WeightTypeInfo& stored = weight_type_info(dtype);
+    if ((e.weight ? row : count) % stored.block != 0 || first % stored.block != 0)
+      return name + ": stored as " + stored.stored_name + " in blocks of " + std::to_string(stored.block) +
+             " values, but its " + (e.weight ? "rows have " + std::to_string(row) : "part has " + std::to_string(count)) +
+             " values";
     if (first != 0 && (first != e.filled || dtype != e.part_dtype))
       return name + ": its parts must come in order, in one dtype (expected element " + std::to_string(e.filled) + ")";
     if (first == 0) {
@@ -173,9 +192,9 @@ WeightType TensorTable::type_for(const Entry& e, Dtype stored) const {
   switch (storage_) {
     case WeightStorage::kF32: return WeightType::kF32;
     case WeightStorage::kF16: return WeightType::kF16;
-    case WeightStorage::kQ8: return e.quantizable ? WeightType::kQ8_0 : stored_type(stored);
-    case WeightStorage::kQ4: return !e.quantizable ? stored_type(stored) : e.embedding ? WeightType::kQ8_0 : WeightType::kQ4_0;
-    default: return stored_type(stored);
+    case WeightStorage::kQ8: return e.quantizable ? WeightType::kQ8_0 : stored;
+    case WeightStorage::kQ4: return !e.quantizable ? stored : e.embedding ? WeightType::kQ8_0 : WeightType::kQ4_0;
+    default: return stored;
   }
 }
 
@@ -206,8 +225,8 @@ std::string TensorTable::set_weight_rows(Entry& e, const void* data, int r0, int
   } else if (holds_as_stored(e, dtype, w.type, w.panels)) {
     // Stored rows are the storage's rows: copied (or written in place) or widened, then checked.
     if (w.type != WeightType::kF32) {
-      unsigned char* at = w.bytes() + std::size_t(r0) * cols * 2;
-      if (data != at) std::memcpy(at, data, values * 2);
+      unsigned char* at = w.bytes() + row_bytes(w.type, cols) * r0;
+      if (data != at) std::memcpy(at, data, row_bytes(w.type, cols) * (r1 - r0));
       bad = first_non_finite_stored(at, values, w.type);
     } else {
       float* at = w.storage.data() + std::size_t(r0) * cols;

@@ -21,8 +21,10 @@ enum class Layout {
   kTransposed,  // nn.Linear weights (out x in): transposed once, on load
 };
 
-// How a checkpoint stores a tensor's values (little-endian), as safetensors names them.
-enum class Dtype { kF32 = 0, kF16 = 1, kBF16 = 2 };  // (the codes the bindings pass)
+// How a checkpoint stores a tensor's values (little-endian): one of the weight types, by the name
+// safetensors or GGUF gives it (weight_types.h's stored_name: F32, F16, BF16, Q8_0, Q4_K, ...). A
+// GGUF's quantized blocks are ggml's, so a matrix stored as one of them is held as it is stored.
+using Dtype = WeightType;
 
 // How a model holds its weight matrices (loadModel's dtype; the codes the bindings pass). Auto:
 // as the checkpoint stores them (F32, F16, BF16). F32 / F16: converted to that. Q8 / Q4: quantized

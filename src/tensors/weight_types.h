@@ -168,6 +168,7 @@ struct BlockOf<WeightType::kQ2_K> {
 struct WeightTypeInfo {
   WeightType type;
   const char* name;  // as loadModel's dtype says it, and in error messages
+  const char* stored_name;  // as a checkpoint names it: safetensors' dtype, GGUF's ggml type
   int block;         // values per block (1: a plain number format)
   int block_bytes;   // bytes per block
   // Values x[0, n) (finite; n a multiple of block) in this encoding, into out. "" = ok, else why
