@@ -43,6 +43,8 @@ export type { EncodeLimit } from './tokenizers/tokenizer_checks.js';
 export type { Encoding, WordPieceFiles } from './tokenizers/wordpiece_tokenizer.js';
 export { HfTokenizer } from './tokenizers/hf_tokenizer.js';
 export type { HfDecodeOptions, HfEncodeOptions, HfTokenizerFiles, HfTokenizerTexts } from './tokenizers/hf_tokenizer.js';
+export { GGUF_PRE_TOKENIZERS, ggufTokenizer, ggufTokenizerInfo } from './tokenizers/gguf_tokenizer.js';
+export type { GgufTokenizerInfo, GgufTokenizerMetadata, GgufTokenizerModel } from './tokenizers/gguf_tokenizer.js';
 export { parseSafetensors, parseWeights } from './loading/safetensors.js';
 export type { SafetensorsEntry, SafetensorsFile, SafetensorsWeights } from './loading/safetensors.js';
 export { GGUF_TENSOR_TYPES, parseGguf, parseGgufHeader } from './loading/gguf.js';

@@ -1,7 +1,8 @@
 # Trains a small SentencePiece BPE model with byte fallback (as Llama 2's was trained), writes its
 # tokenizer.json as transformers' LlamaConverter does (merges made from the vocabulary, ordered by
 # score), and SentencePiece's own encodings and decodings of the texts given: the reference of
-# tests/js/sentencepiece_tokenizer.test.cjs. Needs Debian's python3-sentencepiece.
+# tests/js/sentencepiece_tokenizer.test.cjs; also the pieces, scores and types llama.cpp's converter
+# writes to a GGUF file (gguf_vocab.json, for tests/js/gguf_tokenizer.test.cjs). Needs Debian's python3-sentencepiece.
 #   /usr/bin/python3 tools/tokenizers/sentencepiece_reference.py <out dir> <texts.json>
 import glob, json, os, sys
 import sentencepiece as spm
@@ -36,5 +37,18 @@ tok = {
   'model': {'type': 'BPE', 'dropout': None, 'unk_token': '<unk>', 'continuing_subword_prefix': None, 'end_of_word_suffix': None, 'fuse_unk': True, 'byte_fallback': True, 'vocab': vocab, 'merges': [f'{a} {b}' for a, b, _ in merges]},
 }
 json.dump(tok, open('tokenizer.json', 'w', encoding='utf-8'), ensure_ascii=False)
+json.dump({'add_bos_token': True, 'add_eos_token': False, 'bos_token': '<s>', 'eos_token': '</s>', 'unk_token': '<unk>', 'clean_up_tokenization_spaces': False},
+          open('tokenizer_config.json', 'w', encoding='utf-8'))
+# The pieces, scores and token types as llama.cpp's converter (_create_vocab_sentencepiece) reads
+# them from the model: 1 normal, 2 unknown, 3 control, 5 unused, 6 byte (gguf_tokenizer.test.cjs).
+def piece_type(i):
+    if sp.is_unknown(i): return 2
+    if sp.is_control(i): return 3
+    if sp.is_unused(i): return 5
+    if sp.is_byte(i): return 6
+    return 1
+n = sp.get_piece_size()
+json.dump({'tokens': [sp.id_to_piece(i) for i in range(n)], 'scores': [sp.get_score(i) for i in range(n)], 'types': [piece_type(i) for i in range(n)]},
+          open('gguf_vocab.json', 'w', encoding='utf-8'), ensure_ascii=False)
 texts = json.load(open(texts_file, encoding='utf-8'))
 json.dump([{'text': t, 'ids': sp.encode(t), 'decoded': sp.decode(sp.encode(t))} for t in texts], open('references.json', 'w', encoding='utf-8'), ensure_ascii=False)
