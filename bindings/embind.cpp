@@ -17,6 +17,8 @@
 #include "models/gpt2.h"
 #include "models/llama.h"
 #include "layers/layers.h"
+#include "tensors/finite.h"
+#include "tensors/weight_types.h"
 
 namespace {
 
@@ -413,6 +415,35 @@ std::string logSumExpRows(Address logits, int rows, int cols, Address out) {
   return "";
 }
 
+// rows x cols values in a weight type's encoding (GGUF's blocks: the core's own encoders), and
+// back: for writing GGUF files and checking what a type keeps. "" = ok, else why not.
+std::string check_rows(attn::Dtype type, int rows, int cols) {
+  const attn::WeightTypeInfo& t = attn::weight_type_info(type);
+  if (rows < 0 || cols < 1 || cols % t.block != 0)
+    return std::string("cols must be a positive multiple of ") + std::to_string(t.block) + " for " + t.stored_name + ", got " +
+           std::to_string(cols) + " (rows " + std::to_string(rows) + ")";
+  return "";
+}
+std::string encodeRows(attn::Dtype type, Address values, int rows, int cols, Address out) {
+  std::string err = check_rows(type, rows, cols);
+  const float* x = at<const float>(values);
+  const long bad = err.empty() ? attn::first_non_finite(x, std::size_t(rows) * cols) : -1;
+  if (bad >= 0) return attn::non_finite_message("values", x[bad], bad);
+  const std::size_t row = attn::row_bytes(type, cols);
+  for (int r = 0; r < rows && err.empty(); ++r) {
+    err = attn::encode_row(type, x + std::size_t(r) * cols, cols, at<unsigned char>(out) + row * r);
+    if (!err.empty()) err = "row " + std::to_string(r) + ": " + err;
+  }
+  return err;
+}
+std::string decodeRows(attn::Dtype type, Address bytes, int rows, int cols, Address out) {
+  std::string err = check_rows(type, rows, cols);
+  const std::size_t row = attn::row_bytes(type, cols);
+  for (int r = 0; r < rows && err.empty(); ++r)
+    attn::weight_type_info(type).decode(at<const unsigned char>(bytes) + row * r, cols, at<float>(out) + std::size_t(r) * cols);
+  return err;
+}
+
 std::string kernelsName() { return attn::default_kernels().name; }
 
 // The codes that cross the boundary, by name (the wrapper reads them from the module: Module.Dtype.F16 ...).
@@ -618,6 +649,8 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .function("traceSize", &AttentionHandle::traceSize);
   emscripten::function("poolHidden", &poolHidden);
   emscripten::function("logSumExpRows", &logSumExpRows);
+  emscripten::function("encodeRows", &encodeRows);
+  emscripten::function("decodeRows", &decodeRows);
   emscripten::class_<Gpt2Handle> gpt2("Gpt2Handle");
   bind_decoder_handle<Gpt2Handle, attn::GptConfig>(gpt2);
   emscripten::class_<LlamaHandle> llama("LlamaHandle");

@@ -8,25 +8,44 @@ import type { BartModel } from './models/bart_model.js';
 import type { BertModel } from './models/bert_model.js';
 import type { Gpt2Model } from './models/gpt2_model.js';
 import type { LlamaModel } from './models/llama_model.js';
-import { modelFamily, readerFor } from './models/registry.js';
+import { ggufModelFiles, modelFamily, readerFor } from './models/registry.js';
 import type { Model, ModelFiles } from './models/registry.js';
 import { AttentionError } from './errors.js';
 import { HUB_OPTION_RULES, HubError } from './hub/hub.js';
 import type { HubOptions } from './hub/hub.js';
-import { fetchHubFile, fetchHubModelFiles } from './hub/hub_model.js';
-import { fetchModelFiles, filesInMemory } from './loading/model_files.js';
+import { fetchHubFile, fetchHubGguf, fetchHubModelFiles, hubGgufSource } from './hub/hub_model.js';
+import { fetchModelFiles, filesInMemory, resolveIn } from './loading/model_files.js';
+import type { CheckpointFiles } from './loading/model_files.js';
+import { isGgufBytes, isGgufName, readGgufFiles } from './loading/gguf_files.js';
+import { parseGguf } from './loading/gguf.js';
+import { checkModelFile } from './loading/model_file_check.js';
 import type { Platform } from './runtime/platform.js';
 import { ScaledDotProductAttention } from './attention/scaled_dot_product_attention.js';
 import { fetchShippedModelFiles, isShippedModel } from './loading/shipped_models.js';
 import type { ShippedModel } from './loading/shipped_models.js';
 import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultFor } from './attention/scaled_dot_product_attention.js';
-import { checkOptions, checkString, show } from './validate.js';
+import { checkOptions, checkString, is, show } from './validate.js';
+import type { Rules } from './validate.js';
 import type { FloatInput } from './validate.js';
 import type { WasmModule } from './runtime/wasm_module.js';
 import { MODEL_LOAD_OPTION_RULES } from './loading/weight_dtype.js';
 import type { ModelLoadOptions } from './loading/weight_dtype.js';
+import { decodeWeights, encodeWeights } from './loading/weight_codec.js';
+import type { WeightTypeName } from './loading/weight_codec.js';
+
+const CODEC_RULES: Rules<{ type: WeightTypeName; cols: number }> = { type: is.string, cols: is.int(1, 2 ** 30) };
+
+function checkFloat32(what: string, values: unknown): Float32Array {
+  if (!(values instanceof Float32Array)) throw new AttentionError(`${what}: values must be a Float32Array, got ${show(values)}`);
+  return values;
+}
 
 export type { Model } from './models/registry.js';
+
+/** What loadModel reads a model from: a folder's path or URL (or a .gguf file's), 'hf:owner/name'
+ * (or 'hf:owner/name/file.gguf'), a shipped model, its files in memory, or a GGUF file as bytes or a
+ * Blob (a File from an <input type="file">). */
+export type ModelSource = string | URL | ShippedModel | ModelFiles | Uint8Array | ArrayBuffer | Blob;
 
 /** One instantiated WebAssembly module. Layers created from it share its memory. */
 export class AttentionModule {
@@ -76,15 +95,43 @@ export class AttentionModule {
   loadModel(source: ShippedModel<'bert'>, options?: HubOptions & ModelLoadOptions): Promise<BertModel>;
   loadModel(source: ShippedModel<'bart'>, options?: HubOptions & ModelLoadOptions): Promise<BartModel>;
   loadModel(source: ShippedModel<'llama'>, options?: HubOptions & ModelLoadOptions): Promise<LlamaModel>;
-  loadModel(source: string | URL | ShippedModel | ModelFiles, options?: HubOptions & ModelLoadOptions): Promise<Model>;
-  async loadModel(source: string | URL | ShippedModel | ModelFiles, options: HubOptions & ModelLoadOptions = {}): Promise<Model> {
+  loadModel(source: ModelSource, options?: HubOptions & ModelLoadOptions): Promise<Model>;
+  async loadModel(source: ModelSource, options: HubOptions & ModelLoadOptions = {}): Promise<Model> {
     options = checkOptions('loadModel', options, { ...HUB_OPTION_RULES, ...MODEL_LOAD_OPTION_RULES });
+    const bytes = source instanceof Uint8Array ? source : source instanceof ArrayBuffer ? new Uint8Array(source)
+      : typeof Blob !== 'undefined' && source instanceof Blob ? new Uint8Array(await source.arrayBuffer()) : undefined;
+    if (bytes) return this.fromGguf(bytes, options);
     if (typeof source !== 'string' && !(source instanceof URL) && (typeof source !== 'object' || source === null || Array.isArray(source)))
-      throw new AttentionError(`loadModel: source must be a folder's path or URL, 'hf:owner/name', a shipped model or the model's files { config, weights, tokenizer }, got ${show(source)}`);
-    const files = typeof source === 'string' && source.startsWith('hf:') ? await fetchHubModelFiles(source.slice(3), options, this.platform.hub)
-      : typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform, readerFor)
+      throw new AttentionError(`loadModel: source must be a folder's path or URL, a .gguf file's, 'hf:owner/name', a shipped model, the model's files { config, weights, tokenizer }, or a GGUF file's bytes or Blob, got ${show(source)}`);
+    const hubGguf = typeof source === 'string' && source.startsWith('hf:') ? hubGgufSource(source.slice(3), options) : undefined;
+    let files: CheckpointFiles;
+    if (hubGguf) {
+      files = ggufModelFiles(await fetchHubGguf(hubGguf, options, this.platform.hub)).files;
+    } else if (typeof source === 'string' && source.startsWith('hf:')) {
+      files = await fetchHubModelFiles(source.slice(3), options, this.platform.hub);
+    } else if ((typeof source === 'string' || source instanceof URL) && isGgufName(source instanceof URL ? source.pathname : source)) {
+      // The file's folder, so that a split file's other shards are found beside it.
+      const path = (source instanceof URL ? source.href : source).replace(/[?#].*$/, '');
+      const slash = path.lastIndexOf('/');
+      const folder = slash < 0 ? '.' : path.slice(0, slash + 1);
+      files = ggufModelFiles(await readGgufFiles(path.slice(slash + 1), async (file) => {
+        const at = resolveIn(this.platform, folder, file), read = await this.platform.readBytes(at);
+        const view = read instanceof Uint8Array ? read : new Uint8Array(read);
+        checkModelFile(file, view, at.protocol === 'file:' ? decodeURIComponent(at.pathname) : at.href);
+        return view;
+      })).files;
+    } else {
+      files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform, readerFor)
         : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform, readerFor) : filesInMemory(source);
+    }
     return modelFamily(files.config).create(this.mod, files, { dtype: options.dtype });
+  }
+
+  /** A model from a GGUF file's bytes. */
+  private fromGguf(bytes: Uint8Array, options: ModelLoadOptions): Model {
+    if (!isGgufBytes(bytes)) throw new AttentionError(`loadModel: bytes given as the source must be a GGUF file (starting "GGUF"), got ${bytes.length} bytes starting ${show([...bytes.subarray(0, 4)])}`);
+    const { family, files } = ggufModelFiles(parseGguf(bytes));
+    return family.create(this.mod, files, { dtype: options.dtype });
   }
 
   /**
@@ -97,6 +144,24 @@ export class AttentionModule {
     checkString('hubFile', 'file', file);
     if (!source.startsWith('hf:')) throw new HubError(`hubFile: "${source}" is not a Hub model (write hf:owner/name)`, 'bad-id');
     return fetchHubFile(source.slice(3), file, options, this.platform.hub);
+  }
+
+  /**
+   * Rows of `cols` float32 values encoded in a GGUF weight type ('Q4_K', 'Q8_0', 'F16', ...), row
+   * after row as a GGUF file stores a tensor (ggml's blocks, by this library's encoders: a valid
+   * encoding, not necessarily llama.cpp's choice of scales). cols must be whole blocks (32 values,
+   * 256 for the K-quants).
+   */
+  encodeWeights(values: Float32Array, options: { type: WeightTypeName; cols: number }): Uint8Array {
+    options = checkOptions('encodeWeights', options, CODEC_RULES);
+    return encodeWeights(this.mod, checkFloat32('encodeWeights', values), options.cols, options.type);
+  }
+
+  /** GGUF rows of a weight type back to float32 (what the model computes with). */
+  decodeWeights(bytes: Uint8Array, options: { type: WeightTypeName; cols: number }): Float32Array {
+    options = checkOptions('decodeWeights', options, CODEC_RULES);
+    if (!(bytes instanceof Uint8Array)) throw new AttentionError(`decodeWeights: bytes must be a Uint8Array, got ${show(bytes)}`);
+    return decodeWeights(this.mod, bytes, options.cols, options.type);
   }
 
   /** Bytes of WebAssembly memory in use (grows with the largest call; never shrinks). */

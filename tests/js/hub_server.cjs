@@ -146,6 +146,14 @@ async function startHubServer(repos) {
     }
 
     // The Hub: /{owner}/{name}/resolve/{revision}/{file...}
+    // The file list of a revision (GET /api/models/{id}/tree/{revision}), as the Hub answers it.
+    if (parts[0] === 'api' && parts[1] === 'models' && parts[4] === 'tree') {
+      const repo = repos[`${parts[2]}/${parts[3]}`];
+      if (!repo) return send(401, { 'X-Error-Code': 'RepoNotFound' }, '{"error":"Repository not found"}');
+      const list = [...repo.files].map(([file, bytes]) => ({ type: 'file', path: file, size: bytes.length }));
+      return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(list));
+    }
+
     const at = parts.indexOf('resolve');
     if (at < 1 || parts.length < at + 3) return send(404, { 'Content-Type': 'text/plain' }, 'Not Found');
     const id = parts.slice(0, at).join('/');

@@ -71,6 +71,9 @@ export interface HubOptions {
    * decompression). Default 2 GiB, the WebAssembly memory's size (a larger checkpoint fits only
    * quantized); at most 4 GiB (MAX_DOWNLOAD_BYTES, the largest typed array). */
   maxBytes?: number;
+  /** A GGUF repository ("hf:owner/name" holding .gguf files): the quantization to load, as its
+   * file names say it (e.g. 'Q4_K_M' picks model-Q4_K_M.gguf, all shards when split). */
+  quant?: string;
   /** Aborts the downloads (HubError code 'aborted'; 'timeout' for AbortSignal.timeout()). */
   signal?: AbortSignal;
   /** Milliseconds without a byte (of an answer's headers or body) after which a download fails
@@ -104,6 +107,7 @@ export const HUB_OPTION_RULES: Rules<HubOptions> = {
       throw new AttentionError(`${name} must be an integer from 1 to ${MAX_DOWNLOAD_BYTES} (4 GiB, the largest typed array), got ${show(v)}`);
   },
   signal: is.signal,
+  quant: is.string,
   // setTimeout's longest delay.
   idleTimeout: is.int(1, 2 ** 31 - 1),
 };
@@ -230,6 +234,20 @@ export class HubRepo {
     }
     await this.store(key, { bytes: downloaded.bytes, etag: downloaded.etag });
     return downloaded.bytes;
+  }
+
+  /** The paths of the repository's files at this revision (the Hub's tree API; not cached). */
+  async listFiles(): Promise<string[]> {
+    const url = `${this.hubUrl}/api/models/${this.id}/tree/${encodeURIComponent(this.revision)}?recursive=true`;
+    const { bytes } = await this.download(url, 'tree.json');
+    let tree: unknown;
+    try {
+      tree = JSON.parse(new TextDecoder().decode(bytes));
+    } catch (e) {
+      throw new HubError(`${this.name}: the file list at ${url} is not JSON (${(e as Error).message})`, 'invalid-file', url);
+    }
+    if (!Array.isArray(tree)) throw new HubError(`${this.name}: the file list at ${url} is not a JSON array`, 'invalid-file', url);
+    return tree.filter((e) => e?.type === 'file' && typeof e.path === 'string').map((e) => e.path as string);
   }
 
   /** Whether an error from file() means the repository has no such file (optional files are skipped). */

@@ -1,12 +1,14 @@
 // The one loader of checkpoint weights: every model's core declares the tensors it reads (names and
 // shapes as Hugging Face stores them); this copies each tensor's stored bytes from a safetensors
-// file into the staging block, one tensor at a time, and the core widens them to float32 straight
-// into the model's storage (never two float32 copies of the whole model), then finalizes.
+// file (or a GGUF file's tensors under those names) into the heap, one tensor at a time, and the
+// core keeps them as stored or converts them straight into the model's storage (never two float32
+// copies of the whole model), then finalizes.
 import { AttentionError, throwIfError } from '../errors.js';
 import { copyIn } from '../runtime/heap.js';
 import type { Staging } from '../runtime/heap.js';
-import type { SafetensorsEntry, SafetensorsFile } from './safetensors.js';
 import { show } from '../validate.js';
+import { parseWeights } from './safetensors.js';
+import type { SafetensorsWeights } from './safetensors.js';
 import { enumNames, enumValue, findEnum } from '../runtime/wasm_module.js';
 import type { CheckpointHandle, Dtype, WasmModule } from '../runtime/wasm_module.js';
 import type { WeightDtype } from './weight_dtype.js';
@@ -26,11 +28,31 @@ function partsOf(shape: number[], bytes: number): { rows: number; rowBytes: numb
   return { rows, rowBytes, perPart: Math.min(rows, Math.max(1, Math.floor(PART_BYTES / rowBytes))) };
 }
 
+/** A stored tensor: its dtype by the name safetensors or GGUF gives it ('F32', 'BF16', 'Q4_K', ...),
+ * its shape outermost first (as PyTorch writes it), and its bytes. */
+export interface CheckpointTensor {
+  dtype: string;
+  shape: number[];
+  bytes: Uint8Array;
+}
+
+/** A checkpoint's tensors by name: a parsed safetensors file, or a GGUF file's under Hugging Face's names. */
+export interface CheckpointTensors {
+  tensors: Map<string, CheckpointTensor>;
+}
+
+/** A model's weights as its files give them: safetensors bytes (one file or shards), parsed here,
+ * or tensors already read (a GGUF file's). */
+export function checkpointTensors(weights: SafetensorsWeights | CheckpointTensors): CheckpointTensors {
+  const given = weights as Partial<CheckpointTensors>;
+  return given !== null && typeof given === 'object' && given.tensors instanceof Map ? (weights as CheckpointTensors) : parseWeights(weights as SafetensorsWeights);
+}
+
 /** The names under which a declared tensor may be stored (prefixes, old spellings), best first. */
 export type NameCandidates = (name: string) => string[];
 
 /** The first candidate name the file has, with its entry. */
-export function findTensor(file: SafetensorsFile, candidates: string[]): { name: string; entry: SafetensorsEntry } | undefined {
+export function findTensor<T extends CheckpointTensor>(file: { tensors: Map<string, T> }, candidates: string[]): { name: string; entry: T } | undefined {
   for (const name of candidates) {
     const entry = file.tensors.get(name);
     if (entry) return { name, entry };
@@ -38,11 +60,11 @@ export function findTensor(file: SafetensorsFile, candidates: string[]): { name:
   return undefined;
 }
 
-export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: SafetensorsFile, candidates: NameCandidates, dtype?: WeightDtype): void {
+export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: CheckpointTensors, candidates: NameCandidates, dtype?: WeightDtype): void {
   throwIfError(handle.setWeightStorage(enumValue(mod.WeightStorage, dtype ?? 'auto', 'loadModel: dtype')), 'loadModel');
   // Every tensor is found and checked (in the model's order, so errors name the first problem)
   // before any is copied.
-  const tensors: { declared: string; entry: SafetensorsEntry; count: number; code: Dtype }[] = [];
+  const tensors: { declared: string; entry: CheckpointTensor; count: number; code: Dtype }[] = [];
   for (let i = 0; i < handle.tensorCount(); i++) {
     const declared = handle.tensorName(i);
     const names = candidates(declared);
@@ -56,7 +78,7 @@ export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, stagin
     const { shape, dtype: stored } = found.entry;
     if (shape.length !== want.length || shape.some((d, k) => d !== want[k]))
       throw new AttentionError(`loadModel: tensor "${found.name}" has shape [${shape.join(', ')}] but config.json implies [${want.join(', ')}]`);
-    // The stored dtypes the core reads: the module's Dtype enum, by safetensors' names.
+    // The stored dtypes the core reads: the module's Dtype enum, by safetensors' and GGUF's names.
     const code = findEnum(mod.Dtype, stored);
     if (code === undefined)
       throw new AttentionError(`loadModel: tensor "${found.name}" has dtype ${JSON.stringify(stored)}; supported: ${enumNames(mod.Dtype).join(', ')}`);

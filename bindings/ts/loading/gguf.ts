@@ -301,7 +301,9 @@ function numericArray(type: GgufValueType, bytes: Uint8Array, at: number, n: num
   const w = WIDTH[type];
   // One copy of the bytes (aligned, so a typed array can view it); on a big-endian platform each
   // element is swapped in place through a DataView.
-  const copy = bytes.slice(at, at + n * w);
+  // (Not bytes.slice: on a Node Buffer, which a file read gives, slice is a view of the whole file.)
+  const copy = new Uint8Array(n * w);
+  copy.set(bytes.subarray(at, at + n * w));
   if (!LITTLE_ENDIAN && w > 1) {
     const view = new DataView(copy.buffer);
     for (let i = 0; i < n * w; i += w) for (let j = 0; j < w / 2; j++) {

@@ -5,6 +5,7 @@
 // full URL or path, so a wrong folder URL says so instead of "Unexpected token '<'".
 import { AttentionError } from '../errors.js';
 import { parseSafetensors } from './safetensors.js';
+import { parseGguf } from './gguf.js';
 import { checkTokenizerFileSize, TOKENIZER_FILES } from '../tokenizers/tokenizer_checks.js';
 
 // The parsed JSON of bytes already checked: readModelFiles reads what the Hub client checked
@@ -39,6 +40,7 @@ const verb = (where: string) => (/^[a-z][a-z0-9+.-]*:/i.test(where) && !where.st
 function expected(file: string): string {
   if (file.endsWith('.json')) return 'JSON';
   if (file.endsWith('.safetensors')) return 'a safetensors file';
+  if (file.endsWith('.gguf')) return 'a GGUF file';
   return `the text of ${file.slice(file.lastIndexOf('/') + 1)}`;
 }
 
@@ -98,6 +100,15 @@ function checkSafetensors(bytes: Uint8Array, where: string): void {
     throw new InvalidModelFile(`${where}: safetensors: the header's tensors end at byte ${end} but the file has ${bytes.length} bytes`);
 }
 
+/** The GGUF file parses whole: its header, and every tensor's bytes inside the file. */
+function checkGguf(bytes: Uint8Array, where: string): void {
+  try {
+    parseGguf(bytes);
+  } catch (e) {
+    throw new InvalidModelFile(`${where}: ${(e as Error).message}`);
+  }
+}
+
 /**
  * Checks a model file read from `where` (its URL or path; `contentType` when the server said it).
  * Returns the parsed value of a .json file (undefined for others). Throws an AttentionError that
@@ -122,6 +133,7 @@ export function checkModelFile(file: string, bytes: Uint8Array, where: string, c
     return value;
   }
   if (file.endsWith('.safetensors')) checkSafetensors(bytes, where);
+  else if (file.endsWith('.gguf')) checkGguf(bytes, where);
   else if (file === 'merges.txt' || file.endsWith('/merges.txt')) checkMerges(bytes, where);
   return undefined;
 }

@@ -8,12 +8,13 @@ import { checkModelFile, checkRepoPath, InvalidModelFile } from './model_file_ch
 import type { Platform } from '../runtime/platform.js';
 import { show } from '../validate.js';
 import type { SafetensorsWeights } from './safetensors.js';
+import type { CheckpointTensors } from './checkpoint.js';
 
 /** A model's files in memory: parsed config.json, safetensors bytes and the tokenizer (each
  * family's own shape: models/registry.ts's ModelFiles). */
 export interface CheckpointFiles {
   config: Record<string, unknown>;
-  weights: SafetensorsWeights;
+  weights: SafetensorsWeights | CheckpointTensors;
   tokenizer: unknown;
   sentenceEmbedding?: unknown;
 }
@@ -30,7 +31,7 @@ export function filesInMemory(source: object): CheckpointFiles {
 }
 
 /** A folder URL or path -> URL of a file in it. Node: plain strings are file paths. */
-function resolveIn(platform: Platform, base: string | URL, file: string): URL {
+export function resolveIn(platform: Platform, base: string | URL, file: string): URL {
   try {
     let baseUrl: URL;
     if (base instanceof URL) baseUrl = base;

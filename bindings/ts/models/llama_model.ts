@@ -3,7 +3,8 @@
 // positions, grouped-query attention (attention is returned per query head; kvHeadOf says which
 // K/V head each reads), RMSNorm, SwiGLU. run / predictNext / loss / generate are the decoder-only
 // models' shared ones (decoder_model.ts).
-import { configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
+import { checkpointTensors, configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
+import type { CheckpointTensors } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import type { RunOptions, RunResult } from './decoder_model.js';
 import { AttentionError, throwIfError } from '../errors.js';
@@ -11,7 +12,6 @@ import { HfTokenizer } from '../tokenizers/hf_tokenizer.js';
 import type { HfTokenizerFiles } from '../tokenizers/hf_tokenizer.js';
 import { readMhaTrace, readTrace } from '../attention/multi_head_attention.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
-import { parseWeights } from '../loading/safetensors.js';
 import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { show } from '../validate.js';
 import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';
@@ -20,11 +20,12 @@ import type { FilesReader } from '../loading/model_files.js';
 
 export type LlamaModelType = 'llama' | 'qwen2' | 'mistral';
 
-/** A Llama-family checkpoint in memory: parsed config.json, safetensors bytes, and the tokenizer
- * (tokenizer.json with tokenizer_config.json / generation_config.json, or an HfTokenizer). */
+/** A Llama-family checkpoint in memory: parsed config.json, safetensors bytes (or a GGUF file's
+ * tensors, models/llama_gguf.ts), and the tokenizer (tokenizer.json with tokenizer_config.json /
+ * generation_config.json, or an HfTokenizer). */
 export interface LlamaFiles {
   config: Record<string, unknown>;
-  weights: SafetensorsWeights;
+  weights: SafetensorsWeights | CheckpointTensors;
   tokenizer: HfTokenizerFiles | HfTokenizer;
 }
 
@@ -177,7 +178,7 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     const V = config.vocab_size;
     if (tokenizer.vocabSize > V)
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${V}`);
-    const file = parseWeights(files.weights);
+    const file = checkpointTensors(files.weights);
     super(mod, new mod.LlamaHandle(), 'LlamaModel', tokenizer,
       { vocab: V, layers: config.num_hidden_layers, heads: config.num_attention_heads, context: config.max_position_embeddings },
       vocabTokenId(files.config.bos_token_id, V) ?? vocabTokenId(tokenizer.bosId, V), eosOf(files.config, tokenizer, V));

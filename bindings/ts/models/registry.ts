@@ -2,8 +2,10 @@
 // family reads (and its tokenizer), its config reader and its class. loadModel, the folder, shipped
 // and Hub loaders and the demo's worker all read it. Adding a family: its core in src/models/ with
 // its embind handle, its model file here in bindings/ts/models/ (class, Files type, readFiles,
-// readConfig), and one entry below.
+// readConfig), and one entry below; a family that GGUF files hold also names its architectures
+// (general.architecture) and the reader of such a file.
 import { AttentionError } from '../errors.js';
+import type { GgufFile } from '../loading/gguf.js';
 import type { CheckpointFiles, FilesReader } from '../loading/model_files.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import type { WasmModule } from '../runtime/wasm_module.js';
@@ -14,6 +16,7 @@ import { BertModel, readBertConfig, readBertFiles } from './bert_model.js';
 import type { BertFiles } from './bert_model.js';
 import { Gpt2Model, readGpt2Config, readGpt2Files } from './gpt2_model.js';
 import type { Gpt2Files } from './gpt2_model.js';
+import { LLAMA_GGUF_ARCHITECTURES, readLlamaGguf } from './llama_gguf.js';
 import { LlamaModel, readLlamaConfig, readLlamaFiles } from './llama_model.js';
 import type { LlamaFiles } from './llama_model.js';
 
@@ -33,6 +36,8 @@ export interface ModelFamily<Name extends string = string, Types extends string 
   readonly readConfig: (config: Record<string, unknown>) => unknown;
   /** The model, from its files in memory. */
   readonly create: (mod: WasmModule, files: CheckpointFiles, options: ModelLoadOptions) => Model;
+  /** GGUF files of this family: their general.architecture values, and the file as the family's files. */
+  readonly gguf?: { readonly architectures: readonly string[]; readonly read: (file: GgufFile) => CheckpointFiles };
 }
 
 /** Every family, in the order MODEL_TYPES lists them. */
@@ -60,6 +65,7 @@ const FAMILIES = [
     tokenizer: 'tokenizer.json (+ tokenizer_config.json, generation_config.json)',
     readFiles: readLlamaFiles, readConfig: readLlamaConfig,
     create: (mod, files, options) => new LlamaModel(mod, files as LlamaFiles, options),
+    gguf: { architectures: LLAMA_GGUF_ARCHITECTURES, read: readLlamaGguf },
   },
 ] as const satisfies readonly ModelFamily[];
 
@@ -103,3 +109,15 @@ export function modelFamily(config: unknown): ModelFamily<ModelFamilyName, Model
 
 /** The files reader for a config.json's family (loading/model_files.ts's ReaderFor). */
 export const readerFor = (config: Record<string, unknown>): FilesReader => modelFamily(config).readFiles;
+
+/** The GGUF architectures this library runs. */
+export const GGUF_ARCHITECTURES: readonly string[] = MODEL_FAMILIES.flatMap((f) => f.gguf?.architectures ?? []);
+
+/** A GGUF file as its family's files, with the family; a named error for an architecture no family runs. */
+export function ggufModelFiles(file: GgufFile): { family: ModelFamily<ModelFamilyName, ModelType>; files: CheckpointFiles } {
+  const arch = file.metadata.get('general.architecture');
+  const family = MODEL_FAMILIES.find((f) => typeof arch === 'string' && f.gguf?.architectures.includes(arch));
+  if (!family?.gguf)
+    throw new AttentionError(`GGUF: general.architecture ${show(arch)} is not supported (this library runs: ${GGUF_ARCHITECTURES.join(', ')})`);
+  return { family, files: family.gguf.read(file) };
+}

@@ -16,7 +16,8 @@ export interface EnumValue<Name extends string> {
 /** An embind enum as the module exposes it: its values by name. */
 export type Enum<Name extends string, Key extends string> = { readonly [K in Key]: EnumValue<Name> };
 
-export type DtypeName = 'F32' | 'F16' | 'BF16';
+/** A checkpoint's stored dtypes: safetensors' float ones and GGUF's (weight_types.h's stored_name). */
+export type DtypeName = 'F32' | 'F16' | 'BF16' | 'Q8_0' | 'Q4_0' | 'Q4_K' | 'Q6_K' | 'Q5_0' | 'Q4_1' | 'Q5_1' | 'Q5_K' | 'Q3_K' | 'Q2_K';
 /** How a model holds its weights (loadModel's dtype; tensor_table.h's WeightStorage). */
 export type WeightStorageName = 'auto' | 'f32' | 'f16' | 'q8' | 'q4';
 /** config.json's activation names ("gelu": erf GELU, "gelu_new": the tanh approximation). */
@@ -259,6 +260,8 @@ export interface WasmModule {
   _free(ptr: number): void;
   kernelsName(): string;
   logSumExpRows(logits: Address, rows: number, cols: number, out: Address): string;
+  encodeRows(type: Dtype, values: Address, rows: number, cols: number, out: Address): string;
+  decodeRows(type: Dtype, bytes: Address, rows: number, cols: number, out: Address): string;
   setNumThreads(n: number): number;
   Dtype: Enum<'Dtype', DtypeName>;
   WeightStorage: Enum<'WeightStorage', WeightStorageName>;

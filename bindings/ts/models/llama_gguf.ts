@@ -1,0 +1,153 @@
+// The Llama family from a GGUF file (llama.cpp's format): its metadata read as the config.json the
+// same checkpoint has on the Hub, its tensors under Hugging Face's names, held as stored (Q4_K stays
+// Q4_K), and the tokenizer from tokenizer.ggml.*. Architectures: "llama" (also Mistral's and
+// SmolLM2's files) and "qwen2".
+//
+// llama.cpp rotates adjacent pairs (2i, 2i + 1) of each head's dims; Hugging Face rotates the
+// halves (i, i + d/2). So that both compute one network, llama.cpp's converter stores the "llama"
+// architecture's q_proj and k_proj rows (and biases) permuted: within each head, stored row 2i + k
+// is the checkpoint's row k d/2 + i (k = 0, 1). The rows are moved back here, whole, in whatever
+// type they are stored: a row is whole blocks. Qwen2's are stored as they are (llama.cpp rotates
+// its halves, as Hugging Face).
+import { AttentionError } from '../errors.js';
+import type { CheckpointTensor, CheckpointTensors } from '../loading/checkpoint.js';
+import type { GgufFile, GgufValue } from '../loading/gguf.js';
+import { ggufTokenizer } from '../tokenizers/gguf_tokenizer.js';
+import { show } from '../validate.js';
+import type { LlamaFiles, LlamaModelType } from './llama_model.js';
+
+/** general.architecture -> the model_type its config.json would say, and whether Q/K rows are permuted. */
+const ARCHITECTURES: Record<string, { modelType: LlamaModelType; permuted: boolean }> = {
+  llama: { modelType: 'llama', permuted: true },
+  qwen2: { modelType: 'qwen2', permuted: false },
+};
+export const LLAMA_GGUF_ARCHITECTURES = Object.keys(ARCHITECTURES);
+
+/** Hugging Face's name -> llama.cpp's (tensor_mapping in gguf-py). */
+const LAYER_NAMES: Record<string, string> = {
+  'input_layernorm.weight': 'attn_norm.weight',
+  'self_attn.q_proj.weight': 'attn_q.weight', 'self_attn.q_proj.bias': 'attn_q.bias',
+  'self_attn.k_proj.weight': 'attn_k.weight', 'self_attn.k_proj.bias': 'attn_k.bias',
+  'self_attn.v_proj.weight': 'attn_v.weight', 'self_attn.v_proj.bias': 'attn_v.bias',
+  'self_attn.o_proj.weight': 'attn_output.weight',
+  'post_attention_layernorm.weight': 'ffn_norm.weight',
+  'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
+};
+const MODEL_NAMES: Record<string, string> = {
+  'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight',
+};
+
+/** The GGUF name of a Llama-family tensor's Hugging Face name (undefined for one GGUF does not hold). */
+export function llamaGgufName(hfName: string): string | undefined {
+  if (MODEL_NAMES[hfName]) return MODEL_NAMES[hfName];
+  const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hfName);
+  const part = m && LAYER_NAMES[m[2]];
+  return part ? `blk.${m[1]}.${part}` : undefined;
+}
+
+/** A metadata value checked to be a number meeting `ok`, or `fallback` when absent. */
+function metaNumber(file: GgufFile, key: string, fallback: number | undefined, ok: (v: number) => boolean, expected: string): number {
+  const v: GgufValue | undefined = file.metadata.get(key);
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (v === undefined) throw new AttentionError(`GGUF: metadata ${key} is missing (the model's ${expected})`);
+  if (typeof v !== 'number' || !ok(v)) throw new AttentionError(`GGUF: metadata ${key} must be ${expected}, got ${show(v)}`);
+  return v;
+}
+const positiveInt = (v: number) => Number.isInteger(v) && v >= 1;
+
+/** The architecture of a GGUF file this family runs, or a named error. */
+function architecture(file: GgufFile): string {
+  const arch = file.metadata.get('general.architecture');
+  if (typeof arch !== 'string' || !(arch in ARCHITECTURES))
+    throw new AttentionError(`GGUF: general.architecture ${show(arch)} is not one the Llama family runs (${LLAMA_GGUF_ARCHITECTURES.join(', ')})`);
+  return arch;
+}
+
+/** The config.json of the checkpoint a Llama-family GGUF file was converted from (the fields
+ * readLlamaConfig reads), from its metadata and its tensors' shapes. */
+export function llamaGgufConfig(file: GgufFile): Record<string, unknown> {
+  const arch = architecture(file);
+  const int = (key: string, fallback?: number) => metaNumber(file, `${arch}.${key}`, fallback, positiveInt, 'a positive integer');
+  const embed = file.tensors.get('token_embd.weight');
+  if (!embed || embed.shape.length !== 2) throw new AttentionError('GGUF: tensor token_embd.weight (the token embeddings, 2-D) is missing');
+  const hidden = int('embedding_length'), heads = int('attention.head_count');
+  const headDim = int('attention.key_length', hidden / heads);
+  const rotary = int('rope.dimension_count', headDim);
+  if (rotary !== headDim)
+    throw new AttentionError(`GGUF: ${arch}.rope.dimension_count ${rotary} is not the head size ${headDim} (rotary on part of each head is not supported)`);
+  if (file.tensors.has('rope_freqs.weight'))
+    throw new AttentionError('GGUF: tensor rope_freqs.weight (per-dimension rope factors, as Llama 3.1 scaling) is not supported');
+  const scaling = file.metadata.get(`${arch}.rope.scaling.type`);
+  let ropeScaling: Record<string, unknown> | null = null;
+  if (scaling === 'linear') ropeScaling = { rope_type: 'linear', factor: metaNumber(file, `${arch}.rope.scaling.factor`, undefined, (v) => v >= 1, 'a number >= 1') };
+  else if (scaling !== undefined && scaling !== 'none')
+    throw new AttentionError(`GGUF: ${arch}.rope.scaling.type ${show(scaling)} is not supported (supported: none, linear)`);
+  const window = file.metadata.get(`${arch}.attention.sliding_window`);
+  const tokenId = (key: string) => {
+    const v = file.metadata.get(`tokenizer.ggml.${key}`);
+    return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
+  };
+  return {
+    model_type: typeof window === 'number' && window > 0 && arch === 'llama' ? 'mistral' : ARCHITECTURES[arch].modelType,
+    vocab_size: embed.shape[0],
+    max_position_embeddings: int('context_length'),
+    hidden_size: hidden,
+    intermediate_size: int('feed_forward_length'),
+    num_hidden_layers: int('block_count'),
+    num_attention_heads: heads,
+    num_key_value_heads: int('attention.head_count_kv', heads),
+    head_dim: headDim,
+    rms_norm_eps: metaNumber(file, `${arch}.attention.layer_norm_rms_epsilon`, undefined, (v) => v > 0 && v <= 0.1, 'a number in (0, 0.1]'),
+    rope_theta: metaNumber(file, `${arch}.rope.freq_base`, 10000, (v) => v > 1 && Number.isFinite(v), 'a number above 1'),
+    rope_scaling: ropeScaling,
+    attention_bias: file.tensors.has('blk.0.attn_q.bias'),
+    tie_word_embeddings: !file.tensors.has('output.weight'),
+    ...(typeof window === 'number' && window > 0 && arch === 'llama' ? { sliding_window: window } : {}),
+    bos_token_id: tokenId('bos_token_id'),
+    eos_token_id: tokenId('eos_token_id'),
+  };
+}
+
+/** A tensor's rows moved back from llama.cpp's adjacent-pair order to Hugging Face's halves (see
+ * the top of this file): heads x d rows of whatever bytes each row holds. A new array. */
+export function unpermuteRotaryRows(bytes: Uint8Array, heads: number, rows: number): Uint8Array {
+  const d = rows / heads, rowBytes = bytes.length / rows;
+  if (!Number.isInteger(d) || d % 2 !== 0 || !Number.isInteger(rowBytes))
+    throw new AttentionError(`GGUF: ${rows} rows are not ${heads} heads of an even size`);
+  const out = new Uint8Array(bytes.length);
+  for (let h = 0; h < heads; h++)
+    for (let i = 0; i < d / 2; i++)
+      for (let k = 0; k < 2; k++) {
+        const from = (h * d + 2 * i + k) * rowBytes, to = (h * d + k * (d / 2) + i) * rowBytes;
+        out.set(bytes.subarray(from, from + rowBytes), to);
+      }
+  return out;
+}
+
+/** The file's tensors under Hugging Face's names, Q and K rows in Hugging Face's order. */
+export function llamaGgufTensors(file: GgufFile, config: { num_attention_heads: number; num_key_value_heads: number }): CheckpointTensors {
+  const permuted = ARCHITECTURES[architecture(file)].permuted;
+  const byGguf = new Map<string, string>();
+  const tensors = new Map<string, CheckpointTensor>();
+  const layers = metaNumber(file, `${architecture(file)}.block_count`, undefined, positiveInt, 'a positive integer');
+  const hfNames = [...Object.keys(MODEL_NAMES)];
+  for (let l = 0; l < layers; l++) for (const part of Object.keys(LAYER_NAMES)) hfNames.push(`model.layers.${l}.${part}`);
+  for (const hf of hfNames) byGguf.set(llamaGgufName(hf)!, hf);
+  for (const [name, t] of file.tensors) {
+    const hf = byGguf.get(name);
+    if (!hf) continue;  // (rope_freqs and others are refused or not read by the config)
+    let bytes = t.data;
+    const q = hf.includes('q_proj.'), k = hf.includes('k_proj.');
+    if (permuted && (q || k)) bytes = unpermuteRotaryRows(bytes, q ? config.num_attention_heads : config.num_key_value_heads, t.shape[0]);
+    tensors.set(hf, { dtype: t.type, shape: t.shape, bytes });
+  }
+  return { tensors };
+}
+
+/** A Llama-family GGUF file as the family's files: config, tensors and tokenizer. */
+export function readLlamaGguf(file: GgufFile): LlamaFiles {
+  const config = llamaGgufConfig(file);
+  const heads = config.num_attention_heads as number, kv = config.num_key_value_heads as number;
+  if (heads % kv !== 0) throw new AttentionError(`GGUF: ${architecture(file)}.attention.head_count (${heads}) is not a multiple of head_count_kv (${kv})`);
+  return { config, weights: llamaGgufTensors(file, { num_attention_heads: heads, num_key_value_heads: kv }), tokenizer: ggufTokenizer(file.metadata) };
+}

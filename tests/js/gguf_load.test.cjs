@@ -1,0 +1,221 @@
+// loadModel on GGUF files (issue 33), written here as llama.cpp's converter writes them (Q and K
+// rows permuted, llama.* metadata, the tokenizer as tokenizer.ggml.*), against the same network
+// from a safetensors folder:
+// - brown-llama (the shipped model) as F32 and F16 GGUF: logits equal to the folder's, the text
+//   tokenized alike, the same greedy tokens;
+// - a random Llama whose rows fill the K-quants' 256-value blocks, at every GGUF type and as a
+//   Q4_K_M-like mix: logits within a stated bound of the float32 network on the decoded weights;
+// - every source: path, file URL, bytes, Blob, split shards, hf:owner/repo/file.gguf and { quant };
+// - named errors for files the Llama family cannot run.
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { api, load } = require('./helpers.cjs');
+const { readFolder, startHubServer } = require('./hub_server.cjs');
+const { safetensors } = require('./llama_checkpoint.cjs');
+
+const ROOT = path.resolve(__dirname, '../..');
+const BROWN = path.join(ROOT, 'web/models/brown-llama');
+const GGML = { F32: 0, F16: 1, Q4_0: 2, Q4_1: 3, Q5_0: 6, Q5_1: 7, Q8_0: 8, Q2_K: 10, Q3_K: 11, Q4_K: 12, Q5_K: 13, Q6_K: 14 };
+const LAYER = {
+  'input_layernorm.weight': 'attn_norm.weight', 'self_attn.q_proj.weight': 'attn_q.weight', 'self_attn.k_proj.weight': 'attn_k.weight',
+  'self_attn.v_proj.weight': 'attn_v.weight', 'self_attn.o_proj.weight': 'attn_output.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
+  'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
+};
+
+let mod, dir;
+beforeAll(async () => {
+  mod = await load('simd');
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gguf-load-'));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** llama.cpp's name for a Hugging Face tensor name (written out here, apart from the loader's table). */
+function ggufName(hf) {
+  const top = { 'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight' };
+  if (top[hf]) return top[hf];
+  const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hf);
+  return `blk.${m[1]}.${LAYER[m[2]]}`;
+}
+
+/** The converter's permute: within each head of d rows, stored row 2i + k is row k d/2 + i (whole rows of any bytes). */
+function permuteRows(bytes, heads, rows) {
+  const d = rows / heads, rb = bytes.length / rows, out = new Uint8Array(bytes.length);
+  for (let h = 0; h < heads; h++) for (let i = 0; i < d / 2; i++) for (let k = 0; k < 2; k++)
+    out.set(bytes.subarray((h * d + k * d / 2 + i) * rb, (h * d + k * d / 2 + i + 1) * rb), (h * d + 2 * i + k) * rb);
+  return out;
+}
+
+/** A Llama's tensors ({ name: { shape, values } }, Hugging Face's layout) as a GGUF file; typeOf(name, shape) picks each matrix's type. */
+function writeLlamaGguf(file, config, tensors, typeOf, { shards = 1, folder = BROWN } = {}) {
+  const specs = Object.entries(tensors).map(([hf, { shape, values }]) => {
+    const type = shape.length === 1 ? 'F32' : typeOf(hf, shape);
+    let bytes = type === 'F32' ? new Uint8Array(values.buffer.slice(0)) : mod.encodeWeights(values, { type, cols: shape[shape.length - 1] });
+    if (hf.endsWith('q_proj.weight')) bytes = permuteRows(bytes, config.num_attention_heads, shape[0]);
+    if (hf.endsWith('k_proj.weight')) bytes = permuteRows(bytes, config.num_key_value_heads, shape[0]);
+    return { name: ggufName(hf), dims: [...shape].reverse(), type: GGML[type], data: Buffer.from(bytes).toString('base64') };
+  });
+  const out = execFileSync(process.execPath, [path.join(__dirname, 'gguf_model_write.mjs')], {
+    input: JSON.stringify({ file, config, folder, shards, tensors: specs }), maxBuffer: 1 << 26,
+  });
+  return JSON.parse(out.toString());
+}
+
+/** brown-llama's tensors as float32, by name. */
+function brownTensors() {
+  const st = api.parseSafetensors(fs.readFileSync(path.join(BROWN, 'model.safetensors')));
+  return Object.fromEntries([...st.tensors].map(([name, e]) => [name, { shape: e.shape, values: e.toFloat32() }]));
+}
+
+const argmax = (row) => row.reduce((best, v, i) => (v > row[best] ? i : best), 0);
+
+describe('brown-llama as GGUF', () => {
+  const config = JSON.parse(fs.readFileSync(path.join(BROWN, 'config.json'), 'utf8'));
+  let folderModel, file32;
+  beforeAll(async () => {
+    folderModel = await mod.loadModel(BROWN, { dtype: 'f32' });
+    file32 = path.join(dir, 'brown-llama-f32.gguf');
+    writeLlamaGguf(file32, config, brownTensors(), () => 'F32');
+  });
+  afterAll(() => folderModel.dispose());
+
+  test('F32: the same tokens, logits and greedy continuation as the safetensors folder', async () => {
+    const model = await mod.loadModel(file32);
+    try {
+      expect(model.type).toBe('llama');
+      expect(model.config).toMatchObject({ hidden_size: 160, num_key_value_heads: 2, head_dim: 20, tie_word_embeddings: true });
+      const text = 'The jury said the city was "well handled" in 1962, and 3.5 percent more.';
+      expect(model.tokenizer.encode(text)).toEqual(folderModel.tokenizer.encode(text));
+      const a = model.run(text), b = folderModel.run(text);
+      let err = 0;
+      for (let i = 0; i < b.logits.length; i++) err = Math.max(err, Math.abs(a.logits[i] - b.logits[i]));
+      expect(err).toBeLessThan(1e-4);  // one network, two loaders (the folder's F16 widened to F32 both ways)
+      const greedy = async (m) => (await m.generate(text, { maxNewTokens: 16 })).tokens;
+      expect(await greedy(model)).toEqual(await greedy(folderModel));
+    } finally {
+      model.dispose();
+    }
+  });
+
+  test('the same model from a file URL, bytes, a Blob and two split shards', async () => {
+    const shards = writeLlamaGguf(path.join(dir, 'brown-split.gguf'), config, brownTensors(), () => 'F16', { shards: 2 });
+    expect(shards.map((f) => path.basename(f))).toEqual(['brown-split-00001-of-00002.gguf', 'brown-split-00002-of-00002.gguf']);
+    const bytes = fs.readFileSync(file32);
+    const ids = folderModel.tokenizer.encode('He said that the jury');
+    const reference = folderModel.run(ids).logits;
+    for (const source of [pathToFileURL(file32), new Uint8Array(bytes), bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length), new Blob([bytes]), shards[1]]) {
+      const model = await mod.loadModel(source);
+      try {
+        const logits = model.run(ids).logits;
+        const f16 = source === shards[1];
+        for (let i = 0; i < logits.length; i += 97) expect(Math.abs(logits[i] - reference[i])).toBeLessThan(f16 ? 1e-3 : 1e-4);
+      } finally {
+        model.dispose();
+      }
+    }
+  });
+
+  test('hf:owner/repo/file.gguf and hf:owner/repo with { quant } through the Hub', async () => {
+    const repo = path.join(dir, 'hub', 'someone', 'brown-gguf');
+    fs.mkdirSync(repo, { recursive: true });
+    fs.copyFileSync(file32, path.join(repo, 'brown-llama-F32.gguf'));
+    writeLlamaGguf(path.join(repo, 'brown-llama-Q8_0.gguf'), { ...config }, brownTensors(), () => 'F16');
+    const server = await startHubServer({ 'someone/brown-gguf': { files: readFolder(repo) } });
+    try {
+      const progress = [];
+      const named = await mod.loadModel('hf:someone/brown-gguf/brown-llama-F32.gguf', { hubUrl: server.url, cache: false, onProgress: (p) => progress.push(p) });
+      expect(progress.at(-1)).toMatchObject({ file: 'brown-llama-F32.gguf', done: true });
+      const picked = await mod.loadModel('hf:someone/brown-gguf', { hubUrl: server.url, cache: false, quant: 'F32' });
+      const ids = [5, 6, 7];
+      expect(picked.run(ids).logits).toEqual(named.run(ids).logits);
+      named.dispose(), picked.dispose();
+      await expect(mod.loadModel('hf:someone/brown-gguf', { hubUrl: server.url, cache: false, quant: 'Q4_K_M' }))
+        .rejects.toThrow('hf:someone/brown-gguf@main has no GGUF file of quantization "Q4_K_M"; its GGUF files: brown-llama-F32.gguf, brown-llama-Q8_0.gguf');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('every GGUF weight type on a Llama whose rows are whole 256-value blocks', () => {
+  const config = {
+    model_type: 'llama', vocab_size: 14336, hidden_size: 256, intermediate_size: 512, num_hidden_layers: 2, num_attention_heads: 4,
+    num_key_value_heads: 2, head_dim: 64, max_position_embeddings: 64, rms_norm_eps: 1e-5, rope_theta: 10000, tie_word_embeddings: true,
+    hidden_act: 'silu', bos_token_id: 14335, eos_token_id: 14335,
+  };
+  const tensors = {};
+  beforeAll(() => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5);
+    const shapes = [['model.embed_tokens.weight', [14336, 256]], ['model.norm.weight', [256]]];
+    for (let l = 0; l < 2; l++) {
+      const p = `model.layers.${l}.`;
+      shapes.push([`${p}input_layernorm.weight`, [256]], [`${p}post_attention_layernorm.weight`, [256]], [`${p}self_attn.q_proj.weight`, [256, 256]],
+        [`${p}self_attn.k_proj.weight`, [128, 256]], [`${p}self_attn.v_proj.weight`, [128, 256]], [`${p}self_attn.o_proj.weight`, [256, 256]],
+        [`${p}mlp.gate_proj.weight`, [512, 256]], [`${p}mlp.up_proj.weight`, [512, 256]], [`${p}mlp.down_proj.weight`, [256, 512]]);
+    }
+    for (const [name, shape] of shapes) {
+      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+      for (let i = 0; i < values.length; i++) values[i] = shape.length === 1 ? 1 + 0.2 * rand() : 0.25 * rand();
+      tensors[name] = { shape, values };
+    }
+  });
+
+  /** The network with every matrix decoded from `type` (what a loader of that file must compute), as safetensors F32. */
+  async function decodedModel(typeOf) {
+    const folder = fs.mkdtempSync(path.join(dir, 'decoded-'));
+    const decoded = {};
+    for (const [name, { shape, values }] of Object.entries(tensors)) {
+      const type = shape.length === 1 ? 'F32' : typeOf(name, shape);
+      const cols = shape[shape.length - 1];
+      decoded[name] = { shape, data: type === 'F32' ? values : mod.decodeWeights(mod.encodeWeights(values, { type, cols }), { type, cols }) };
+    }
+    fs.writeFileSync(path.join(folder, 'model.safetensors'), safetensors(decoded));
+    fs.writeFileSync(path.join(folder, 'config.json'), JSON.stringify(config));
+    for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(BROWN, f), path.join(folder, f));
+    return mod.loadModel(folder);
+  }
+
+  const Q4_K_M = (name) => (name === 'model.embed_tokens.weight' || /layers\.0\.(self_attn\.v_proj|mlp\.down_proj)/.test(name) ? 'Q6_K' : 'Q4_K');
+  const cases = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'Q2_K', 'Q3_K', 'Q4_K', 'Q5_K', 'Q6_K'].map((t) => [t, () => t]);
+  cases.push(['Q4_K_M mix', Q4_K_M]);
+  const ids = [14335, 120, 4061, 33, 900, 12000, 7, 7, 450, 3000];
+  const errors = [];
+  afterAll(() => console.log(`GGUF logits against the decoded network, max error / max |logit|: ${errors.join(', ')}`));
+
+  test.each(cases)('%s: logits of the file equal the decoded network within the activation-quantization bound', async (label, typeOf) => {
+    const file = path.join(dir, `random-${label.replace(/\W+/g, '_')}.gguf`);
+    writeLlamaGguf(file, config, tensors, typeOf);
+    const [model, reference] = [await mod.loadModel(file), await decodedModel(typeOf)];
+    try {
+      const a = model.run(ids).logits, b = reference.run(ids).logits;
+      let err = 0, range = 0;
+      for (let i = 0; i < b.length; i++) {
+        err = Math.max(err, Math.abs(a[i] - b[i]));
+        range = Math.max(range, Math.abs(b[i]));
+      }
+      // F32 / F16 compute as the reference does; the quantized types' products quantize the
+      // activations to 8 bits per block of 32 (the weights are the same decoded values on both
+      // sides), which moves these logits by at most 5% of their range (measured: see the closing
+      // note); a wrong layout, permutation or type moves them by their own size.
+      const bound = label === 'F32' || label === 'F16' ? 1e-4 * range : 0.05 * range;
+      expect(err).toBeLessThan(bound);
+      errors.push(`${label} ${(err / range).toExponential(2)}`);
+    } finally {
+      model.dispose(), reference.dispose();
+    }
+  });
+});
+
+describe('GGUF files the Llama family cannot run get named errors', () => {
+  test('an architecture no family runs, and bytes that are not GGUF', async () => {
+    const file = path.join(dir, 'other-arch.gguf');
+    const json = JSON.stringify([{ file, metadata: { 'general.architecture': { type: 'string', value: 'mamba' } }, tensors: [] }]);
+    execFileSync(process.execPath, [path.join(__dirname, 'gguf_write.mjs')], { input: json });
+    await expect(mod.loadModel(file)).rejects.toThrow('GGUF: general.architecture "mamba" is not supported (this library runs: llama, qwen2)');
+    await expect(mod.loadModel(new Uint8Array([1, 2, 3, 4, 5]))).rejects.toThrow('loadModel: bytes given as the source must be a GGUF file');
+    await expect(mod.loadModel(path.join(dir, 'absent.gguf'))).rejects.toThrow('absent.gguf');
+  });
+});
