@@ -255,7 +255,7 @@ function gpt2Merges(get: (key: string) => unknown, vocab: ReadonlyMap<string, nu
     const space = m.indexOf(' ', 1);
     if (space < 0) fail(`tokenizer.ggml.merges[${i}] ${show(m)} is not two tokens separated by a space`);
     const a = m.slice(0, space), b = m.slice(space + 1);
-    for (const part of [a, b]) if (!vocab.has(part)) fail(`tokenizer.ggml.merges[${i}] ${show(m)} names ${show(part)}, which is not in tokenizer.ggml.tokens`);
+    if (!vocab.has(a) || !vocab.has(b)) fail(`tokenizer.ggml.merges[${i}] ${show(m)} names ${show(vocab.has(a) ? b : a)}, which is not in tokenizer.ggml.tokens`);
     if (!vocab.has(a + b)) fail(`tokenizer.ggml.merges[${i}] ${show(m)} makes ${show(a + b)}, which is not in tokenizer.ggml.tokens`);
     out[i] = [a, b];
   }
