@@ -4,7 +4,8 @@
 //  stream: copies of the matrix totalling 256 MB walked in turn: what memory allows, in GB/s of
 //          weight bytes read.
 // Through attn::linear() (as models call it: activation quantizing, threads included).
-//   gemv_bench [threads] [out] [in] [types...]
+//   gemv_bench [threads] [out] [in] [types...]   (types: f32 f32rows f16 bf16 q8 q4 q4_k q6_k q5_k; the
+//   K-quants need `in` a multiple of 256, e.g. gemv_bench 1 576 1536)
 // Builds natively (bench/native/CMakeLists.txt) and for WebAssembly as it is (the command there).
 #include <algorithm>
 #include <chrono>
@@ -109,10 +110,16 @@ int main(int argc, char** argv) {
     bool panels;
   } kinds[] = {{"f32", attn::WeightType::kF32, true}, {"f32rows", attn::WeightType::kF32, false},
                {"f16", attn::WeightType::kF16, false}, {"bf16", attn::WeightType::kBF16, false},
-               {"q8", attn::WeightType::kQ8_0, false},   {"q4", attn::WeightType::kQ4_0, false}};
+               {"q8", attn::WeightType::kQ8_0, false},   {"q4", attn::WeightType::kQ4_0, false},
+               {"q4_k", attn::WeightType::kQ4_K, false}, {"q6_k", attn::WeightType::kQ6_K, false},
+               {"q5_k", attn::WeightType::kQ5_K, false}};
   for (const auto& kind : kinds) {
     const attn::WeightType t = kind.t;
     if (!only.empty() && std::find(only.begin(), only.end(), kind.name) == only.end()) continue;
+    if (in % attn::weight_type_info(t).block != 0) {  // (the K-quants' rows are whole super-blocks of 256)
+      std::printf("%-7s skipped: in = %d is not a multiple of its block, %d\n", kind.name, in, attn::weight_type_info(t).block);
+      continue;
+    }
     std::mt19937 rng(1);
     const double bytes = double(attn::row_bytes(t, in)) * out;
     // Hot: rows of the matrix limited so that it stays in L2 (<= 256 KiB).

@@ -4,6 +4,7 @@
 // vector of four block sums takes the scales and joins four float accumulators, lane r the scalar
 // twin's `acc` for row r: the same float operations in the same order, so the twins agree to the bit.
 // A decoding step (one row of A) reads each weight byte once, front to back through four rows.
+// The K-quants (Q4_K, Q5_K, Q6_K) have their own kernel below, on the same plan.
 //
 // Instructions per block and row are what bound a decoding step here (not memory), so the hot loop
 // is kept short (V8 x86-64 instructions per block of one row, before -> now):
@@ -21,6 +22,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kernels/kernels_quant.h"
@@ -51,17 +53,21 @@ inline i32x4 block_dot(const i32x4 a[4], const unsigned char* q) {
                 iadd32(idot16(a[2], iand(iushr16<8>(v), nibble)), idot16(a[3], iushr16<12>(v))));
 }
 
-// Q4: each block of A's rows reordered to the nibbles' lanes (elements 0 2 .. 14, 16 18 .. 30,
-// 1 3 .. 15, 17 19 .. 31), and 8 x each block's sum, what the stored q + 8 add to the dot product.
+// A block of 32 of A reordered to the lanes that 16-bit loads of packed codes give (a lane holds
+// bytes 2i and 2i + 1: Q4_0's elements 2i, 2i + 16, 2i + 1, 2i + 17; the K-quants' 2i, 2i + 1):
+// elements 0 2 .. 14, 16 18 .. 30, 1 3 .. 15, 17 19 .. 31.
+inline void permute_block(const std::int16_t* a, std::int16_t* o) {
+  for (int i = 0; i < 8; ++i) o[i] = a[2 * i], o[8 + i] = a[2 * i + 16], o[16 + i] = a[2 * i + 1], o[24 + i] = a[2 * i + 17];
+}
+
+// Q4: each block of A's rows permuted (permute_block), and 8 x each block's sum, what the stored
+// q + 8 add to the dot product.
 void permute_for_q4(int M, int K, const std::int16_t* Aq, std::int16_t* out, std::int32_t* sums8) {
   for (long b = 0; b < long(M) * K / kQuantBlock; ++b) {
     const std::int16_t* a = Aq + b * kQuantBlock;
-    std::int16_t* o = out + b * kQuantBlock;
+    permute_block(a, out + b * kQuantBlock);
     std::int32_t sum = 0;
-    for (int i = 0; i < 8; ++i) {
-      o[i] = a[2 * i], o[8 + i] = a[2 * i + 16], o[16 + i] = a[2 * i + 1], o[24 + i] = a[2 * i + 17];
-      sum += a[2 * i] + a[2 * i + 16] + a[2 * i + 1] + a[2 * i + 17];
-    }
+    for (int i = 0; i < kQuantBlock; ++i) sum += a[i];
     sums8[b] = 8 * sum;
   }
 }
@@ -180,14 +186,245 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
   touch_sink.store(sink, std::memory_order_relaxed);
 }
 
+
+// --- K-quants (Q4_K, Q5_K, Q6_K): super-blocks of 256 --------------------------------------------
+// The scalar twin's sums per block of 32 (weight_types.h, unpack): the exact integer
+// dot = sum a (q sc) (Q6_K: sc per run of 16, q with its zero point -32), then
+//   acc += float(dot) * (as * d);  acc += as * (o * float(s0) + o * float(s1))   (Q4_K, Q5_K's mins)
+// with o = -(dmin m) and s0, s1 the sums of A's codes over the block's two runs of 16. Here four rows
+// of B go side by side as in four_rows: each row's block gives sum a q in int32 lanes (the codes
+// without sc, so they stay small: 16-bit lanes of at most 5 (Q4_K, Q5_K) or 6 (Q6_K) bits), four
+// rows' sums meet in one vector, and sc (a float vector of the four rows' sub-block scales) is
+// applied to the sum as a float: sum and product are integers below 2^24 (32 x 127 x 31 x 63 for
+// Q5_K; per run 16 x 127 x 32 x 128, two runs 16646144 for Q6_K), so float(sum) * sc is exactly
+// float(dot), and the float operations after it are the scalar twin's, in its order: the twins agree
+// to the bit. The mins' term is added even where both offsets are 0 (the scalar twin skips it): it
+// is then +-0, and acc, which starts at +0 and is never -0 (x + -x is +0), is unchanged by it.
+//
+// Per super-block and four rows, the scales and mins are widened once, in lanes: a 16-byte load per
+// row from the scales, a 4 x 4 transpose, and shifts and masks (no scalar work per row).
+
+// A's rows for the K-quant kernels: blocks permuted (permute_block) and each run of 16's sum of
+// codes (in A's own order), as float (the mins' term) and times 32 (Q6_K's zero point).
+struct KActivations {
+  std::vector<std::int16_t> a;
+  std::vector<float> run_sums;
+  std::vector<std::int32_t> run_sums32;
+  void prepare(int M, int K, const std::int16_t* Aq) {
+    const long n = long(M) * K;
+    a.resize(n), run_sums.resize(n / kOffsetRun), run_sums32.resize(n / kOffsetRun);
+    for (long b = 0; b < n / kQuantBlock; ++b) permute_block(Aq + b * kQuantBlock, a.data() + b * kQuantBlock);
+    for (long r = 0; r < n / kOffsetRun; ++r) {
+      std::int32_t s = 0;
+      for (int i = 0; i < kOffsetRun; ++i) s += Aq[r * kOffsetRun + i];
+      run_sums[r] = static_cast<float>(s), run_sums32[r] = 32 * s;
+    }
+  }
+};
+
+// Four rows' super-block factors, lane r row r: d, the sub-block scales as floats (Q4_K, Q5_K: 8
+// of 32 values; Q6_K: 16 of 16), and Q4_K's / Q5_K's offsets -(dmin m) per sub-block.
+struct KScales {
+  f32x4 d;
+  f32x4 sc[16];
+  f32x4 off[8];
+};
+
+// Four rows' f16 at byte `at` of their blocks (b[r] + at), as floats (finite: see scales_of).
+inline f32x4 halves_at(const unsigned char* const b[4], std::size_t at) {
+  return half_high_to_float(load_u16_high_x4(b[0] + at, b[1] + at, b[2] + at, b[3] + at));
+}
+
+// 16 bytes at b[r] + at of the four rows, transposed: w[k] lane r is row r's bytes 4k .. 4k + 3.
+inline void words_at(const unsigned char* const b[4], std::size_t at, i32x4 w[4]) {
+  w[0] = iload(b[0] + at), w[1] = iload(b[1] + at), w[2] = iload(b[2] + at), w[3] = iload(b[3] + at);
+  itranspose4(w[0], w[1], w[2], w[3]);
+}
+
+// Q4_K, Q5_K: get_scale_min_k4 in lanes. Scale bytes s[0..12) are words w0, w1, w2: sub-block j < 4
+// has sc = s[j] & 63, m = s[j + 4] & 63; j + 4 has sc = (s[j + 8] & 15) | (s[j] >> 6) << 4 and
+// m = (s[j + 8] >> 4) | (s[j + 4] >> 6) << 4. Each word shifted down a byte per j.
+template <WeightType T>
+inline void k4_scales(const unsigned char* const b[4], std::size_t at, KScales& s) {
+  using Block = typename BlockOf<T>::type;
+  s.d = halves_at(b, at + offsetof(Block, d));
+  const f32x4 neg_dmin = mul(splat(-1.0f), halves_at(b, at + offsetof(Block, dmin)));
+  i32x4 w[4];
+  words_at(b, at + offsetof(Block, scales), w);
+  const i32x4 six = isplat32(63), four = isplat32(15), top2 = isplat32(0x30);
+  for (int j = 0; j < 4; ++j) {
+    s.sc[j] = i32_to_f32(iand(w[0], six));
+    s.off[j] = mul(neg_dmin, i32_to_f32(iand(w[1], six)));
+    s.sc[j + 4] = i32_to_f32(ior(iand(w[2], four), iand(iushr32<2>(w[0]), top2)));
+    s.off[j + 4] = mul(neg_dmin, i32_to_f32(ior(iand(iushr32<4>(w[2]), four), iand(iushr32<2>(w[1]), top2))));
+    w[0] = iushr32<8>(w[0]), w[1] = iushr32<8>(w[1]), w[2] = iushr32<8>(w[2]);
+  }
+}
+
+// Q6_K: the 16 int8 scales, byte p of word k sign-extended (shifted to the top, then down with the sign).
+inline void q6k_scales(const unsigned char* const b[4], std::size_t at, KScales& s) {
+  s.d = halves_at(b, at + offsetof(BlockQ6_K, d));
+  i32x4 w[4];
+  words_at(b, at + offsetof(BlockQ6_K, scales), w);
+  for (int k = 0; k < 4; ++k)
+    for (int p = 0; p < 4; ++p) {
+      s.sc[4 * k + p] = i32_to_f32(isra32<24>(ishl32<24>(w[k])));
+      w[k] = iushr32<8>(w[k]);
+    }
+}
+
+// Each 16-bit lane shifted left by n (right by -n when n < 0).
+template <int n>
+inline i32x4 ishift16(i32x4 a) {
+  if constexpr (n >= 0) return ishl16<n>(a);
+  else return iushr16<-n>(a);
+}
+
+// Q4_K: one row's sum a q over sub-block J of the super-block at blk, four int32 lanes, with A's
+// block permuted. Sub-blocks 2c and 2c + 1 are the low and high nibbles of qs[32c .. 32c + 32), so a
+// 16-bit lane of qs holds elements 2i, 2i + 1 (nibbles 0 and 2, or 1 and 3): Q4_0's shifts.
+template <int J>
+inline i32x4 q4k_dot(const i32x4 a[4], const unsigned char* blk) {
+  const unsigned char* q = blk + offsetof(BlockQ4_K, qs) + 32 * (J / 2);
+  constexpr int lo = J % 2 ? 4 : 0;
+  const i32x4 v0 = iload(q), v1 = iload(q + 16), m = isplat16(15);
+  return iadd32(iadd32(idot16(a[0], iand(iushr16<lo>(v0), m)), idot16(a[1], iand(iushr16<lo>(v1), m))),
+                iadd32(idot16(a[2], iand(iushr16<lo + 8>(v0), m)), idot16(a[3], iand(iushr16<lo + 8>(v1), m))));
+}
+
+// Codes of up to 8 bits from a 16-bit lane holding two (bytes: elements 2i, 2i + 1) dotted with A's
+// permuted block: u0 holds elements 0 .. 15, u1 16 .. 31. Returns the two runs of 16's sums.
+inline void two_code_dot(const i32x4 a[4], i32x4 u0, i32x4 u1, i32x4* run0, i32x4* run1) {
+  const i32x4 low = isplat16(0xff);
+  *run0 = iadd32(idot16(a[0], iand(u0, low)), idot16(a[2], iushr16<8>(u0)));
+  *run1 = iadd32(idot16(a[1], iand(u1, low)), idot16(a[3], iushr16<8>(u1)));
+}
+
+// Q5_K: Q4_K's nibbles with bit J of qh[l] as element l's 5th bit, shifted to bit 4 of each byte.
+template <int J>
+inline i32x4 q5k_dot(const i32x4 a[4], const unsigned char* blk) {
+  const unsigned char* q = blk + offsetof(BlockQ5_K, qs) + 32 * (J / 2);
+  const unsigned char* h = blk + offsetof(BlockQ5_K, qh);
+  constexpr int lo = J % 2 ? 4 : 0;
+  const i32x4 nib = isplat16(0x0f0f), bit = isplat16(0x1010);
+  const i32x4 u0 = ior(iand(iushr16<lo>(iload(q)), nib), iand(ishift16<4 - J>(iload(h)), bit));
+  const i32x4 u1 = ior(iand(iushr16<lo>(iload(q + 16)), nib), iand(ishift16<4 - J>(iload(h + 16)), bit));
+  i32x4 r0, r1;
+  two_code_dot(a, u0, u1, &r0, &r1);
+  return iadd32(r0, r1);
+}
+
+// Q6_K: block J of 32 is half h = J / 4, run t = J % 4 of it: low 4 bits from ql[64h + 32 (t % 2) + l]
+// (high nibble for t >= 2), bits 4-5 from bits 2t, 2t + 1 of qh[32h + l]. Codes without the -32.
+template <int J>
+inline void q6k_dot(const i32x4 a[4], const unsigned char* blk, i32x4* run0, i32x4* run1) {
+  constexpr int h = J / 4, t = J % 4, lo = t >= 2 ? 4 : 0;
+  const unsigned char* ql = blk + offsetof(BlockQ6_K, ql) + 64 * h + 32 * (t % 2);
+  const unsigned char* qh = blk + offsetof(BlockQ6_K, qh) + 32 * h;
+  const i32x4 nib = isplat16(0x0f0f), bits = isplat16(0x3030);
+  const i32x4 u0 = ior(iand(iushr16<lo>(iload(ql)), nib), iand(ishift16<4 - 2 * t>(iload(qh)), bits));
+  const i32x4 u1 = ior(iand(iushr16<lo>(iload(ql + 16)), nib), iand(ishift16<4 - 2 * t>(iload(qh + 16)), bits));
+  two_code_dot(a, u0, u1, run0, run1);
+}
+
+// One activation row's block J of the super-block (a: its permuted codes, as: its scale, runs / runs32:
+// its two runs' sums) against four rows' blocks at b[r] + at: acc as the scalar twin's, lane r row r.
+template <WeightType T, int J>
+inline f32x4 k_block(f32x4 acc, const std::int16_t* a, float as, const float* runs, const std::int32_t* runs32,
+                     const unsigned char* const b[4], std::size_t at, const KScales& s, i32x4* fence) {
+  const i32x4 av[4] = {iload(a), iload(a + 8), iload(a + 16), iload(a + 24)};
+  f32x4 dot;
+  if constexpr (T == WeightType::kQ6_K) {
+    i32x4 d0[4], d1[4];
+    for (int r = 0; r < 4; ++r) {
+      q6k_dot<J>(av, b[r] + at, &d0[r], &d1[r]);
+      store_in_order(fence + r, d0[r]), store_in_order(fence + 4 + r, d1[r]);
+    }
+    const f32x4 run0 = i32_to_f32(isub32(isum4(d0[0], d0[1], d0[2], d0[3]), isplat32(runs32[0])));
+    const f32x4 run1 = i32_to_f32(isub32(isum4(d1[0], d1[1], d1[2], d1[3]), isplat32(runs32[1])));
+    dot = add(mul(run0, s.sc[2 * J]), mul(run1, s.sc[2 * J + 1]));  // (integers below 2^24: exact)
+  } else {
+    i32x4 d[4];
+    for (int r = 0; r < 4; ++r) {
+      d[r] = T == WeightType::kQ4_K ? q4k_dot<J>(av, b[r] + at) : q5k_dot<J>(av, b[r] + at);
+      store_in_order(fence + r, d[r]);
+    }
+    dot = mul(i32_to_f32(isum4(d[0], d[1], d[2], d[3])), s.sc[J]);  // (exact, as above)
+  }
+  acc = add(acc, mul(dot, mul(splat(as), s.d)));
+  if constexpr (T == WeightType::kQ6_K) {
+    return acc;
+  } else {
+    const f32x4 o = s.off[J];
+    return add(acc, mul(splat(as), add(mul(o, splat(runs[0])), mul(o, splat(runs[1])))));
+  }
+}
+
+template <WeightType T, int... J>
+inline f32x4 k_super_block(f32x4 acc, const std::int16_t* a, const float* as, const float* runs, const std::int32_t* runs32,
+                           const unsigned char* const b[4], std::size_t at, const KScales& s, i32x4* fence,
+                           std::integer_sequence<int, J...>) {
+  ((acc = k_block<T, J>(acc, a + 32 * J, as[J], runs + 2 * J, runs32 + 2 * J, b, at, s, fence)), ...);
+  return acc;
+}
+
+// C = A B^T for B's rows of Q4_K, Q5_K or Q6_K: four rows of B at a time (the last N % 4 as copies
+// of row N - 1, whose lanes are not stored), each super-block's scales widened once for all of A's
+// rows, which meet it while it is in cache; a decoding step (M = 1) reads each weight byte once,
+// touching the next four rows a super-block ahead as four_rows does.
+template <WeightType T>
+void gemm_bt_kquant_simd(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
+                         int ldc) {
+  constexpr int kBlockBytes = sizeof(typename BlockOf<T>::type);
+  constexpr int kPerSuper = kSuperBlock / kQuantBlock;
+  const int supers = K / kSuperBlock;
+  const std::size_t rb = row_bytes(T, K);
+  thread_local KActivations acts;
+  thread_local std::vector<float> acc_rows;  // [row of A][4 rows of B]
+  thread_local i32x4 fence_slots[8];
+  acts.prepare(M, K, Aq);
+  acc_rows.resize(std::size_t(M) * 4);
+  float* accs = acc_rows.data();
+  i32x4* fence = fence_slots;
+  unsigned sink = 0;
+  for (int j = 0; j < N; j += 4) {
+    const unsigned char* b[4];
+    for (int r = 0; r < 4; ++r) b[r] = B + std::size_t(j + r < N ? j + r : N - 1) * rb;
+    const unsigned char* ahead = j + 8 <= N ? b[0] + 4 * rb : nullptr;  // (the next four rows, when whole)
+    for (int i = 0; i < 4 * M; ++i) accs[i] = 0.0f;
+    for (int sb = 0; sb < supers; ++sb) {
+      const std::size_t at = std::size_t(sb) * kBlockBytes;
+      if (ahead)
+        for (int o = 0; o < 4 * kBlockBytes; o += 64) sink += ahead[4 * at + o];
+      KScales s;
+      if constexpr (T == WeightType::kQ6_K) q6k_scales(b, at, s);
+      else k4_scales<T>(b, at, s);
+      for (int i = 0; i < M; ++i) {
+        const long row = long(i) * K + long(sb) * kSuperBlock;
+        const f32x4 acc = k_super_block<T>(load(accs + 4 * i), acts.a.data() + row, As + row / kQuantBlock,
+                                           acts.run_sums.data() + row / kOffsetRun, acts.run_sums32.data() + row / kOffsetRun,
+                                           b, at, s, fence, std::make_integer_sequence<int, kPerSuper>());
+        store(accs + 4 * i, acc);
+      }
+    }
+    for (int i = 0; i < M; ++i)
+      for (int r = 0; r < 4 && j + r < N; ++r) C[long(i) * ldc + j + r] = accs[4 * i + r];
+  }
+  touch_sink.store(sink, std::memory_order_relaxed);
+}
+
 }  // namespace
 
-// The scalar twins' table with the types that have SIMD kernels overridden (Q8_0, Q4_0): every
-// quantized type has a kernel here. SIMD kernels for the GGUF types (Q4_K, Q6_K, ...: issue 33) are
-// later work; until then they run their scalar twins.
+// The scalar twins' table with the types that have SIMD kernels overridden (Q8_0, Q4_0, Q4_K,
+// Q5_K, Q6_K): every quantized type has a kernel here. Q4_1, Q5_0, Q5_1, Q2_K and Q3_K still run
+// their scalar twins.
 QuantKernels simd_quant_kernels() {
   QuantKernels k = scalar_quant_kernels();
-  k.set(WeightType::kQ8_0, gemm_bt_quant_simd<WeightType::kQ8_0>).set(WeightType::kQ4_0, gemm_bt_quant_simd<WeightType::kQ4_0>);
+  k.set(WeightType::kQ8_0, gemm_bt_quant_simd<WeightType::kQ8_0>)
+      .set(WeightType::kQ4_0, gemm_bt_quant_simd<WeightType::kQ4_0>)
+      .set(WeightType::kQ4_K, gemm_bt_kquant_simd<WeightType::kQ4_K>)
+      .set(WeightType::kQ5_K, gemm_bt_kquant_simd<WeightType::kQ5_K>)
+      .set(WeightType::kQ6_K, gemm_bt_kquant_simd<WeightType::kQ6_K>);
   return k;
 }
 #endif

@@ -70,6 +70,23 @@ inline i32x4 iand(i32x4 a, i32x4 b) { return wasm_v128_and(a, b); }
 // Each 16-bit lane shifted right by n, zeros in.
 template <int n>
 inline i32x4 iushr16(i32x4 a) { return wasm_u16x8_shr(a, n); }
+template <int n>
+inline i32x4 ishl16(i32x4 a) { return wasm_i16x8_shl(a, n); }
+inline i32x4 ior(i32x4 a, i32x4 b) { return wasm_v128_or(a, b); }
+// Each 32-bit lane shifted by n: right with zeros in (ushr), left, right with the sign (sra).
+template <int n>
+inline i32x4 iushr32(i32x4 a) { return wasm_u32x4_shr(a, n); }
+template <int n>
+inline i32x4 ishl32(i32x4 a) { return wasm_i32x4_shl(a, n); }
+template <int n>
+inline i32x4 isra32(i32x4 a) { return wasm_i32x4_shr(a, n); }
+// The 4 x 4 matrix of 32-bit lanes in a, b, c, d (rows) transposed in place.
+inline void itranspose4(i32x4& a, i32x4& b, i32x4& c, i32x4& d) {
+  const i32x4 ab0 = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab1 = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
+  const i32x4 cd0 = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd1 = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
+  a = wasm_i64x2_shuffle(ab0, cd0, 0, 2), b = wasm_i64x2_shuffle(ab0, cd0, 1, 3);
+  c = wasm_i64x2_shuffle(ab1, cd1, 0, 2), d = wasm_i64x2_shuffle(ab1, cd1, 1, 3);
+}
 // The 16-bit values at four addresses in the top halves of the four 32-bit lanes, bottom halves
 // zero (four v128.load16_lane: pinsrw on x86): e.g. four rows' f16 block scales for half_high_to_float.
 inline f32x4 load_u16_high_x4(const void* p0, const void* p1, const void* p2, const void* p3) {
@@ -147,6 +164,21 @@ inline i32x4 isub32(i32x4 a, i32x4 b) { return _mm_sub_epi32(a, b); }
 inline i32x4 iand(i32x4 a, i32x4 b) { return _mm_and_si128(a, b); }
 template <int n>
 inline i32x4 iushr16(i32x4 a) { return _mm_srli_epi16(a, n); }
+template <int n>
+inline i32x4 ishl16(i32x4 a) { return _mm_slli_epi16(a, n); }
+inline i32x4 ior(i32x4 a, i32x4 b) { return _mm_or_si128(a, b); }
+template <int n>
+inline i32x4 iushr32(i32x4 a) { return _mm_srli_epi32(a, n); }
+template <int n>
+inline i32x4 ishl32(i32x4 a) { return _mm_slli_epi32(a, n); }
+template <int n>
+inline i32x4 isra32(i32x4 a) { return _mm_srai_epi32(a, n); }
+inline void itranspose4(i32x4& a, i32x4& b, i32x4& c, i32x4& d) {
+  const i32x4 ab0 = _mm_unpacklo_epi32(a, b), ab1 = _mm_unpackhi_epi32(a, b);
+  const i32x4 cd0 = _mm_unpacklo_epi32(c, d), cd1 = _mm_unpackhi_epi32(c, d);
+  a = _mm_unpacklo_epi64(ab0, cd0), b = _mm_unpackhi_epi64(ab0, cd0);
+  c = _mm_unpacklo_epi64(ab1, cd1), d = _mm_unpackhi_epi64(ab1, cd1);
+}
 inline f32x4 load_u16_high_x4(const void* p0, const void* p1, const void* p2, const void* p3) {
   std::uint16_t h[4];
   std::memcpy(&h[0], p0, 2), std::memcpy(&h[1], p1, 2), std::memcpy(&h[2], p2, 2), std::memcpy(&h[3], p3, 2);

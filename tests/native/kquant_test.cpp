@@ -3,9 +3,11 @@
 // values are worked out here by hand; blocks of random bytes decoded by the table and by this file's
 // own reading of the spec (written as ggml's loops walk a block, not as the table's per-element
 // index arithmetic), equal to the bit; unpack's contract (scale q + offset is the decoded value);
-// and linear() on random-byte blocks for every Kernels table against float64 on the decoded weights.
+// linear() on random-byte blocks for every Kernels table against float64 on the decoded weights; and
+// the SIMD kernels against their scalar twins (to the bit) and float64, on random and extreme blocks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -322,19 +324,49 @@ TEST(WeightTypesGguf, UnpackedCodesScalesAndOffsetsGiveTheDecodedValues) {
   }
 }
 
+// A row's weights decoded and unpacked (weight_types.h: scale q + offset), for the float64 products.
+struct Unpacked {
+  std::vector<float> w, scale, offset;
+  std::vector<std::int16_t> q;
+};
+Unpacked unpack_all(WeightType t, const std::vector<unsigned char>& bytes) {
+  Unpacked u;
+  u.w = decoded(t, bytes);
+  u.q.resize(u.w.size()), u.scale.resize(u.w.size() / 32), u.offset.resize(u.w.size() / 16);
+  attn::weight_type_info(t).unpack(bytes.data(), int(u.w.size()), u.q.data(), u.scale.data(), u.offset.data());
+  return u;
+}
+
+// x (in values) times weight row j in float64, and the bound on a quantized product's distance from
+// it: the activations' per-block quantization (da / 2 per value, da = max |x_block| / 127) plus float32
+// rounding, over |scale q| + |offset| per weight (the two parts may cancel in w; the kernels' sums
+// are relative to them).
+double float64_product(const Unpacked& u, const float* x, int in, int j, double* bound) {
+  double exact = 0, mag = 0, act = 0;
+  for (int b = 0; b < in; b += 32) {
+    double m = 0, sw = 0;
+    for (int k = b; k < b + 32; ++k) {
+      const std::size_t at = std::size_t(j) * in + k;
+      const double part = std::fabs(double(u.scale[at / 32]) * u.q[at]) + std::fabs(u.offset[at / 16]);
+      exact += double(x[k]) * u.w[at];
+      mag += std::fabs(x[k]) * part, sw += part;
+      m = std::max(m, double(std::fabs(x[k])));
+    }
+    act += m / 127.0 / 2.0 * sw;
+  }
+  *bound = act + (in + 2) * 0x1p-24 * (mag + act) + 1e-30;
+  return exact;
+}
+
 // linear() on random-byte weights (every code, scale and min, negative sub-block scales included) for
-// every Kernels table, against float64 on the decoded weights: within the activations' per-block
-// quantization (da / 2 per value) plus float32 rounding over |scale q| + |offset| per weight.
+// every Kernels table, against float64 on the decoded weights (float64_product's bound).
 TEST(WeightTypesGguf, LinearOnRandomBlocksEqualsFloat64ForEveryKernelsTable) {
   for (const attn::Kernels* kn : {&attn::scalar_kernels(), &attn::simd_kernels(), &attn::eigen_kernels()})
     for (WeightType t : kGguf) {
       const attn::WeightTypeInfo& info = attn::weight_type_info(t);
       const int in = 2 * attn::kSuperBlock, out = 13;
       const std::vector<unsigned char> bytes = random_blocks(t, out * in / info.block, 300 + int(t));
-      const std::vector<float> w = decoded(t, bytes);
-      std::vector<std::int16_t> q(std::size_t(out) * in);
-      std::vector<float> scale(q.size() / 32), offset(q.size() / 16);
-      info.unpack(bytes.data(), out * in, q.data(), scale.data(), offset.data());
+      const Unpacked u = unpack_all(t, bytes);
       for (int rows : {1, 5}) {
         std::mt19937 rng(rows);
         std::normal_distribution<float> g(0.0f, 1.0f);
@@ -344,23 +376,73 @@ TEST(WeightTypesGguf, LinearOnRandomBlocksEqualsFloat64ForEveryKernelsTable) {
         ASSERT_EQ(attn::linear(*kn, x.data(), rows, W, nullptr, y.data(), out), "") << kn->name << " " << info.name;
         for (int i = 0; i < rows; ++i)
           for (int j = 0; j < out; ++j) {
-            double exact = 0, mag = 0, act = 0;
-            for (int b = 0; b < in; b += 32) {
-              double m = 0, sw = 0;
-              for (int k = b; k < b + 32; ++k) {
-                const std::size_t at = std::size_t(j) * in + k;
-                const double part = std::fabs(double(scale[at / 32]) * q[at]) + std::fabs(offset[at / 16]);
-                exact += double(x[std::size_t(i) * in + k]) * w[at];
-                mag += std::fabs(x[std::size_t(i) * in + k]) * part, sw += part;
-                m = std::max(m, double(std::fabs(x[std::size_t(i) * in + k])));
-              }
-              act += m / 127.0 / 2.0 * sw;
-            }
-            const double bound = act + (in + 2) * 0x1p-24 * (mag + act) + 1e-30;
+            double bound;
+            const double exact = float64_product(u, x.data() + std::size_t(i) * in, in, j, &bound);
             ASSERT_LE(std::fabs(y[std::size_t(i) * out + j] - exact), bound) << kn->name << " " << info.name << " rows " << rows;
           }
       }
     }
+}
+
+// Blocks whose integer sums are the largest the kernels meet: Q4_K, Q5_K all bits set (codes 15 or
+// 31, sub-block scales and mins 63); Q6_K codes 0 (q - 32 = -32) under scales -128; the others all
+// bits set. Finite halves of 0.01.
+std::vector<unsigned char> extreme_blocks(WeightType t, int blocks) {
+  const attn::WeightTypeInfo& info = attn::weight_type_info(t);
+  std::vector<unsigned char> bytes(std::size_t(info.block_bytes) * blocks, 0xff);
+  for (int k = 0; k < blocks; ++k) {
+    unsigned char* b = bytes.data() + std::size_t(k) * info.block_bytes;
+    if (t == WeightType::kQ6_K) std::memset(b, 0, 192), std::memset(b + 192, 0x80, 16);
+    for (int at : halves_of(t)) put_half(b + at, 0.01f);
+  }
+  return bytes;
+}
+
+// The SIMD kernels (Q4_K, Q5_K, Q6_K; the other GGUF types are their scalar twins in the SIMD table)
+// called as linear() calls them, on random and on extreme blocks, with random and with extreme
+// activations (every code +-127): equal to the scalar twins to the bit (tolerance 0: the same exact
+// integer block sums, then the same float operations in the same order, kernels_quant_simd.cpp), and
+// within float64_product's bound of float64. Shapes: one row of A (a decoding step) and a few;
+// outputs not a multiple of four (the last rows' copies); K of one and of three super-blocks; C with
+// a leading dimension past N, whose gaps stay untouched.
+TEST(WeightTypesGguf, SimdKernelsEqualTheirScalarTwinsToTheBitAndFloat64) {
+  const float kUntouched = -7.0f;
+  for (WeightType t : kGguf)
+    for (bool extreme : {false, true})
+      for (int K : {attn::kSuperBlock, 3 * attn::kSuperBlock})
+        for (int N : {1, 3, 4, 5, 8, 13}) {
+          const attn::WeightTypeInfo& info = attn::weight_type_info(t);
+          const std::vector<unsigned char> bytes =
+              extreme ? extreme_blocks(t, N * K / info.block) : random_blocks(t, N * K / info.block, 500 + N + K + int(t));
+          const Unpacked u = unpack_all(t, bytes);
+          for (int M : {1, 2, 5}) {
+            std::mt19937 rng(M + N);
+            std::normal_distribution<float> g(0.0f, 1.0f);
+            std::vector<float> x(std::size_t(M) * K);
+            for (std::size_t k = 0; k < x.size(); ++k) x[k] = extreme ? (k % 3 == 2 && M > 1 ? -1.0f : 1.0f) : g(rng);
+            attn::QuantizedRows xq;
+            ASSERT_TRUE(xq.quantize(x.data(), M, K, K));
+            const int ldc = N + 2;
+            std::vector<float> cs(std::size_t(M) * ldc, kUntouched), cv = cs;
+            attn::scalar_kernels().gemm_bt_quant[t](M, N, K, xq.q.data(), xq.scale.data(), bytes.data(), cs.data(), ldc);
+            attn::simd_kernels().gemm_bt_quant[t](M, N, K, xq.q.data(), xq.scale.data(), bytes.data(), cv.data(), ldc);
+            for (int i = 0; i < M; ++i)
+              for (int j = 0; j < ldc; ++j) {
+                const std::size_t at = std::size_t(i) * ldc + j;
+                std::uint32_t bs, bv;
+                std::memcpy(&bs, &cs[at], 4), std::memcpy(&bv, &cv[at], 4);
+                ASSERT_EQ(bs, bv) << info.name << (extreme ? " extreme" : "") << " M" << M << " N" << N << " K" << K
+                                  << " at " << i << "," << j << ": " << cs[at] << " vs " << cv[at];
+                if (j >= N) {
+                  ASSERT_EQ(cv[at], kUntouched);
+                  continue;
+                }
+                double bound;
+                const double exact = float64_product(u, x.data() + std::size_t(i) * K, K, j, &bound);
+                ASSERT_LE(std::fabs(cv[at] - exact), bound) << info.name << " M" << M << " N" << N << " K" << K;
+              }
+          }
+        }
 }
 
 // Our encoder at the edges: a block of zeros decodes to zeros; constant, all-positive, all-negative
