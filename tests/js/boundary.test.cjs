@@ -17,7 +17,8 @@ describe('the boundary', () => {
 
   test('codes are enums with one definition, read by name', () => {
     expect(names(mod.WeightStorage)).toEqual([...api.WEIGHT_DTYPES]);
-    expect(names(mod.Dtype)).toEqual(['F32', 'F16', 'BF16']);
+    // A checkpoint's dtypes are the weight types, by safetensors' and GGUF's names (weight_types.h's order).
+    expect(names(mod.Dtype)).toEqual(['F32', 'F16', 'BF16', 'Q8_0', 'Q4_0', 'Q4_K', 'Q6_K', 'Q5_0', 'Q4_1', 'Q5_1', 'Q5_K', 'Q3_K', 'Q2_K']);
     expect(names(mod.MaskKind)).toEqual(['None', 'Bool', 'Float']);
     expect(names(mod.Activation)).toEqual(['gelu', 'gelu_new', 'tanh', 'silu']);
     expect(names(mod.Pooling)).toEqual(['mean', 'cls']);
