@@ -23,6 +23,7 @@ const LAYER = {
   'input_layernorm.weight': 'attn_norm.weight', 'self_attn.q_proj.weight': 'attn_q.weight', 'self_attn.k_proj.weight': 'attn_k.weight',
   'self_attn.v_proj.weight': 'attn_v.weight', 'self_attn.o_proj.weight': 'attn_output.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
   'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
+  'self_attn.q_proj.bias': 'attn_q.bias', 'self_attn.k_proj.bias': 'attn_k.bias', 'self_attn.v_proj.bias': 'attn_v.bias',
 };
 
 let mod, dir;
@@ -49,16 +50,17 @@ function permuteRows(bytes, heads, rows) {
 }
 
 /** A Llama's tensors ({ name: { shape, values } }, Hugging Face's layout) as a GGUF file; typeOf(name, shape) picks each matrix's type. */
-function writeLlamaGguf(file, config, tensors, typeOf, { shards = 1, folder = BROWN } = {}) {
+function writeLlamaGguf(file, config, tensors, typeOf, { shards = 1, folder = BROWN, arch = 'llama' } = {}) {
   const specs = Object.entries(tensors).map(([hf, { shape, values }]) => {
     const type = shape.length === 1 ? 'F32' : typeOf(hf, shape);
     let bytes = type === 'F32' ? new Uint8Array(values.buffer.slice(0)) : mod.encodeWeights(values, { type, cols: shape[shape.length - 1] });
-    if (hf.endsWith('q_proj.weight')) bytes = permuteRows(bytes, config.num_attention_heads, shape[0]);
-    if (hf.endsWith('k_proj.weight')) bytes = permuteRows(bytes, config.num_key_value_heads, shape[0]);
+    // (llama only: Qwen2's converter stores the rows as they are)
+    if (arch === 'llama' && /q_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_attention_heads, shape[0]);
+    if (arch === 'llama' && /k_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_key_value_heads, shape[0]);
     return { name: ggufName(hf), dims: [...shape].reverse(), type: GGML[type], data: Buffer.from(bytes).toString('base64') };
   });
   const out = execFileSync(process.execPath, [path.join(__dirname, 'gguf_model_write.mjs')], {
-    input: JSON.stringify({ file, config, folder, shards, tensors: specs }), maxBuffer: 1 << 26,
+    input: JSON.stringify({ file, arch, config, folder, shards, tensors: specs }), maxBuffer: 1 << 26,
   });
   return JSON.parse(out.toString());
 }
@@ -207,6 +209,36 @@ describe('every GGUF weight type on a Llama whose rows are whole 256-value block
       model.dispose(), reference.dispose();
     }
   });
+});
+
+test('qwen2: q/k/v biases, rows stored unpermuted, equal to the same checkpoint as a folder', async () => {
+  const config = JSON.parse(fs.readFileSync(path.join(BROWN, 'config.json'), 'utf8'));
+  const qwen = { ...config, model_type: 'qwen2' };
+  const tensors = brownTensors();
+  let seed = 3;
+  for (const [name, { shape }] of Object.entries(tensors)) {
+    const m = /^(model\.layers\.\d+\.self_attn\.[qkv]_proj)\.weight$/.exec(name);
+    if (!m) continue;
+    const values = new Float32Array(shape[0]).map(() => ((seed = (seed * 69069 + 1) >>> 0) / 2 ** 32 - 0.5) * 0.5);
+    tensors[`${m[1]}.bias`] = { shape: [shape[0]], values };
+  }
+  const file = path.join(dir, 'brown-qwen2.gguf');
+  writeLlamaGguf(file, qwen, tensors, () => 'F32', { arch: 'qwen2' });
+  const folder = fs.mkdtempSync(path.join(dir, 'qwen2-'));
+  fs.writeFileSync(path.join(folder, 'model.safetensors'), safetensors(Object.fromEntries(Object.entries(tensors).map(([n, t]) => [n, { shape: t.shape, data: t.values }]))));
+  fs.writeFileSync(path.join(folder, 'config.json'), JSON.stringify(qwen));
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(BROWN, f), path.join(folder, f));
+  const [a, b] = [await mod.loadModel(file), await mod.loadModel(folder)];
+  try {
+    expect(a.config).toMatchObject({ model_type: 'qwen2', attention_bias: true });
+    const ids = b.tokenizer.encode('The jury said the city was');
+    const x = a.run(ids).logits, y = b.run(ids).logits;
+    let err = 0;
+    for (let i = 0; i < y.length; i++) err = Math.max(err, Math.abs(x[i] - y[i]));
+    expect(err).toBeLessThan(1e-4);
+  } finally {
+    a.dispose(), b.dispose();
+  }
 });
 
 describe('GGUF files the Llama family cannot run get named errors', () => {

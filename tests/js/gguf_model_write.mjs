@@ -1,6 +1,6 @@
 // Child of gguf_load.test.cjs (Jest runs CommonJS; the writers are ES modules): writes a Llama as
 // llama.cpp's converter would, from JSON on stdin:
-//   { file, config (config.json), folder (its tokenizer.json, tokenizer_config.json), shards,
+//   { file, arch ('llama' default, 'qwen2'), config (config.json), folder (its tokenizer.json, tokenizer_config.json), shards,
 //     tensors: [{ name (GGUF's), dims (ne0 first), type (ggml id), data (base64, already encoded
 //     and with Q/K rows permuted by the test) }] }
 // The metadata: bench/llama/gguf.mjs's llama.* keys, the tokenizer by tools/gguf/tokenizer_metadata.mjs.
@@ -15,8 +15,10 @@ import { llamaMetadata } from '../../bench/llama/gguf.mjs';
 
 const spec = JSON.parse(readFileSync(0, 'utf8'));
 const json = (f) => JSON.parse(readFileSync(path.join(spec.folder, f), 'utf8'));
-// (bench's llama.* keys without its stand-in vocabulary)
-const llama = Object.fromEntries(Object.entries(llamaMetadata(spec.config, 'F32')).filter(([k]) => !k.startsWith('tokenizer.')));
+// (bench's llama.* keys without its stand-in vocabulary; under arch's prefix for another architecture)
+const arch = spec.arch ?? 'llama';
+const llama = Object.fromEntries(Object.entries(llamaMetadata(spec.config, 'F32')).filter(([k]) => !k.startsWith('tokenizer.'))
+  .map(([k, v]) => (k === 'general.architecture' ? [k, { type: 'string', value: arch }] : [k.replace(/^llama\./, `${arch}.`), v])));
 const metadata = { ...llama, ...gpt2TokenizerMetadata(json('tokenizer.json'), { config: json('tokenizer_config.json'), modelConfig: spec.config }) };
 const tensors = spec.tensors.map((t) => ({ name: t.name, dims: t.dims, type: t.type, bytes: () => new Uint8Array(Buffer.from(t.data, 'base64')) }));
 const n = spec.shards ?? 1;
