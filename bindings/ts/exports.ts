@@ -27,6 +27,7 @@ export { SHIPPED_MODELS } from './loading/shipped_models.js';
 export type { ShippedModel } from './loading/shipped_models.js';
 export { HubError, DEFAULT_HUB_URL, DEFAULT_MAX_BYTES, hubFileUrl } from './hub/hub.js';
 export type { HubErrorCode, HubOptions, HubProgress } from './hub/hub.js';
+export { ggufFilesOf, ggufQuantization, listHubGgufFiles, type HubGgufFile } from './hub/hub_gguf_files.js';
 export { WEIGHT_DTYPES } from './loading/weight_dtype.js';
 export type { ModelLoadOptions, WeightDtype } from './loading/weight_dtype.js';
 export { BROWSER_CACHE_NAME } from './hub/hub_cache_browser.js';
