@@ -8,18 +8,20 @@ import type { BartModel } from './models/bart_model.js';
 import type { BertModel } from './models/bert_model.js';
 import type { Gpt2Model } from './models/gpt2_model.js';
 import type { LlamaModel } from './models/llama_model.js';
-import { ggufModelFiles, modelFamily, readerFor } from './models/registry.js';
-import type { Model, ModelFiles } from './models/registry.js';
+import { ggufModelFiles, ggufStreamFiles, modelFamily, readerFor } from './models/registry.js';
+import type { Model, ModelFamily, ModelFiles } from './models/registry.js';
 import { AttentionError } from './errors.js';
 import { HUB_OPTION_RULES, HubError } from './hub/hub.js';
 import type { HubOptions } from './hub/hub.js';
 import { fetchHubFile, fetchHubGguf, fetchHubModelFiles, hubGgufSource } from './hub/hub_model.js';
 import { fetchModelFiles, filesInMemory, resolveIn } from './loading/model_files.js';
 import type { CheckpointFiles } from './loading/model_files.js';
-import { isGgufBytes, isGgufName, readGgufFiles } from './loading/gguf_files.js';
+import { ggufShardNames, isGgufBytes, isGgufName, readGgufFiles } from './loading/gguf_files.js';
+import { openGgufStream } from './loading/gguf_stream.js';
 import { parseGguf } from './loading/gguf.js';
 import { checkModelFile } from './loading/model_file_check.js';
-import type { Platform } from './runtime/platform.js';
+import { streamChunks } from './runtime/platform.js';
+import type { ByteStream, Platform } from './runtime/platform.js';
 import { ScaledDotProductAttention } from './attention/scaled_dot_product_attention.js';
 import { fetchShippedModelFiles, isShippedModel } from './loading/shipped_models.js';
 import type { ShippedModel } from './loading/shipped_models.js';
@@ -98,40 +100,65 @@ export class AttentionModule {
   loadModel(source: ModelSource, options?: HubOptions & ModelLoadOptions): Promise<Model>;
   async loadModel(source: ModelSource, options: HubOptions & ModelLoadOptions = {}): Promise<Model> {
     options = checkOptions('loadModel', options, { ...HUB_OPTION_RULES, ...MODEL_LOAD_OPTION_RULES });
-    const bytes = source instanceof Uint8Array ? source : source instanceof ArrayBuffer ? new Uint8Array(source)
-      : typeof Blob !== 'undefined' && source instanceof Blob ? new Uint8Array(await source.arrayBuffer()) : undefined;
-    if (bytes) return this.fromGguf(bytes, options);
+    if (source instanceof Uint8Array || source instanceof ArrayBuffer) return this.fromGguf(source instanceof Uint8Array ? source : new Uint8Array(source), options);
+    if (typeof Blob !== 'undefined' && source instanceof Blob)
+      return this.fromGgufStream({ size: source.size, chunks: streamChunks(source.stream()) }, (source as { name?: string }).name ?? 'the Blob', options);
     if (typeof source !== 'string' && !(source instanceof URL) && (typeof source !== 'object' || source === null || Array.isArray(source)))
       throw new AttentionError(`loadModel: source must be a folder's path or URL, a .gguf file's, 'hf:owner/name', a shipped model, the model's files { config, weights, tokenizer }, or a GGUF file's bytes or Blob, got ${show(source)}`);
     const hubGguf = typeof source === 'string' && source.startsWith('hf:') ? hubGgufSource(source.slice(3), options) : undefined;
-    let files: CheckpointFiles;
-    if (hubGguf) {
-      files = ggufModelFiles(await fetchHubGguf(hubGguf, options, this.platform.hub)).files;
-    } else if (typeof source === 'string' && source.startsWith('hf:')) {
-      files = await fetchHubModelFiles(source.slice(3), options, this.platform.hub);
-    } else if ((typeof source === 'string' || source instanceof URL) && isGgufName(source instanceof URL ? source.pathname : source)) {
-      // The file's folder, so that a split file's other shards are found beside it.
-      const path = (source instanceof URL ? source.href : source).replace(/[?#].*$/, '');
-      const slash = path.lastIndexOf('/');
-      const folder = slash < 0 ? '.' : path.slice(0, slash + 1);
-      files = ggufModelFiles(await readGgufFiles(path.slice(slash + 1), async (file) => {
-        const at = resolveIn(this.platform, folder, file), read = await this.platform.readBytes(at);
-        const view = read instanceof Uint8Array ? read : new Uint8Array(read);
-        checkModelFile(file, view, at.protocol === 'file:' ? decodeURIComponent(at.pathname) : at.href);
-        return view;
-      })).files;
-    } else {
-      files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform, readerFor)
-        : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform, readerFor) : filesInMemory(source);
-    }
-    return modelFamily(files.config).create(this.mod, files, { dtype: options.dtype });
+    if (hubGguf) return this.create(ggufModelFiles(await fetchHubGguf(hubGguf, options, this.platform.hub)), options);
+    if (typeof source === 'string' && source.startsWith('hf:')) return this.create(await fetchHubModelFiles(source.slice(3), options, this.platform.hub), options);
+    if ((typeof source === 'string' || source instanceof URL) && isGgufName(source instanceof URL ? source.pathname : source)) return this.fromGgufPath(source, options);
+    const files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform, readerFor)
+      : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform, readerFor) : filesInMemory(source);
+    return this.create(files, options);
+  }
+
+  /** A model from its files, by the family config.json names (or the one given). */
+  private async create(files: CheckpointFiles | { family: ModelFamily; files: CheckpointFiles }, options: ModelLoadOptions): Promise<Model> {
+    const { family, files: f } = 'family' in files ? files : { family: modelFamily(files.config), files };
+    return family.create(this.mod, f, { dtype: options.dtype });
   }
 
   /** A model from a GGUF file's bytes. */
-  private fromGguf(bytes: Uint8Array, options: ModelLoadOptions): Model {
+  private fromGguf(bytes: Uint8Array, options: ModelLoadOptions): Promise<Model> {
     if (!isGgufBytes(bytes)) throw new AttentionError(`loadModel: bytes given as the source must be a GGUF file (starting "GGUF"), got ${bytes.length} bytes starting ${show([...bytes.subarray(0, 4)])}`);
-    const { family, files } = ggufModelFiles(parseGguf(bytes));
-    return family.create(this.mod, files, { dtype: options.dtype });
+    return this.create(ggufModelFiles(parseGguf(bytes)), options);
+  }
+
+  /** A model from a GGUF file being read: each tensor goes into the heap as it arrives. */
+  private async fromGgufStream(stream: ByteStream, name: string, options: HubOptions & ModelLoadOptions): Promise<Model> {
+    const file = name.slice(name.lastIndexOf('/') + 1);
+    const gguf = await openGgufStream(stream, {
+      name, signal: options.signal,
+      onProgress: options.onProgress && (({ loaded, total }) => options.onProgress!({ file, loaded, total, done: false })),
+    });
+    try {
+      const model = await this.create(ggufStreamFiles(gguf), options);
+      options.onProgress?.({ file, loaded: stream.size ?? 0, total: stream.size, done: true });
+      return model;
+    } finally {
+      await gguf.close();
+    }
+  }
+
+  /** A .gguf path or URL: streamed, or every shard of a split file read and merged. */
+  private async fromGgufPath(source: string | URL, options: HubOptions & ModelLoadOptions): Promise<Model> {
+    // The file's folder, so that a split file's other shards are found beside it.
+    const path = (source instanceof URL ? source.href : source).replace(/[?#].*$/, '');
+    const slash = path.lastIndexOf('/');
+    const folder = slash < 0 ? '.' : path.slice(0, slash + 1), name = path.slice(slash + 1);
+    const where = (at: URL) => (at.protocol === 'file:' ? decodeURIComponent(at.pathname) : at.href);
+    if (ggufShardNames(name).length === 1) {
+      const at = resolveIn(this.platform, folder, name);
+      return this.fromGgufStream(await this.platform.openStream(at), where(at), options);
+    }
+    return this.create(ggufModelFiles(await readGgufFiles(name, async (file) => {
+      const at = resolveIn(this.platform, folder, file), read = await this.platform.readBytes(at);
+      const view = read instanceof Uint8Array ? read : new Uint8Array(read);
+      checkModelFile(file, view, where(at));
+      return view;
+    })), options);
   }
 
   /**

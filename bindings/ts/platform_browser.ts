@@ -2,7 +2,7 @@
 import { AttentionError } from './errors.js';
 import { browserHubCache } from './hub/hub_cache_browser.js';
 import { threadedUrl } from './runtime/package_files.js';
-import { fetchBytes } from './runtime/platform.js';
+import { fetchBytes, fetchStream } from './runtime/platform.js';
 import type { Platform, ThreadedBuild } from './runtime/platform.js';
 import type { GlueFactory } from './runtime/wasm_module.js';
 
@@ -14,6 +14,12 @@ export const browserPlatform: Platform = {
     if (href.startsWith('file:'))
       throw new AttentionError(`${href}: this is the browser build of attention-wasm, which fetches files; file: URLs are read by its Node build (import 'attention-wasm' in Node picks it). In a browser, serve the file over http(s) or pass its bytes`);
     return fetchBytes(href);
+  },
+
+  async openStream(url) {
+    const href = url.toString();
+    if (href.startsWith('file:')) await this.readBytes(href);  // (refused, with why)
+    return fetchStream(href);
   },
 
   folderUrl(folder) {

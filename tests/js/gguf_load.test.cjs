@@ -9,6 +9,7 @@
 // - named errors for files the Llama family cannot run.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
@@ -117,6 +118,64 @@ describe('brown-llama as GGUF', () => {
         model.dispose();
       }
     }
+  });
+
+  /** A Blob whose stream() hands out `chunk`-byte pieces of `bytes`, counting what it handed out. */
+  function countingBlob(bytes, chunk, pulled) {
+    const blob = new Blob([bytes]);
+    blob.stream = () => new ReadableStream({
+      pull(controller) {
+        if (pulled.bytes >= bytes.length) return controller.close();
+        controller.enqueue(new Uint8Array(bytes.subarray(pulled.bytes, pulled.bytes + chunk)));
+        pulled.bytes += Math.min(chunk, bytes.length - pulled.bytes);
+      },
+    }, { highWaterMark: 0 });
+    return blob;
+  }
+
+  test('streamed: tensors go in as they arrive, with progress; a signal stops the read; a cut file is named', async () => {
+    const bytes = fs.readFileSync(file32);
+    const header = api.parseGgufHeader(bytes, bytes.length).header;
+    const pulled = { bytes: 0 }, progress = [];
+    const model = await mod.loadModel(countingBlob(bytes, 1 << 16, pulled), { onProgress: (p) => progress.push(p) });
+    try {
+      expect(pulled.bytes).toBe(bytes.length);
+      expect(progress.at(-1)).toMatchObject({ loaded: bytes.length, total: bytes.length, done: true });
+      // Progress came chunk by chunk, in order, as the bytes arrived.
+      expect(progress.length).toBeGreaterThan(bytes.length / (1 << 16));
+      for (let i = 1; i < progress.length; i++) expect(progress[i].loaded).toBeGreaterThanOrEqual(progress[i - 1].loaded);
+      const ids = folderModel.tokenizer.encode('The jury');
+      expect(model.run(ids).logits).toEqual((await mod.loadModel(file32)).run(ids).logits);
+    } finally {
+      model.dispose();
+    }
+    // Aborted once the header and a third of the data are in: the read stops there.
+    const controller = new AbortController(), stopAt = header.dataOffset + (bytes.length - header.dataOffset) / 3;
+    const stopped = { bytes: 0 };
+    await expect(mod.loadModel(countingBlob(bytes, 1 << 16, stopped), {
+      signal: controller.signal, onProgress: (p) => { if (p.loaded >= stopAt) controller.abort(); },
+    })).rejects.toMatchObject({ code: 'aborted' });
+    expect(stopped.bytes).toBeLessThan(stopAt + 2 * (1 << 16));
+    // Cut inside the last tensor: the size a Blob (or a Content-Length) announces names it from the
+    // header, before any tensor is read.
+    const last = [...header.tensors.values()].sort((a, b) => b.offset - a.offset)[0];
+    await expect(mod.loadModel(new Blob([bytes.subarray(0, last.offset + 10)])))
+      .rejects.toThrow(`GGUF: tensor "${last.name}": data [${last.offset}, ${last.offset + last.byteLength}) (${last.byteLength} bytes of F32, dims [160]) goes past the end of the file (${last.offset + 10} bytes): truncated?`);
+    await expect(mod.loadModel(new Blob([bytes.subarray(0, 100)]))).rejects.toThrow('GGUF: tensor count at byte 8 is');
+    // Without a size (a chunked answer), the cut is found where the bytes stop.
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.end(bytes.subarray(0, last.offset + 10));
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await expect(mod.loadModel(`http://127.0.0.1:${server.address().port}/cut.gguf`))
+        .rejects.toThrow(`ends at byte ${last.offset + 10}, inside tensor "${last.name}" (bytes ${last.offset} to ${last.offset + last.byteLength}): truncated?`);
+    } finally {
+      server.close();
+    }
+    // The module stays usable.
+    expect(folderModel.run('The jury').logits.length).toBeGreaterThan(0);
   });
 
   test('hf:owner/repo/file.gguf and hf:owner/repo with { quant } through the Hub', async () => {

@@ -52,7 +52,7 @@ export function checkpointTensors(weights: SafetensorsWeights | CheckpointTensor
 export type NameCandidates = (name: string) => string[];
 
 /** The first candidate name the file has, with its entry. */
-export function findTensor<T extends CheckpointTensor>(file: { tensors: Map<string, T> }, candidates: string[]): { name: string; entry: T } | undefined {
+export function findTensor<T extends { dtype: string; shape: number[] }>(file: { tensors: Map<string, T> }, candidates: string[]): { name: string; entry: T } | undefined {
   for (const name of candidates) {
     const entry = file.tensors.get(name);
     if (entry) return { name, entry };
@@ -60,11 +60,34 @@ export function findTensor<T extends CheckpointTensor>(file: { tensors: Map<stri
   return undefined;
 }
 
-export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: CheckpointTensors, candidates: NameCandidates, dtype?: WeightDtype): void {
+/** A checkpoint's tensors as they will arrive (a GGUF file read as it downloads): each one's
+ * description up front, then its bytes, one tensor at a time, under the same names. */
+export interface StreamedTensors {
+  tensors: Map<string, { dtype: string; shape: number[]; byteLength: number }>;
+  arrivals: AsyncIterable<{ name: string; bytes: Uint8Array }>;
+}
+
+export function isStreamed(weights: unknown): weights is StreamedTensors {
+  return typeof weights === 'object' && weights !== null && 'arrivals' in weights;
+}
+
+/** A declared tensor found in the checkpoint: where it goes (at: its own buffer, or 0: staged in parts). */
+interface Planned {
+  declared: string;
+  name: string;
+  shape: number[];
+  byteLength: number;
+  count: number;
+  code: Dtype;
+  at: number;
+}
+
+/** Every declared tensor found and checked (in the model's order, so errors name the first
+ * problem) before any is copied. */
+function planTensors(mod: WasmModule, handle: CheckpointHandle, file: { tensors: Map<string, { dtype: string; shape: number[] }> },
+  candidates: NameCandidates, byteLength: (name: string) => number, dtype?: WeightDtype): Omit<Planned, 'at'>[] {
   throwIfError(handle.setWeightStorage(enumValue(mod.WeightStorage, dtype ?? 'auto', 'loadModel: dtype')), 'loadModel');
-  // Every tensor is found and checked (in the model's order, so errors name the first problem)
-  // before any is copied.
-  const tensors: { declared: string; entry: CheckpointTensor; count: number; code: Dtype }[] = [];
+  const tensors: Omit<Planned, 'at'>[] = [];
   for (let i = 0; i < handle.tensorCount(); i++) {
     const declared = handle.tensorName(i);
     const names = candidates(declared);
@@ -82,42 +105,69 @@ export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, stagin
     const code = findEnum(mod.Dtype, stored);
     if (code === undefined)
       throw new AttentionError(`loadModel: tensor "${found.name}" has dtype ${JSON.stringify(stored)}; supported: ${enumNames(mod.Dtype).join(', ')}`);
-    tensors.push({ declared, entry: found.entry, count: shape.reduce((a, b) => a * b, 1), code });
+    tensors.push({ declared, name: found.name, shape, byteLength: byteLength(found.name), count: shape.reduce((a, b) => a * b, 1), code });
   }
-  // Smallest first: the engine compiles the core's copy loop with its optimizing tier once it has
-  // run a while, and a call already running stays on the baseline code; so the embedding table,
-  // usually half the model, comes last.
-  tensors.sort((a, b) => a.count - b.count);
-  // Tensors the core keeps as stored are written straight into their own buffers; the others go
-  // through one staging block, the size of the largest of them, taken before the model's buffers.
+  return tensors;
+}
+
+/** Tensors the core keeps as stored are written straight into their own buffers; the others go
+ * through one staging block, the size of the largest part of them, taken before the model's buffers. */
+function placeTensors(handle: CheckpointHandle, staging: Staging, tensors: Omit<Planned, 'at'>[]): Planned[] {
   const placed = tensors.map((t) => ({ ...t, at: handle.storedDestination(t.declared, t.count, t.code) }));
   staging.plan(Math.max(0, ...placed.filter((t) => !t.at).map((t) => {
-    const p = partsOf(t.entry.shape, t.entry.bytes.length);
+    const p = partsOf(t.shape, t.byteLength);
     return p.perPart * p.rowBytes;
   })));
   staging.commit();
   staging.release();
-  for (const { declared, entry, count, code, at } of placed) {
-    if (at) {
-      copyIn(mod, at, entry.bytes);
-      throwIfError(handle.setTensor(declared, at, count, code), 'loadModel');
-      continue;
+  return placed;
+}
+
+/** One tensor's stored bytes into the model: in place, or into the heap as they are (one copy, any
+ * alignment) a part of whole rows at a time, the core converting. */
+function copyTensor(mod: WasmModule, handle: CheckpointHandle, staging: Staging, t: Planned, bytes: Uint8Array): void {
+  const { declared, count, code, at } = t;
+  if (bytes.length !== t.byteLength)
+    throw new AttentionError(`loadModel: tensor "${t.name}" arrived with ${bytes.length} bytes, expected ${t.byteLength}`);
+  if (at) {
+    copyIn(mod, at, bytes);
+    throwIfError(handle.setTensor(declared, at, count, code), 'loadModel');
+    return;
+  }
+  const { rows, rowBytes, perPart } = partsOf(t.shape, bytes.length);
+  const perRow = count / rows;
+  for (let r = 0; r < rows; r += perPart) {
+    const n = Math.min(perPart, rows - r);
+    const region = staging.plan(n * rowBytes);
+    try {
+      staging.commit();
+      staging.writeU8(region, bytes.subarray(r * rowBytes, (r + n) * rowBytes));
+      throwIfError(handle.setTensorPart(declared, region.ptr, count, r * perRow, n * perRow, code), 'loadModel');
+    } finally {
+      staging.release();
     }
-    // The stored bytes go into the heap as they are (one copy, any alignment), a part of whole
-    // rows at a time; the core converts.
-    const { rows, rowBytes, perPart } = partsOf(entry.shape, entry.bytes.length);
-    const perRow = count / rows;
-    for (let r = 0; r < rows; r += perPart) {
-      const n = Math.min(perPart, rows - r);
-      const region = staging.plan(n * rowBytes);
-      try {
-        staging.commit();
-        staging.writeU8(region, entry.bytes.subarray(r * rowBytes, (r + n) * rowBytes));
-        throwIfError(handle.setTensorPart(declared, region.ptr, count, r * perRow, n * perRow, code), 'loadModel');
-      } finally {
-        staging.release();
-      }
-    }
+  }
+}
+
+export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: CheckpointTensors, candidates: NameCandidates, dtype?: WeightDtype): void {
+  const tensors = planTensors(mod, handle, file, candidates, (name) => file.tensors.get(name)!.bytes.length, dtype);
+  // Smallest first: the engine compiles the core's copy loop with its optimizing tier once it has
+  // run a while, and a call already running stays on the baseline code; so the embedding table,
+  // usually half the model, comes last.
+  tensors.sort((a, b) => a.count - b.count);
+  for (const t of placeTensors(handle, staging, tensors)) copyTensor(mod, handle, staging, t, file.tensors.get(t.name)!.bytes);
+  throwIfError(handle.finalize(), 'loadModel');
+}
+
+/** loadCheckpoint for tensors that arrive one at a time (in any order): each goes into the model as
+ * it arrives, so only one tensor's bytes are held outside the heap at once. */
+export async function streamCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, weights: StreamedTensors,
+  candidates: NameCandidates, dtype?: WeightDtype): Promise<void> {
+  const tensors = planTensors(mod, handle, weights, candidates, (name) => weights.tensors.get(name)!.byteLength, dtype);
+  const byName = new Map(placeTensors(handle, staging, tensors).map((t) => [t.name, t]));
+  for await (const { name, bytes } of weights.arrivals) {
+    const t = byName.get(name);
+    if (t) copyTensor(mod, handle, staging, t, bytes);
   }
   throwIfError(handle.finalize(), 'loadModel');
 }

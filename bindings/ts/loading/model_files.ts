@@ -8,13 +8,13 @@ import { checkModelFile, checkRepoPath, InvalidModelFile } from './model_file_ch
 import type { Platform } from '../runtime/platform.js';
 import { show } from '../validate.js';
 import type { SafetensorsWeights } from './safetensors.js';
-import type { CheckpointTensors } from './checkpoint.js';
+import type { CheckpointTensors, StreamedTensors } from './checkpoint.js';
 
 /** A model's files in memory: parsed config.json, safetensors bytes and the tokenizer (each
  * family's own shape: models/registry.ts's ModelFiles). */
 export interface CheckpointFiles {
   config: Record<string, unknown>;
-  weights: SafetensorsWeights | CheckpointTensors;
+  weights: SafetensorsWeights | CheckpointTensors | StreamedTensors;
   tokenizer: unknown;
   sentenceEmbedding?: unknown;
 }

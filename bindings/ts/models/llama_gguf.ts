@@ -10,8 +10,9 @@
 // type they are stored: a row is whole blocks. Qwen2's are stored as they are (llama.cpp rotates
 // its halves, as Hugging Face).
 import { AttentionError } from '../errors.js';
-import type { CheckpointTensor, CheckpointTensors } from '../loading/checkpoint.js';
-import type { GgufFile, GgufValue } from '../loading/gguf.js';
+import type { CheckpointTensor, CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
+import type { GgufFile, GgufHeader, GgufValue } from '../loading/gguf.js';
+import type { GgufStream } from '../loading/gguf_stream.js';
 import { ggufTokenizer } from '../tokenizers/gguf_tokenizer.js';
 import { show } from '../validate.js';
 import type { LlamaFiles, LlamaModelType } from './llama_model.js';
@@ -46,7 +47,7 @@ export function llamaGgufName(hfName: string): string | undefined {
 }
 
 /** A metadata value checked to be a number meeting `ok`, or `fallback` when absent. */
-function metaNumber(file: GgufFile, key: string, fallback: number | undefined, ok: (v: number) => boolean, expected: string): number {
+function metaNumber(file: GgufHeader, key: string, fallback: number | undefined, ok: (v: number) => boolean, expected: string): number {
   const v: GgufValue | undefined = file.metadata.get(key);
   if (v === undefined && fallback !== undefined) return fallback;
   if (v === undefined) throw new AttentionError(`GGUF: metadata ${key} is missing (the model's ${expected})`);
@@ -56,7 +57,7 @@ function metaNumber(file: GgufFile, key: string, fallback: number | undefined, o
 const positiveInt = (v: number) => Number.isInteger(v) && v >= 1;
 
 /** The architecture of a GGUF file this family runs, or a named error. */
-function architecture(file: GgufFile): string {
+function architecture(file: GgufHeader): string {
   const arch = file.metadata.get('general.architecture');
   if (typeof arch !== 'string' || !(arch in ARCHITECTURES))
     throw new AttentionError(`GGUF: general.architecture ${show(arch)} is not one the Llama family runs (${LLAMA_GGUF_ARCHITECTURES.join(', ')})`);
@@ -65,7 +66,7 @@ function architecture(file: GgufFile): string {
 
 /** The config.json of the checkpoint a Llama-family GGUF file was converted from (the fields
  * readLlamaConfig reads), from its metadata and its tensors' shapes. */
-export function llamaGgufConfig(file: GgufFile): Record<string, unknown> {
+export function llamaGgufConfig(file: GgufHeader): Record<string, unknown> {
   const arch = architecture(file);
   const int = (key: string, fallback?: number) => metaNumber(file, `${arch}.${key}`, fallback, positiveInt, 'a positive integer');
   const embed = file.tensors.get('token_embd.weight');
@@ -124,30 +125,59 @@ export function unpermuteRotaryRows(bytes: Uint8Array, heads: number, rows: numb
   return out;
 }
 
-/** The file's tensors under Hugging Face's names, Q and K rows in Hugging Face's order. */
-export function llamaGgufTensors(file: GgufFile, config: { num_attention_heads: number; num_key_value_heads: number }): CheckpointTensors {
-  const permuted = ARCHITECTURES[architecture(file)].permuted;
-  const byGguf = new Map<string, string>();
-  const tensors = new Map<string, CheckpointTensor>();
-  const layers = metaNumber(file, `${architecture(file)}.block_count`, undefined, positiveInt, 'a positive integer');
-  const hfNames = [...Object.keys(MODEL_NAMES)];
-  for (let l = 0; l < layers; l++) for (const part of Object.keys(LAYER_NAMES)) hfNames.push(`model.layers.${l}.${part}`);
-  for (const hf of hfNames) byGguf.set(llamaGgufName(hf)!, hf);
-  for (const [name, t] of file.tensors) {
-    const hf = byGguf.get(name);
-    if (!hf) continue;  // (rope_freqs and others are refused or not read by the config)
-    let bytes = t.data;
+/** The file's tensor names -> Hugging Face's, and each tensor's bytes as the checkpoint's (Q and
+ * K rows back in Hugging Face's order). */
+function tensorNaming(file: GgufHeader, config: Record<string, unknown>): { hfName: Map<string, string>; bytesOf: (hf: string, bytes: Uint8Array, rows: number) => Uint8Array } {
+  const arch = architecture(file);
+  const layers = config.num_hidden_layers as number;
+  const hfName = new Map<string, string>();
+  for (const hf of Object.keys(MODEL_NAMES)) hfName.set(llamaGgufName(hf)!, hf);
+  for (let l = 0; l < layers; l++) for (const part of Object.keys(LAYER_NAMES)) hfName.set(llamaGgufName(`model.layers.${l}.${part}`)!, `model.layers.${l}.${part}`);
+  const bytesOf = (hf: string, bytes: Uint8Array, rows: number) => {
     const q = hf.includes('q_proj.'), k = hf.includes('k_proj.');
-    if (permuted && (q || k)) bytes = unpermuteRotaryRows(bytes, q ? config.num_attention_heads : config.num_key_value_heads, t.shape[0]);
-    tensors.set(hf, { dtype: t.type, shape: t.shape, bytes });
-  }
-  return { tensors };
+    if (!ARCHITECTURES[arch].permuted || !(q || k)) return bytes;
+    return unpermuteRotaryRows(bytes, (q ? config.num_attention_heads : config.num_key_value_heads) as number, rows);
+  };
+  return { hfName, bytesOf };
 }
 
-/** A Llama-family GGUF file as the family's files: config, tensors and tokenizer. */
-export function readLlamaGguf(file: GgufFile): LlamaFiles {
+/** config.json checked for what un-permuting needs (head counts that divide). */
+function readConfig(file: GgufHeader): Record<string, unknown> {
   const config = llamaGgufConfig(file);
   const heads = config.num_attention_heads as number, kv = config.num_key_value_heads as number;
   if (heads % kv !== 0) throw new AttentionError(`GGUF: ${architecture(file)}.attention.head_count (${heads}) is not a multiple of head_count_kv (${kv})`);
-  return { config, weights: llamaGgufTensors(file, { num_attention_heads: heads, num_key_value_heads: kv }), tokenizer: ggufTokenizer(file.metadata) };
+  return config;
+}
+
+/** A Llama-family GGUF file in memory as the family's files: config, tensors and tokenizer. */
+export function readLlamaGguf(file: GgufFile): LlamaFiles {
+  const config = readConfig(file);
+  const { hfName, bytesOf } = tensorNaming(file, config);
+  const tensors = new Map<string, CheckpointTensor>();
+  for (const [name, t] of file.tensors) {
+    const hf = hfName.get(name);
+    if (hf) tensors.set(hf, { dtype: t.type, shape: t.shape, bytes: bytesOf(hf, t.data, t.shape[0]) });
+  }
+  const weights: CheckpointTensors = { tensors };
+  return { config, weights, tokenizer: ggufTokenizer(file.metadata) };
+}
+
+/** The same for a GGUF file being read: the tensors go into the model as they arrive. */
+export function readLlamaGgufStream(stream: GgufStream): LlamaFiles {
+  const file = stream.header;
+  const config = readConfig(file);
+  const { hfName, bytesOf } = tensorNaming(file, config);
+  const tensors = new Map<string, { dtype: string; shape: number[]; byteLength: number }>();
+  for (const [name, t] of file.tensors) {
+    const hf = hfName.get(name);
+    if (hf) tensors.set(hf, { dtype: t.type, shape: t.shape, byteLength: t.byteLength });
+  }
+  async function* arrivals(): AsyncGenerator<{ name: string; bytes: Uint8Array }> {
+    for await (const { info, bytes } of stream.tensors()) {
+      const hf = hfName.get(info.name);
+      if (hf) yield { name: hf, bytes: bytesOf(hf, bytes, info.shape[0]) };
+    }
+  }
+  const weights: StreamedTensors = { tensors, arrivals: arrivals() };
+  return { config, weights, tokenizer: ggufTokenizer(file.metadata) };
 }

@@ -3,8 +3,8 @@
 // positions, grouped-query attention (attention is returned per query head; kvHeadOf says which
 // K/V head each reads), RMSNorm, SwiGLU. run / predictNext / loss / generate are the decoder-only
 // models' shared ones (decoder_model.ts).
-import { checkpointTensors, configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
-import type { CheckpointTensors } from '../loading/checkpoint.js';
+import { checkpointTensors, configEps, configInt, isStreamed, loadCheckpoint, streamCheckpoint } from '../loading/checkpoint.js';
+import type { CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import type { RunOptions, RunResult } from './decoder_model.js';
 import { AttentionError, throwIfError } from '../errors.js';
@@ -25,7 +25,7 @@ export type LlamaModelType = 'llama' | 'qwen2' | 'mistral';
  * generation_config.json, or an HfTokenizer). */
 export interface LlamaFiles {
   config: Record<string, unknown>;
-  weights: SafetensorsWeights | CheckpointTensors;
+  weights: SafetensorsWeights | CheckpointTensors | StreamedTensors;
   tokenizer: HfTokenizerFiles | HfTokenizer;
 }
 
@@ -170,6 +170,8 @@ export interface LlamaRunResult extends RunResult {
 export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
   readonly type = 'llama' as const;
   readonly config: LlamaConfig;
+  /** @internal Settles once weights that stream in (a GGUF file being read) are all in. */
+  readonly loading: Promise<void> | undefined;
 
   /** @internal use AttentionModule.loadModel */
   constructor(mod: WasmModule, files: LlamaFiles, options: ModelLoadOptions = {}) {
@@ -178,7 +180,7 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     const V = config.vocab_size;
     if (tokenizer.vocabSize > V)
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${V}`);
-    const file = checkpointTensors(files.weights);
+    const weights = files.weights, file = isStreamed(weights) ? undefined : checkpointTensors(weights);
     super(mod, new mod.LlamaHandle(), 'LlamaModel', tokenizer,
       { vocab: V, layers: config.num_hidden_layers, heads: config.num_attention_heads, context: config.max_position_embeddings },
       vocabTokenId(files.config.bos_token_id, V) ?? vocabTokenId(tokenizer.bosId, V), eosOf(files.config, tokenizer, V));
@@ -187,7 +189,12 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     try {
       throwIfError(handle.configure({ ...config, rope_scaling: { rope_type: r.type, factor: r.factor, low_freq_factor: r.lowFreqFactor,
         high_freq_factor: r.highFreqFactor, original_max_position_embeddings: r.originalMaxPositionEmbeddings } }), 'loadModel');
-      loadCheckpoint(mod, handle, this.staging, file, (name) => [name], options.dtype);
+      if (file) loadCheckpoint(mod, handle, this.staging, file, (name) => [name], options.dtype);
+      else this.loading = streamCheckpoint(mod, handle, this.staging, weights as StreamedTensors, (name) => [name], options.dtype)
+        .catch((e) => {
+          this.dispose();
+          throw e;
+        });
     } catch (e) {
       this.dispose();
       throw e;

@@ -5,7 +5,8 @@
 // readConfig), and one entry below; a family that GGUF files hold also names its architectures
 // (general.architecture) and the reader of such a file.
 import { AttentionError } from '../errors.js';
-import type { GgufFile } from '../loading/gguf.js';
+import type { GgufFile, GgufHeader } from '../loading/gguf.js';
+import type { GgufStream } from '../loading/gguf_stream.js';
 import type { CheckpointFiles, FilesReader } from '../loading/model_files.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import type { WasmModule } from '../runtime/wasm_module.js';
@@ -16,7 +17,7 @@ import { BertModel, readBertConfig, readBertFiles } from './bert_model.js';
 import type { BertFiles } from './bert_model.js';
 import { Gpt2Model, readGpt2Config, readGpt2Files } from './gpt2_model.js';
 import type { Gpt2Files } from './gpt2_model.js';
-import { LLAMA_GGUF_ARCHITECTURES, readLlamaGguf } from './llama_gguf.js';
+import { LLAMA_GGUF_ARCHITECTURES, readLlamaGguf, readLlamaGgufStream } from './llama_gguf.js';
 import { LlamaModel, readLlamaConfig, readLlamaFiles } from './llama_model.js';
 import type { LlamaFiles } from './llama_model.js';
 
@@ -35,9 +36,14 @@ export interface ModelFamily<Name extends string = string, Types extends string 
   /** config.json checked, defaults filled in (a named error for what the core does not run). */
   readonly readConfig: (config: Record<string, unknown>) => unknown;
   /** The model, from its files in memory. */
-  readonly create: (mod: WasmModule, files: CheckpointFiles, options: ModelLoadOptions) => Model;
-  /** GGUF files of this family: their general.architecture values, and the file as the family's files. */
-  readonly gguf?: { readonly architectures: readonly string[]; readonly read: (file: GgufFile) => CheckpointFiles };
+  readonly create: (mod: WasmModule, files: CheckpointFiles, options: ModelLoadOptions) => Model | Promise<Model>;
+  /** GGUF files of this family: their general.architecture values, and the file (in memory, or
+   * being read) as the family's files. */
+  readonly gguf?: {
+    readonly architectures: readonly string[];
+    readonly read: (file: GgufFile) => CheckpointFiles;
+    readonly readStream: (stream: GgufStream) => CheckpointFiles;
+  };
 }
 
 /** Every family, in the order MODEL_TYPES lists them. */
@@ -64,8 +70,12 @@ const FAMILIES = [
     name: 'llama', modelTypes: ['llama', 'qwen2', 'mistral'],
     tokenizer: 'tokenizer.json (+ tokenizer_config.json, generation_config.json)',
     readFiles: readLlamaFiles, readConfig: readLlamaConfig,
-    create: (mod, files, options) => new LlamaModel(mod, files as LlamaFiles, options),
-    gguf: { architectures: LLAMA_GGUF_ARCHITECTURES, read: readLlamaGguf },
+    create: async (mod, files, options) => {
+      const model = new LlamaModel(mod, files as LlamaFiles, options);
+      await model.loading;  // (weights streaming in from a GGUF file)
+      return model;
+    },
+    gguf: { architectures: LLAMA_GGUF_ARCHITECTURES, read: readLlamaGguf, readStream: readLlamaGgufStream },
   },
 ] as const satisfies readonly ModelFamily[];
 
@@ -113,11 +123,23 @@ export const readerFor = (config: Record<string, unknown>): FilesReader => model
 /** The GGUF architectures this library runs. */
 export const GGUF_ARCHITECTURES: readonly string[] = MODEL_FAMILIES.flatMap((f) => f.gguf?.architectures ?? []);
 
-/** A GGUF file as its family's files, with the family; a named error for an architecture no family runs. */
-export function ggufModelFiles(file: GgufFile): { family: ModelFamily<ModelFamilyName, ModelType>; files: CheckpointFiles } {
-  const arch = file.metadata.get('general.architecture');
+/** The family of a GGUF file's architecture, or a named error listing the ones this library runs. */
+function ggufFamily(header: GgufHeader): ModelFamily<ModelFamilyName, ModelType> & { gguf: NonNullable<ModelFamily['gguf']> } {
+  const arch = header.metadata.get('general.architecture');
   const family = MODEL_FAMILIES.find((f) => typeof arch === 'string' && f.gguf?.architectures.includes(arch));
   if (!family?.gguf)
     throw new AttentionError(`GGUF: general.architecture ${show(arch)} is not supported (this library runs: ${GGUF_ARCHITECTURES.join(', ')})`);
+  return family as ModelFamily<ModelFamilyName, ModelType> & { gguf: NonNullable<ModelFamily['gguf']> };
+}
+
+/** A GGUF file in memory as its family's files, with the family. */
+export function ggufModelFiles(file: GgufFile): { family: ModelFamily<ModelFamilyName, ModelType>; files: CheckpointFiles } {
+  const family = ggufFamily(file);
   return { family, files: family.gguf.read(file) };
+}
+
+/** A GGUF file being read, likewise: its tensors go into the model as they arrive. */
+export function ggufStreamFiles(stream: GgufStream): { family: ModelFamily<ModelFamilyName, ModelType>; files: CheckpointFiles } {
+  const family = ggufFamily(stream.header);
+  return { family, files: family.gguf.readStream(stream) };
 }

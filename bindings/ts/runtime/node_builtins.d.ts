@@ -7,7 +7,11 @@ declare module 'node:fs/promises' {
   export function rename(from: string, to: string): Promise<void>;
   export function rm(path: string, options?: { force?: boolean; recursive?: boolean }): Promise<void>;
   export function mkdir(path: string, options?: { recursive?: boolean }): Promise<string | undefined>;
-  export function stat(path: string): Promise<{ size: number }>;
+  export function stat(path: string): Promise<{ size: number; isDirectory(): boolean }>;
+}
+declare module 'node:fs' {
+  // A file read in chunks (platform_node.ts's openStream).
+  export function createReadStream(path: string, options?: { highWaterMark?: number }): AsyncIterable<Uint8Array> & { destroy(): void };
 }
 declare module 'node:module' {
   export function createRequire(from: string): (id: string) => unknown;

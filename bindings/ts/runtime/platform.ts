@@ -15,9 +15,17 @@ export interface ThreadedBuild {
   release(): void;
 }
 
+/** A file's bytes as they arrive: its size when known, and its chunks in order. */
+export interface ByteStream {
+  size: number | undefined;
+  chunks: AsyncIterable<Uint8Array>;
+}
+
 export interface Platform {
   /** Bytes of a file: URL (Node only) or an http(s)/blob:/data: URL. Fails with an AttentionError. */
   readBytes(url: URL | string): Promise<ArrayBuffer | Uint8Array>;
+  /** The same file read as a stream (a model loaded tensor by tensor needs no copy of the whole file). */
+  openStream(url: URL | string): Promise<ByteStream>;
   /** A model folder given as a string that is not a URL: a path in Node, relative to the page in browsers. */
   folderUrl(folder: string): URL;
   /** Whether the threaded build can run here (shared memory and workers). */
@@ -62,8 +70,8 @@ export interface HubPlatform {
   openCache(options: { cacheDir?: string }): HubCache | null;
 }
 
-/** Bytes of an http(s), blob: or data: URL, with the failure named. */
-export async function fetchBytes(href: string): Promise<ArrayBuffer> {
+/** The answer to a GET of an http(s), blob: or data: URL, with the failure named. */
+async function fetchOk(href: string): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(href);
@@ -71,5 +79,33 @@ export async function fetchBytes(href: string): Promise<ArrayBuffer> {
     throw new AttentionError(`could not fetch ${href}: ${(e as Error).message} (network error, or the server does not allow this origin)`);
   }
   if (!response.ok) throw new AttentionError(`could not fetch ${href}: HTTP ${response.status}${response.status === 404 ? ' (not found)' : ''}`);
-  return response.arrayBuffer();
+  return response;
+}
+
+/** Bytes of an http(s), blob: or data: URL, with the failure named. */
+export async function fetchBytes(href: string): Promise<ArrayBuffer> {
+  return (await fetchOk(href)).arrayBuffer();
+}
+
+/** The chunks of a readable stream (a fetch body, a Blob's), released when the reader stops early. */
+export async function* streamChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/** An http(s), blob: or data: URL as a stream (its size from Content-Length when not encoded). */
+export async function fetchStream(href: string): Promise<ByteStream> {
+  const response = await fetchOk(href);
+  const length = Number(response.headers.get('content-length'));
+  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  if (!response.body) throw new AttentionError(`could not fetch ${href}: the answer has no body`);
+  return { size: !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) ? length : undefined, chunks: streamChunks(response.body) };
 }
