@@ -2,12 +2,15 @@
 // `node bench/llama/browser.mjs [--quick] [--json] [--model smollm2|tiny] [--types F32,Q8_0] [--threads 1,2] [--out FILE]`
 // (also `npm run bench -- --workloads generate-llama`): Llama decoding in headless Chromium, this
 // library against llama.cpp's WebAssembly build (wllama), on one random SmolLM2-135M-shaped model:
-// the same 64 prompt ids, 64 greedy new tokens, no prompt cache, at F32/F16/Q8_0/Q4_0 (ours:
-// f32/f16/q8/q4) and 1 and 2 threads; onnxruntime-web (issue 23's peer; --no-ort: not) at F32 and,
+// the same 64 prompt ids, 64 greedy new tokens, no prompt cache, at F32/F16/Q8_0/Q4_0 and as
+// llama-quantize's Q4_K_M/Q5_K_M/Q6_K mixes (both sides load the same GGUF file; ours also, at
+// Q8_0/Q4_0, from a safetensors checkpoint of the same values: 'ours (safetensors)', q8/q4) and 1
+// and 2 threads; onnxruntime-web (issue 23's peer; --no-ort: not) at F32 and,
 // beside Q8_0, its 8-bit graph (transformers.js's q8: int8 weights per tensor, dynamic activations).
 // Greedy tokens are checked against PyTorch's (pytorch.mjs): an F32 engine, or ours at F16,
 // whose tokens differ is not timed. Each run gets a fresh page (its renderer's memory is its own).
-// GGUF files are written once into build/bench-llama/ (about 1 GB for the four types), PyTorch's
+// GGUF files are written once into build/bench-llama/ (about 1.3 GB for the seven types; the K mixes'
+// blocks by the package's encodeWeights, loaded from dist/ in this process), PyTorch's
 // tokens once per config into build/bench-llama/pytorch-<model>/ (about 40 s).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 import { writeGguf } from '../../tools/gguf/gguf_writer.mjs';
-import { llamaGgufTensors, llamaMetadata } from './gguf.mjs';
+import { K_MIXES, llamaGgufTensors, llamaMetadata } from './gguf.mjs';
 import { pytorchTokens } from './pytorch.mjs';
 import { llamaReport, sameTokens, tokenAgreement } from '../report/llama.mjs';
 import { benchPrompt, SMOLLM2_135M, TINY_LLAMA } from './weights.mjs';
@@ -32,20 +35,29 @@ const { chromium } = require('playwright-core');
 // --expose-gc: the page collects the load's garbage before the generations' memory is measured.
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'];
 const MODELS = { smollm2: SMOLLM2_135M, tiny: TINY_LLAMA };
-const TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0'];
+const TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', ...K_MIXES];
 // Bump when the writer or the weights change: files made by another version are rewritten.
 const GGUF_VERSION = 2;
 
+/** The package from dist/ (its encodeWeights writes the K mixes' blocks), loaded once when needed. */
+let codec = null;
+async function packageCodec() {
+  if (!codec) codec = await (await import(new URL('../../dist/index.node.js', import.meta.url).href)).loadAttention({ simd: true, threads: 1 });
+  return codec;
+}
+
 /** build/bench-llama/<model>-<type>.gguf, (re)written when missing or made by another version. */
-function ggufFile(model, type, log) {
+async function ggufFile(model, type, log) {
   const dir = path.join(ROOT, 'build', 'bench-llama');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${model}-${type}.gguf`), stamp = `${file}.version`;
-  const want = JSON.stringify({ GGUF_VERSION, config: MODELS[model] });
+  // The K mixes' blocks are the package's encoders' (a valid encoding; llama.cpp reads any).
+  const want = JSON.stringify({ GGUF_VERSION, config: MODELS[model], ...(K_MIXES.includes(type) ? { encoder: 'attention-wasm encodeWeights' } : {}) });
   if (existsSync(file) && existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return file;
   log(`writing ${path.relative(ROOT, file)} ...`);
   const t = Date.now();
-  writeGguf(`${file}.part`, llamaMetadata(MODELS[model], type), llamaGgufTensors(MODELS[model], type));
+  const enc = K_MIXES.includes(type) ? await packageCodec() : null;
+  writeGguf(`${file}.part`, llamaMetadata(MODELS[model], type), llamaGgufTensors(MODELS[model], type, undefined, enc));
   renameSync(`${file}.part`, file);
   writeFileSync(stamp, want);
   log(`  ${(Date.now() - t) / 1000} s`);
@@ -116,10 +128,13 @@ async function runEngine(context, site, memory, engine, args) {
   return { ...r, error: `greedy tokens differ from PyTorch's at step ${step} (${got} vs ${expected}): not timed` };
 }
 
-/** The engines run at a GGUF type: llama.cpp and ours, and onnxruntime-web at the same precision. */
+/**
+ * The engines run at a GGUF type: llama.cpp and ours on the file, ours from safetensors at Q8_0 and
+ * Q4_0 (issue 33: the GGUF load no slower than that), and onnxruntime-web at the same precision.
+ */
 function enginesAt(type, ort) {
   const peer = ort ? { F32: ['onnxruntime-web'], Q8_0: ['onnxruntime-web 8-bit'] }[type] ?? [] : [];
-  return ['llama.cpp', 'ours', ...peer];
+  return ['llama.cpp', 'ours', ...(type === 'Q8_0' || type === 'Q4_0' ? ['ours (safetensors)'] : []), ...peer];
 }
 
 /** PyTorch's ids an engine must give before it is timed: F32 engines the float64 model's, ours at F16 its f16 weights'. */
@@ -149,7 +164,8 @@ function options() {
 /** Everything the bench measures, as one object (the report and the tests read it). */
 export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}\n`)) {
   const config = MODELS[opt.model];
-  const files = Object.fromEntries(opt.types.map((t) => [t, ggufFile(opt.model, t, log)]));
+  const files = {};
+  for (const t of opt.types) files[t] = await ggufFile(opt.model, t, log);
   const bwSkip = buildProbe(`${ROOT}bench/peak/bandwidth.cpp`, `${ROOT}build/bench-peak/bandwidth.wasm`, ['-mbulk-memory', '-sALLOW_MEMORY_GROWTH=1', '-sMAXIMUM_MEMORY=1GB']);
   // The same 64 prompt ids on every side.
   const promptIds = benchPrompt(config);

@@ -1,6 +1,6 @@
 // The random Llama of weights.mjs as llama.cpp loads it: GGUF names and metadata, Q and K
 // rows permuted, matrices at F32, F16, Q8_0 or Q4_0 (norms stay F32, as llama.cpp's converter
-// keeps them). Both sides then hold one network: our loader reads Hugging Face's layout, llama.cpp
+// keeps them), or as llama-quantize's Q4_K_M, Q5_K_M and Q6_K mixes (matrixTypes). Both sides then hold one network: our loader reads Hugging Face's layout, llama.cpp
 // the permuted one. Browser-safe: tools/gguf/gguf_writer.mjs writes the file (writeGguf(file, llamaMetadata(...),
 // llamaGgufTensors(...))).
 //
@@ -10,7 +10,47 @@
 import { encode, GGML_TYPE } from '../../tools/gguf/ggml_quant.mjs';
 import { llamaShapes, llamaTensor } from './weights.mjs';
 
-export const FILE_TYPE = { F32: 0, F16: 1, Q4_0: 2, Q8_0: 7 };  // general.file_type (llama_ftype)
+// general.file_type (llama.h's llama_ftype: LLAMA_FTYPE_MOSTLY_*)
+export const FILE_TYPE = { F32: 0, F16: 1, Q4_0: 2, Q8_0: 7, Q4_K_M: 15, Q5_K_M: 17, Q6_K: 18 };
+/** The file types whose tensors are a mix of ggml types (llama-quantize's K-quant recipes). */
+export const K_MIXES = ['Q4_K_M', 'Q5_K_M', 'Q6_K'];
+
+// llama-quantize's choice of type per tensor for the K mixes (llama.cpp src/llama-quant.cpp,
+// llama_tensor_get_type_impl and tensor_type_fallback), for a dense llama without imatrix:
+// - the default type: Q4_K (Q4_K_M), Q5_K (Q5_K_M), Q6_K (Q6_K);
+// - output.weight, or token_embd.weight when the head is tied: Q8_0 when a row is not whole
+//   blocks of the default type (SmolLM2's 576), else Q6_K;
+// - attn_v and ffn_down at Q4_K_M and Q5_K_M: Q6_K in the layers use_more_bits picks (the first
+//   and last eighth and every third between: 14 of 30), else the default;
+// - then the fallback: a row that is not whole 256-value blocks takes Q5_0 for Q4_K, Q5_1 for
+//   Q5_K, Q8_0 for Q6_K (F16 if not whole 32-value blocks either). At SmolLM2's shape every matrix
+//   but ffn_down (1536 a row) has 576 a row: the K-quants are ffn_down's, the rest falls back.
+const K_DEFAULT = { Q4_K_M: 'Q4_K', Q5_K_M: 'Q5_K', Q6_K: 'Q6_K' };
+const K_FALLBACK = { Q4_K: 'Q5_0', Q5_K: 'Q5_1', Q6_K: 'Q8_0' };
+const BLOCK = (t) => (t.endsWith('_K') ? 256 : t === 'F32' || t === 'F16' ? 1 : 32);
+/** llama-quant.cpp's use_more_bits (C's integer division). */
+export const useMoreBits = (i, n) => i < Math.trunc(n / 8) || i >= Math.trunc((7 * n) / 8) || (i - Math.trunc(n / 8)) % 3 === 2;
+
+/** The ggml type name of a matrix (GGUF name, `cols` values a row) in a file of `fileType`, for a model of `layers` layers, `tied` head. */
+export function matrixType(fileType, gguf, cols, layers, tied) {
+  if (!(fileType in K_DEFAULT)) return fileType;
+  const base = K_DEFAULT[fileType];
+  let t = base;
+  const layer = Number(/^blk\.(\d+)\./.exec(gguf)?.[1]);
+  if (gguf === 'output.weight' || (tied && gguf === 'token_embd.weight')) t = cols % BLOCK(base) ? 'Q8_0' : 'Q6_K';
+  else if ((gguf.endsWith('.attn_v.weight') || gguf.endsWith('.ffn_down.weight')) && fileType !== 'Q6_K' && useMoreBits(layer, layers)) t = 'Q6_K';
+  if (cols % BLOCK(t)) {
+    t = K_FALLBACK[t] ?? t;
+    if (cols % BLOCK(t)) t = 'F16';
+  }
+  return t;
+}
+
+/** { GGUF name: ggml type name } of every matrix of config `c` in a file of `fileType`. */
+export function matrixTypes(c, fileType) {
+  return Object.fromEntries(llamaShapes(c).filter(([, s]) => s.length === 2)
+    .map(([hf, s]) => [ggufName(hf), matrixType(fileType, ggufName(hf), s[1], c.num_hidden_layers, !!c.tie_word_embeddings)]));
+}
 
 /** Rows of a q_proj / k_proj weight (heads x d rows of `cols`) reordered from rotate-half to adjacent pairs. */
 export function permuteRotary(x, heads, cols) {
@@ -106,19 +146,23 @@ export function llamaMetadata(c, fileType, name = 'random-llama') {
 
 /**
  * The tensors of the GGUF file: [{ name, dims (ne0 first), type, hf, bytes() }]. `values(hf, shape)`
- * gives a tensor's Float32Array in Hugging Face's layout (default: weights.mjs's).
+ * gives a tensor's Float32Array in Hugging Face's layout (default: weights.mjs's). F32, F16, Q8_0
+ * and Q4_0 are encoded by tools/gguf/ggml_quant.mjs (ggml's reference quantizers); every other type
+ * of the K mixes by `codec.encodeWeights(x, { type, cols })` (the package's, from loadAttention()).
  */
-export function llamaGgufTensors(c, fileType, values = (hf, shape) => llamaTensor(c, hf, shape)) {
+export function llamaGgufTensors(c, fileType, values = (hf, shape) => llamaTensor(c, hf, shape), codec = null) {
   if (!(fileType in FILE_TYPE)) throw new Error(`GGUF type ${fileType}: expected one of ${Object.keys(FILE_TYPE).join(', ')}`);
-  const matrixType = GGML_TYPE[fileType];
+  const types = matrixTypes(c, fileType);
   return llamaShapes(c).map(([hf, shape]) => {
-    const type = shape.length === 1 ? GGML_TYPE.F32 : matrixType;
+    const name = ggufName(hf), typeName = shape.length === 1 ? 'F32' : types[name], type = GGML_TYPE[typeName];
     const bytes = () => {
       let x = values(hf, shape);
       if (hf.endsWith('q_proj.weight')) x = permuteRotary(x, c.num_attention_heads, shape[1]);
       if (hf.endsWith('k_proj.weight')) x = permuteRotary(x, c.num_key_value_heads, shape[1]);
-      return encode(type, x);
+      if (['F32', 'F16', 'Q8_0', 'Q4_0'].includes(typeName)) return encode(type, x);
+      if (!codec) throw new Error(`${name} is ${typeName}: llamaGgufTensors needs a codec with encodeWeights (the package's loadAttention())`);
+      return codec.encodeWeights(x, { type: typeName, cols: shape[1] });
     };
-    return { name: ggufName(hf), hf, dims: [...shape].reverse(), type, bytes };
+    return { name, hf, dims: [...shape].reverse(), type, bytes };
   });
 }

@@ -9,7 +9,15 @@
 // element j + 16 in its high one, nibble = min(15, trunc(x / d + 8.5)); value (nibble - 8) * d.
 
 export const QK = 32;
-export const GGML_TYPE = { F32: 0, F16: 1, Q4_0: 2, Q8_0: 8 };
+// ggml's type ids by name (ggml.h's enum ggml_type). encode/decode below handle F32, F16, Q8_0 and
+// Q4_0; the others are for files whose bytes are made elsewhere (the package's encodeWeights).
+export const GGML_TYPE = { F32: 0, F16: 1, Q4_0: 2, Q4_1: 3, Q5_0: 6, Q5_1: 7, Q8_0: 8, Q2_K: 10, Q3_K: 11, Q4_K: 12, Q5_K: 13, Q6_K: 14, BF16: 30 };
+/** The name of a ggml type id (GGML_TYPE's inverse). */
+export const typeName = (id) => Object.keys(GGML_TYPE).find((k) => GGML_TYPE[k] === id);
+const OWN = new Set([GGML_TYPE.F32, GGML_TYPE.F16, GGML_TYPE.Q8_0, GGML_TYPE.Q4_0]);
+function own(type, what) {
+  if (!OWN.has(type)) throw new Error(`ggml_quant.mjs ${what}s F32, F16, Q8_0 and Q4_0, not ${typeName(type) ?? type}`);
+}
 export const BLOCK_BYTES = { [GGML_TYPE.Q8_0]: 2 + QK, [GGML_TYPE.Q4_0]: 2 + QK / 2 };
 
 const f32 = new Float32Array(1);
@@ -95,6 +103,7 @@ export function typeBytes(type, n) {
 
 /** x (Float32Array) stored as `type`, into a new Uint8Array. */
 export function encode(type, x) {
+  own(type, 'encode');
   const out = new Uint8Array(typeBytes(type, x.length));
   const view = new DataView(out.buffer);
   if (type === GGML_TYPE.F32) out.set(new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
@@ -108,6 +117,7 @@ export function encode(type, x) {
 
 /** The float32 values that bytes of `type` hold (n of them). */
 export function decode(type, bytes, n) {
+  own(type, 'decode');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const x = new Float32Array(n);
   if (type === GGML_TYPE.F32) x.set(new Float32Array(bytes.slice(0, 4 * n).buffer));

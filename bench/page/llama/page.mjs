@@ -1,12 +1,12 @@
 // The browser half of bench/llama/browser.mjs: one random SmolLM2-135M-shaped Llama (or the tests'
 // tiny one) generating the same 64 prompt ids + N greedy tokens in llama.cpp's WebAssembly build
-// (wllama, from a GGUF file the driver wrote) and in this library (from the same weights built
-// here), plus the page's memory bandwidth. The driver opens a fresh page per run so that each run's
+// (wllama) and in this library, both from the GGUF file the driver wrote (ours also, at Q8_0 and
+// Q4_0, from a safetensors checkpoint of the same values built here), plus the page's memory bandwidth. The driver opens a fresh page per run so that each run's
 // renderer memory is its own. Served from the repository root by scripts/static_server.cjs
 // (COOP/COEP: crossOriginIsolated, so both can start threads).
 import { Wllama } from '../../../node_modules/@wllama/wllama/esm/index.js';
 import { decode, encode, GGML_TYPE } from '../../../tools/gguf/ggml_quant.mjs';
-import { textIds, tokenText } from '../../llama/gguf.mjs';
+import { ggufName, K_MIXES, matrixTypes, textIds, tokenText } from '../../llama/gguf.mjs';
 import { llamaOnnxModel, ortGenerate } from '../../llama/onnx.mjs';
 import { idsOnlyTokenizer, llamaShapes, llamaTensor, safetensorsF32 } from '../../llama/weights.mjs';
 
@@ -76,26 +76,42 @@ async function loadWllama({ file, threads, promptIds }) {
 }
 
 /**
- * The checkpoint our loader reads for a GGUF type: the same values as the GGUF file. F32 and F16
- * load the original (bfloat16-exact) weights; Q8_0 and Q4_0 load the floats ggml's blocks hold,
- * from which our quantizer re-makes the very same blocks (tests/js/gguf_writer.test.cjs).
+ * A safetensors checkpoint with the values of a GGUF type's file. F32 and F16 load the original
+ * (bfloat16-exact) weights; Q8_0 and Q4_0 load the floats ggml's blocks hold, from which our
+ * quantizer re-makes the very same blocks (tests/js/gguf_writer.test.cjs). For the K mixes
+ * (`mod`: the package, whose encodeWeights wrote those tensors) each matrix as the floats its
+ * type's blocks hold, to be held as f32: the file's network without quantized activations.
  */
-function checkpointFor(config, type) {
+function checkpointFor(config, type, mod = null) {
+  const types = matrixTypes(config, type);
   const tensors = {};
   for (const [name, shape] of llamaShapes(config)) {
     let x = llamaTensor(config, name, shape);
-    if (shape.length === 2 && (type === 'Q8_0' || type === 'Q4_0')) x = decode(GGML_TYPE[type], encode(GGML_TYPE[type], x), x.length);
+    const t = shape.length === 2 ? types[ggufName(name)] : 'F32';
+    if (t === 'Q8_0' || t === 'Q4_0') x = decode(GGML_TYPE[t], encode(GGML_TYPE[t], x), x.length);
+    else if (t !== 'F32' && t !== 'F16') x = mod.decodeWeights(mod.encodeWeights(x, { type: t, cols: shape[1] }), { type: t, cols: shape[1] });
     tensors[name] = [shape, x];
   }
   return safetensorsF32(tensors);
 }
 
 const DTYPE = { F32: 'f32', F16: 'f16', Q8_0: 'q8', Q4_0: 'q4' };
+/** The GGUF file's address for loadModel (a URL ending in .gguf: read as the file's own types, streamed). */
+const fileUrl = (file) => new URL(file, location.href).href;
 
-/** This library at `threads` threads (SIMD build, threaded above 1) on the same weights. */
-async function loadOurs({ config, type, threads, promptIds }) {
+/**
+ * This library at `threads` threads (SIMD build, threaded above 1) on the same weights: the GGUF
+ * file llama.cpp loads (engine 'ours'), or (`from: 'safetensors'`, Q8_0 and Q4_0) the checkpoint
+ * of the same values with loadModel's dtype, as before the GGUF loader.
+ */
+async function loadOurs({ config, type, threads, promptIds, file }, from = 'gguf') {
   const mod = await loadAttention({ simd: true, threads });
-  const model = await mod.loadModel({ config, weights: checkpointFor(config, type), tokenizer: idsOnlyTokenizer() }, { dtype: DTYPE[type] });
+  const model = from === 'gguf' ? await mod.loadModel(fileUrl(file))
+    : await mod.loadModel({ config, weights: checkpointFor(config, type), tokenizer: idsOnlyTokenizer() }, { dtype: DTYPE[type] });
+  // The file names an end-of-text id (</s> = 2), at which generate() stops; llama.cpp runs with
+  // ignore_eos and the safetensors config has none, and generate() has no option for it: so the
+  // model forgets it (a renamed field would show as fewer tokens than asked, a listed problem).
+  if (from === 'gguf' && 'eosId' in model) model.eosId = undefined;
   return {
     async generate(n) {
       const out = await model.generate(promptIds, { maxNewTokens: n, temperature: 0 });
@@ -134,7 +150,7 @@ async function loadOrt({ config, threads, promptIds }, weights = 'float32') {
   };
 }
 
-const LOADERS = { 'llama.cpp': loadWllama, ours: loadOurs, 'onnxruntime-web': loadOrt, 'onnxruntime-web 8-bit': (args) => loadOrt(args, 'int8') };
+const LOADERS = { 'llama.cpp': loadWllama, ours: loadOurs, 'ours (safetensors)': (args) => loadOurs(args, 'safetensors'), 'onnxruntime-web': loadOrt, 'onnxruntime-web 8-bit': (args) => loadOrt(args, 'int8') };
 let loaded = null;
 
 /** Loads `engine` for `args` (the page keeps it for generateRuns). */
@@ -178,21 +194,24 @@ function logitFacts(logits, picks) {
 
 /**
  * Our logits after the prompt and the first `k` of `tokens` (the step where the two sides first
- * chose differently): the top two ids, their margin, the logits' range, and the logits of both
- * sides' choices. For Q8_0/Q4_0 also `exact`: the same from the same weights held as float32 (no
- * quantized activations on either side), which says which choice the weights themselves make.
+ * chose differently), from the GGUF file as engine 'ours' loads it: the top two ids, their margin,
+ * the logits' range, and the logits of both sides' choices. For the quantized types also `exact`:
+ * the same from the file's weights dequantized and held as float32 (no quantized activations on
+ * either side), which says which choice the weights themselves make.
  */
-window.ourLogitsAt = async ({ config, type, promptIds, tokens, k, llamaToken }) => {
+window.ourLogitsAt = async ({ config, type, promptIds, tokens, k, llamaToken, file }) => {
   const mod = await loadAttention({ simd: true, threads: 1 });
-  const weights = checkpointFor(config, type);
   const ids = [...promptIds, ...tokens.slice(0, k)], picks = [llamaToken, tokens[k]];
-  const at = async (dtype) => {
-    const model = await mod.loadModel({ config, weights, tokenizer: idsOnlyTokenizer() }, { dtype });
+  const facts = async (model) => {
     const { logits } = model.run(ids, { logitsToKeep: 1 });
     model.dispose();
     return logitFacts(logits, picks);
   };
-  return { ...(await at(DTYPE[type])), exact: type === 'Q8_0' || type === 'Q4_0' ? await at('f32') : undefined };
+  const quantized = type === 'Q8_0' || type === 'Q4_0' || K_MIXES.includes(type);
+  const exact = quantized
+    ? await facts(await mod.loadModel({ config, weights: checkpointFor(config, type, mod), tokenizer: idsOnlyTokenizer() }, { dtype: 'f32' }))
+    : undefined;
+  return { ...(await facts(await mod.loadModel(fileUrl(file)))), exact };
 };
 
 log('ready');
