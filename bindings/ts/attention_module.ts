@@ -11,7 +11,7 @@ import type { LlamaModel } from './models/llama_model.js';
 import { ggufModelFiles, ggufStreamFiles, modelFamily, readerFor } from './models/registry.js';
 import type { Model, ModelFamily, ModelFiles } from './models/registry.js';
 import { AttentionError } from './errors.js';
-import { HUB_OPTION_RULES, HubError } from './hub/hub.js';
+import { DEFAULT_MAX_BYTES as WASM_MEMORY_LIMIT, HUB_OPTION_RULES, HubError } from './hub/hub.js';
 import type { HubOptions } from './hub/hub.js';
 import { fetchHubFile, fetchHubGguf, fetchHubModelFiles, hubGgufSource } from './hub/hub_model.js';
 import { fetchModelFiles, filesInMemory, resolveIn } from './loading/model_files.js';
@@ -134,6 +134,12 @@ export class AttentionModule {
       onProgress: options.onProgress && (({ loaded, total }) => options.onProgress!({ file, loaded, total, done: false })),
     });
     try {
+      // Held as stored (dtype 'auto'), the weights take their bytes in the heap: a file that cannot
+      // fit is refused before its data is read.
+      const weights = [...gguf.header.tensors.values()].reduce((sum, t) => sum + t.byteLength, 0);
+      const room = WASM_MEMORY_LIMIT - this.mod.HEAPU8.byteLength;
+      if ((options.dtype ?? 'auto') === 'auto' && weights > room)
+        throw new AttentionError(`loadModel: ${name} holds ${(weights / 2 ** 20).toFixed(0)} MiB of weights, more than the ${(room / 2 ** 20).toFixed(0)} MiB the WebAssembly memory can still grow by (its limit is ${WASM_MEMORY_LIMIT / 2 ** 30} GiB); nothing was read past its header`, 'too-large');
       const model = await this.create(ggufStreamFiles(gguf), options);
       options.onProgress?.({ file, loaded: stream.size ?? 0, total: stream.size, done: true });
       return model;
