@@ -335,13 +335,18 @@ inline f32x4 k_block(f32x4 acc, const std::int16_t* a, float as, const float* ru
   const i32x4 av[4] = {iload(a), iload(a + 8), iload(a + 16), iload(a + 24)};
   f32x4 dot;
   if constexpr (T == WeightType::kQ6_K) {
-    i32x4 d0[4], d1[4];
-    for (int r = 0; r < 4; ++r) {
-      q6k_dot<J>(av, b[r] + at, &d0[r], &d1[r]);
-      store_in_order(fence + r, d0[r]), store_in_order(fence + 4 + r, d1[r]);
+    // Two rows' run sums folded (ipair_sum) and stored before the next two rows' are made: eight
+    // vectors of run sums live at once would not fit the registers with A's block beside them.
+    i32x4 p0[2], p1[2];
+    for (int h = 0; h < 2; ++h) {
+      i32x4 x0, x1, y0, y1;
+      q6k_dot<J>(av, b[2 * h] + at, &x0, &x1);
+      q6k_dot<J>(av, b[2 * h + 1] + at, &y0, &y1);
+      p0[h] = ipair_sum(x0, y0), p1[h] = ipair_sum(x1, y1);
+      store_in_order(fence + 2 * h, p0[h]), store_in_order(fence + 2 * h + 1, p1[h]);
     }
-    const f32x4 run0 = i32_to_f32(isub32(isum4(d0[0], d0[1], d0[2], d0[3]), isplat32(runs32[0])));
-    const f32x4 run1 = i32_to_f32(isub32(isum4(d1[0], d1[1], d1[2], d1[3]), isplat32(runs32[1])));
+    const f32x4 run0 = i32_to_f32(isub32(ipairs_sum(p0[0], p0[1]), isplat32(runs32[0])));
+    const f32x4 run1 = i32_to_f32(isub32(ipairs_sum(p1[0], p1[1]), isplat32(runs32[1])));
     dot = add(mul(run0, s.sc[2 * J]), mul(run1, s.sc[2 * J + 1]));  // (integers below 2^24: exact)
   } else {
     i32x4 d[4];

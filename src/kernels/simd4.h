@@ -97,10 +97,12 @@ inline f32x4 load_u16_high_x4(const void* p0, const void* p1, const void* p2, co
   return wasm_v128_load16_lane(p3, v, 7);
 }
 inline f32x4 i32_to_f32(i32x4 a) { return wasm_f32x4_convert_i32x4(a); }
-// [sum of a's lanes, of b's, of c's, of d's].
-inline i32x4 isum4(i32x4 a, i32x4 b, i32x4 c, i32x4 d) {
-  const i32x4 ab = iadd32(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
-  const i32x4 cd = iadd32(wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), wasm_i32x4_shuffle(c, d, 2, 6, 3, 7));
+// isum4 in two steps, so that two rows' sums can be folded before the next two are made:
+// ipair_sum(a, b) = [a0 + a2, b0 + b2, a1 + a3, b1 + b3]; ipairs_sum of two of those, the four totals.
+inline i32x4 ipair_sum(i32x4 a, i32x4 b) {
+  return iadd32(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
+}
+inline i32x4 ipairs_sum(i32x4 ab, i32x4 cd) {
   return iadd32(wasm_i64x2_shuffle(ab, cd, 0, 2), wasm_i64x2_shuffle(ab, cd, 1, 3));
 }
 inline int ilane_sum(i32x4 a) {
@@ -188,11 +190,8 @@ inline f32x4 load_u16_high_x4(const void* p0, const void* p1, const void* p2, co
   return _mm_castsi128_ps(v);
 }
 inline f32x4 i32_to_f32(i32x4 a) { return _mm_cvtepi32_ps(a); }
-inline i32x4 isum4(i32x4 a, i32x4 b, i32x4 c, i32x4 d) {
-  const i32x4 ab = _mm_add_epi32(_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b));
-  const i32x4 cd = _mm_add_epi32(_mm_unpacklo_epi32(c, d), _mm_unpackhi_epi32(c, d));
-  return _mm_add_epi32(_mm_unpacklo_epi64(ab, cd), _mm_unpackhi_epi64(ab, cd));
-}
+inline i32x4 ipair_sum(i32x4 a, i32x4 b) { return _mm_add_epi32(_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)); }
+inline i32x4 ipairs_sum(i32x4 ab, i32x4 cd) { return _mm_add_epi32(_mm_unpacklo_epi64(ab, cd), _mm_unpackhi_epi64(ab, cd)); }
 inline int ilane_sum(i32x4 a) {
   alignas(16) std::int32_t t[4];
   _mm_store_si128(reinterpret_cast<__m128i*>(t), a);
@@ -205,6 +204,8 @@ inline int ilane_sum(i32x4 a) {
 
 #if ATTN_HAVE_SIMD4
 namespace attn::simd4 {
+// [sum of a's lanes, of b's, of c's, of d's].
+inline i32x4 isum4(i32x4 a, i32x4 b, i32x4 c, i32x4 d) { return ipairs_sum(ipair_sum(a, b), ipair_sum(c, d)); }
 // a*b + c. Separate multiply and add: relaxed-SIMD FMA is unusable with this toolchain.
 inline f32x4 madd(f32x4 a, f32x4 b, f32x4 c) { return add(mul(a, b), c); }
 // e^x for x <= 0 (softmax arguments after subtracting the row max), to ~2 ulp. Inputs below
