@@ -11,7 +11,7 @@ import type { LlamaModel } from './models/llama_model.js';
 import { ggufModelFiles, ggufStreamFiles, modelFamily, readerFor } from './models/registry.js';
 import type { Model, ModelFamily, ModelFiles } from './models/registry.js';
 import { AttentionError } from './errors.js';
-import { DEFAULT_MAX_BYTES as WASM_MEMORY_LIMIT, HUB_OPTION_RULES, HubError } from './hub/hub.js';
+import { HUB_OPTION_RULES, HubError, WASM_MEMORY_LIMIT } from './hub/hub.js';
 import type { HubOptions } from './hub/hub.js';
 import { fetchHubFile, fetchHubGguf, fetchHubModelFiles, hubGgufSource } from './hub/hub_model.js';
 import { fetchModelFiles, filesInMemory, resolveIn } from './loading/model_files.js';

@@ -96,12 +96,12 @@ describe.each(variants)('%s build', (variant) => {
   });
 
   test('sizes the heap cannot hold are an error, not an abort', () => {
-    // 30000^2 attention weights = 3.6 GB > the 2 GiB maximum heap.
-    const long = new Float32Array(30000 * D);
+    // 45000^2 attention weights = 8.1 GB > the 4 GiB maximum heap.
+    const long = new Float32Array(45000 * D);
     throws(() => layer.forward(long, { returnAttention: true }), /out of memory: this call needs \d+\.\d MiB/);
-    // The trace needs the full 30000 x 30000 score matrix (without it the tiled path needs none).
+    // The trace needs the full 45000 x 45000 score matrix (without it the tiled path needs none).
     throws(() => layer.forward(long, { trace: true }), /attention is too large: batch\*heads\*seqQ\*seqK exceeds the memory limit/);
-    const sdpaQ = new Float32Array(30000 * 4);
+    const sdpaQ = new Float32Array(45000 * 4);
     throws(() => attn.scaledDotProductAttention(sdpaQ, sdpaQ, sdpaQ, { dK: 4, trace: true }), /attention is too large/);
     throws(() => attn.scaledDotProductAttention(sdpaQ, sdpaQ, sdpaQ, { dK: 4, returnAttention: true }), /out of memory: this call needs/);
   });

@@ -302,9 +302,9 @@ test('qwen2: q/k/v biases, rows stored unpermuted, equal to the same checkpoint 
 
 describe('GGUF files the Llama family cannot run get named errors', () => {
   test('a file whose weights cannot fit the WebAssembly memory is refused after its header, before its data', async () => {
-    // A header announcing 2.25 GiB of F32 embeddings, then a little data, sent without a size.
+    // A header announcing 4 GiB of F32 embeddings, then a little data, sent without a size.
     const script = `import('${pathToFileURL(path.join(ROOT, 'tools/gguf/gguf_writer.mjs')).href}').then((w) => process.stdout.write(Buffer.from(w.ggufHeader(
-      { 'general.architecture': { type: 'string', value: 'llama' } }, [{ name: 'token_embd.weight', dims: [576, 1048576], type: 0 }]).header)))`;
+      { 'general.architecture': { type: 'string', value: 'llama' } }, [{ name: 'token_embd.weight', dims: [1024, 1048576], type: 0 }]).header)))`;
     const header = execFileSync(process.execPath, ['-e', script]);
     let sent = 0;
     const server = http.createServer((req, res) => {
@@ -316,7 +316,7 @@ describe('GGUF files the Llama family cannot run get named errors', () => {
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       await expect(mod.loadModel(`http://127.0.0.1:${server.address().port}/huge.gguf`))
-        .rejects.toMatchObject({ code: 'too-large', message: expect.stringMatching(/huge\.gguf holds 2304 MiB of weights, more than the \d+ MiB the WebAssembly memory can still grow by \(its limit is 2 GiB\); nothing was read past its header/) });
+        .rejects.toMatchObject({ code: 'too-large', message: expect.stringMatching(/huge\.gguf holds 4096 MiB of weights, more than the \d+ MiB the WebAssembly memory can still grow by \(its limit is 4 GiB\); nothing was read past its header/) });
       expect(sent).toBeLessThan(64 << 20);  // the read stopped (the connection was let go)
     } finally {
       server.close();

@@ -68,7 +68,7 @@ export interface HubOptions {
   /** Node: the cache folder (default $XDG_CACHE_HOME/attention-wasm or ~/.cache/attention-wasm). */
   cacheDir?: string;
   /** The most bytes one model may download, all files together, counted as they arrive (after
-   * decompression). Default 2 GiB, the WebAssembly memory's size (a larger checkpoint fits only
+   * decompression). Default 2 GiB (a larger checkpoint needs { maxBytes }, and fits the 4 GiB WebAssembly memory only
    * quantized); at most 4 GiB (MAX_DOWNLOAD_BYTES, the largest typed array). */
   maxBytes?: number;
   /** A GGUF repository ("hf:owner/name" holding .gguf files): the quantization to load, as its
@@ -85,9 +85,11 @@ export const DEFAULT_HUB_URL = 'https://huggingface.co';
 /** The most maxBytes may say: Node's largest typed array (buffer.constants.MAX_LENGTH), and all a
  * 32-bit WebAssembly program could address. */
 export const MAX_DOWNLOAD_BYTES = 2 ** 32;
-/** The WebAssembly memory's size (MAXIMUM_MEMORY=2GB in CMakeLists.txt): weights kept as stored
- * are copied into it, so a larger download loads only when quantized (dtype 'q8', 'q4'). */
+/** The most a model may download unless maxBytes says more: half the WebAssembly memory's limit
+ * (WASM_MEMORY_LIMIT), since a download is held whole while its tensors are copied into the memory. */
 export const DEFAULT_MAX_BYTES = 2 ** 31;
+/** The WebAssembly memory's limit (MAXIMUM_MEMORY=4GB in CMakeLists.txt, the wasm32 maximum). */
+export const WASM_MEMORY_LIMIT = 2 ** 32;
 /** The most bytes a JSON or text file (config, tokenizer, vocabulary) may have, unpacked. */
 export const TEXT_FILE_MAX_BYTES = 64 * 1024 ** 2;
 export const DEFAULT_IDLE_TIMEOUT = 30_000;

@@ -31,13 +31,14 @@ export class Staging {
     if (this.used > this.capacity) {
       this.freeBlock();
       // dlmalloc returns 0 instead of aborting (ABORTING_MALLOC=0) when the heap cannot grow.
-      const ptr = this.used > 0x7fffffff ? 0 : this.mod._malloc(this.used);
+      // (>>> 0: a pointer past 2 GiB comes back from the export as a negative i32.)
+      const ptr = this.used > 0xffffffff ? 0 : this.mod._malloc(this.used) >>> 0;
       if (!ptr) {
         const mib = (this.used / 2 ** 20).toFixed(1);
         this.regions = [];
         this.used = 0;
         throw new AttentionError(
-          `out of memory: this call needs ${mib} MiB of WebAssembly heap, which cannot grow that far (limit 2 GiB)`);
+          `out of memory: this call needs ${mib} MiB of WebAssembly heap, which cannot grow that far (limit 4 GiB)`);
       }
       this.base = ptr;
       this.capacity = this.used;
