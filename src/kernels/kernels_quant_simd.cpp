@@ -36,23 +36,6 @@ namespace attn {
 namespace {
 using namespace simd4;
 
-// Where a block's codes start (after its f16 scale).
-template <WeightType T>
-constexpr std::size_t kCodesAt = offsetof(typename BlockOf<T>::type, qs);
-
-// The exact integer dot product of A's block (four int16 vectors) with the block's 32 stored
-// values at q, as four int32 lanes. Q4: A's block permuted (permute_for_q4) and before the - 8.
-template <WeightType T>
-inline i32x4 block_dot(const i32x4 a[4], const unsigned char* q) {
-  if (T == WeightType::kQ8_0)
-    return iadd32(iadd32(idot16(a[0], iload8_widen(q)), idot16(a[1], iload8_widen(q + 8))),
-                  iadd32(idot16(a[2], iload8_widen(q + 16)), idot16(a[3], iload8_widen(q + 24))));
-  // 16-bit lane i holds byte 2i (elements 2i, 2i + 16 in its nibbles) and byte 2i + 1 (2i + 1, 2i + 17).
-  const i32x4 v = iload(q), nibble = isplat16(15);
-  return iadd32(iadd32(idot16(a[0], iand(v, nibble)), idot16(a[1], iand(iushr16<4>(v), nibble))),
-                iadd32(idot16(a[2], iand(iushr16<8>(v), nibble)), idot16(a[3], iushr16<12>(v))));
-}
-
 // A block of 32 of A reordered to the lanes that 16-bit loads of packed codes give (a lane holds
 // bytes 2i and 2i + 1: Q4_0's elements 2i, 2i + 16, 2i + 1, 2i + 17; the K-quants' 2i, 2i + 1):
 // elements 0 2 .. 14, 16 18 .. 30, 1 3 .. 15, 17 19 .. 31.
@@ -60,53 +43,109 @@ inline void permute_block(const std::int16_t* a, std::int16_t* o) {
   for (int i = 0; i < 8; ++i) o[i] = a[2 * i], o[8 + i] = a[2 * i + 16], o[16 + i] = a[2 * i + 1], o[24 + i] = a[2 * i + 17];
 }
 
-// Q4: each block of A's rows permuted (permute_block), and 8 x each block's sum, what the stored
-// q + 8 add to the dot product.
-void permute_for_q4(int M, int K, const std::int16_t* Aq, std::int16_t* out, std::int32_t* sums8) {
-  for (long b = 0; b < long(M) * K / kQuantBlock; ++b) {
-    const std::int16_t* a = Aq + b * kQuantBlock;
-    permute_block(a, out + b * kQuantBlock);
-    std::int32_t sum = 0;
-    for (int i = 0; i < kQuantBlock; ++i) sum += a[i];
-    sums8[b] = 8 * sum;
+// A's rows as the kernels of packed codes read them: blocks permuted (permute_block, unless the
+// codes are bytes: Q8_0), and each run of 16's sum of codes (in A's own order), as float (the mins'
+// term) and times the type's zero point (the stored codes are q + z: the dot product takes z x the
+// sum off once per run instead of z off every weight).
+struct PreparedA {
+  std::vector<std::int16_t> a;
+  std::vector<float> run_sums;
+  std::vector<std::int32_t> run_zeros;
+  void prepare(int M, int K, const std::int16_t* Aq, bool permute, int zero_point) {
+    const long n = long(M) * K;
+    a.resize(permute ? n : 0), run_sums.resize(n / kOffsetRun), run_zeros.resize(n / kOffsetRun);
+    for (long b = 0; permute && b < n / kQuantBlock; ++b) permute_block(Aq + b * kQuantBlock, a.data() + b * kQuantBlock);
+    for (long r = 0; r < n / kOffsetRun; ++r) {
+      std::int32_t s = 0;
+      for (int i = 0; i < kOffsetRun; ++i) s += Aq[r * kOffsetRun + i];
+      run_sums[r] = static_cast<float>(s), run_zeros[r] = zero_point * s;
+    }
+  }
+};
+
+// One row of A's view for the kernels: codes (permuted or not), block scales, runs' sums (float,
+// and times the zero point), each at the row's first block.
+struct ARow {
+  const std::int16_t* a;
+  const float* as;
+  const float* runs;
+  const std::int32_t* zeros;
+};
+inline ARow a_row(const PreparedA& p, const std::int16_t* Aq, const float* As, int K, int i) {
+  const long at = long(i) * K;
+  return {p.a.empty() ? Aq + at : p.a.data() + at, As + at / kQuantBlock, p.run_sums.data() + at / kOffsetRun,
+          p.run_zeros.data() + at / kOffsetRun};
+}
+
+// Codes of up to 8 bits from a 16-bit lane holding two (bytes: elements 2i, 2i + 1) dotted with A's
+// permuted block: u0 holds elements 0 .. 15, u1 16 .. 31. Returns the two runs of 16's sums.
+inline void two_code_dot(const i32x4 a[4], i32x4 u0, i32x4 u1, i32x4* run0, i32x4* run1) {
+  const i32x4 low = isplat16(0xff);
+  *run0 = iadd32(idot16(a[0], iand(u0, low)), idot16(a[2], iushr16<8>(u0)));
+  *run1 = iadd32(idot16(a[1], iand(u1, low)), idot16(a[3], iushr16<8>(u1)));
+}
+
+// --- The blocks of 32: Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 ----------------------------------------------
+
+// The stored codes' zero point (value code = stored - z), and whether the type has a min (m, at
+// offset 2 of its blocks).
+template <WeightType T>
+constexpr int kZeroPoint = T == WeightType::kQ4_0 ? 8 : T == WeightType::kQ5_0 ? 16 : 0;
+template <WeightType T>
+constexpr bool kHasMin = T == WeightType::kQ4_1 || T == WeightType::kQ5_1;
+
+// The exact integer dot product of A's block (four int16 vectors) with the stored codes of the
+// block at blk (before the zero point), as four int32 lanes; A's block permuted for the packed codes.
+template <WeightType T>
+inline i32x4 block_dot(const i32x4 a[4], const unsigned char* blk) {
+  using Block = typename BlockOf<T>::type;
+  const unsigned char* q = blk + offsetof(Block, qs);
+  if constexpr (T == WeightType::kQ8_0) {
+    return iadd32(iadd32(idot16(a[0], iload8_widen(q)), idot16(a[1], iload8_widen(q + 8))),
+                  iadd32(idot16(a[2], iload8_widen(q + 16)), idot16(a[3], iload8_widen(q + 24))));
+  } else if constexpr (T == WeightType::kQ4_0 || T == WeightType::kQ4_1) {
+    // 16-bit lane i holds byte 2i (elements 2i, 2i + 16 in its nibbles) and byte 2i + 1 (2i + 1, 2i + 17).
+    const i32x4 v = iload(q), nibble = isplat16(15);
+    return iadd32(iadd32(idot16(a[0], iand(v, nibble)), idot16(a[1], iand(iushr16<4>(v), nibble))),
+                  iadd32(idot16(a[2], iand(iushr16<8>(v), nibble)), idot16(a[3], iushr16<12>(v))));
+  } else {
+    // Q5_0, Q5_1: the 5th bits spread to bytes (bit j of qh: byte j of e0, j >= 16 of e1), masked
+    // to bit 4 and ORed with the nibbles: byte j of u0 is element j's code, of u1 element j + 16's.
+    i32x4 e0, e1;
+    ibits_to_bytes(blk + offsetof(Block, qh), e0, e1);
+    const i32x4 v = iload(q), nib = isplat16(0x0f0f), bit = isplat16(0x1010);
+    i32x4 r0, r1;
+    two_code_dot(a, ior(iand(v, nib), iand(e0, bit)), ior(iand(iushr16<4>(v), nib), iand(e1, bit)), &r0, &r1);
+    return iadd32(r0, r1);
   }
 }
 
 // Where the bytes touched ahead end up, so that the compiler keeps those loads.
 std::atomic<unsigned> touch_sink{0};
 
-float scale_of(const unsigned char* block) {
-  std::uint16_t h;
-  std::memcpy(&h, block, 2);
-  return half_to_float(h);
-}
-
-// Four rows' f16 scales of block k as floats, lane r row r (finite scales: the quantizers check them,
-// and there the SIMD widening equals half_to_float's).
-template <WeightType T>
-inline f32x4 scales_of(const unsigned char* const b[4], int k) {
-  const std::size_t at = std::size_t(k) * sizeof(typename BlockOf<T>::type);
+// Four rows' f16 at byte `at` of their blocks (b[r] + at), as floats (finite: the quantizers check
+// them, and there the SIMD widening equals half_to_float's).
+inline f32x4 halves_at(const unsigned char* const b[4], std::size_t at) {
   return half_high_to_float(load_u16_high_x4(b[0] + at, b[1] + at, b[2] + at, b[3] + at));
 }
 
-// One row of A (a: its int16 blocks, as: their scales, sums8: Q4's 8 x block sums) against rows
-// b[0..3] of B: lane r is the product with row r. The scales come from `scales` ([block][row])
-// when kPrepared, else from B's blocks as they are read.
+// One row of A against rows b[0..3] of B: lane r is the product with row r. The scales (and mins)
+// come from `scales` (`mins`) ([block][row]) when kPrepared, else from B's blocks as they are read.
 template <WeightType T, bool kPrepared>
-inline f32x4 four_rows(int blocks, const std::int16_t* a, const float* as, const std::int32_t* sums8,
-                       const unsigned char* const b[4], const float* scales, const unsigned char* ahead,
-                       unsigned& sink, i32x4* fence) {
+inline f32x4 four_rows(int blocks, const ARow& A, const unsigned char* const b[4], const float* scales,
+                       const float* mins, const unsigned char* ahead, unsigned& sink, i32x4* fence) {
   constexpr int kBlockBytes = sizeof(typename BlockOf<T>::type);
   f32x4 acc = splat(0.0f);
   unsigned touched = 0;
   for (int k = 0; k < blocks; ++k) {
-    if (!kPrepared) {
+    if (ahead) {
       const unsigned char* t = ahead + std::size_t(k) * 4 * kBlockBytes;
       touched += t[0] + t[64];
       if (4 * kBlockBytes > 128) touched += t[128];
     }
-    const i32x4 av[4] = {iload(a + 32 * k), iload(a + 32 * k + 8), iload(a + 32 * k + 16), iload(a + 32 * k + 24)};
-    const std::size_t at = std::size_t(k) * kBlockBytes + kCodesAt<T>;
+    const std::int16_t* a = A.a + 32 * k;
+    const i32x4 av[4] = {iload(a), iload(a + 8), iload(a + 16), iload(a + 24)};
+    const std::size_t at = std::size_t(k) * kBlockBytes;
     // Each row's sums are stored as soon as they are made: V8 keeps memory operations in program
     // order but computes as late as it can, so without the stores it loads all four rows' bytes
     // first and spills (~8 stack accesses per block and row, measured in its x86 code).
@@ -116,71 +155,68 @@ inline f32x4 four_rows(int blocks, const std::int16_t* a, const float* as, const
       store_in_order(fence + r, d[r]);
     }
     i32x4 dots = isum4(d[0], d[1], d[2], d[3]);
-    if (T == WeightType::kQ4_0) dots = isub32(dots, isplat32(sums8[k]));
-    const f32x4 ws = kPrepared ? load(scales + 4 * k) : scales_of<T>(b, k);
-    // (as the scalar twin: the dot as float, times the product of the two scales, added)
-    acc = add(acc, mul(i32_to_f32(dots), mul(splat(as[k]), ws)));
+    if (kZeroPoint<T>) dots = isub32(dots, isplat32(A.zeros[2 * k] + A.zeros[2 * k + 1]));
+    const f32x4 ws = kPrepared ? load(scales + 4 * k) : halves_at(b, at);
+    // (as the scalar twin: the dot as float, times the product of the two scales, added; then the
+    // mins times the runs' sums, added even when 0: see the K-quants' note below)
+    acc = add(acc, mul(i32_to_f32(dots), mul(splat(A.as[k]), ws)));
+    if constexpr (kHasMin<T>) {
+      const f32x4 m = kPrepared ? load(mins + 4 * k) : halves_at(b, at + offsetof(typename BlockOf<T>::type, m));
+      acc = add(acc, mul(splat(A.as[k]), add(mul(m, splat(A.runs[2 * k])), mul(m, splat(A.runs[2 * k + 1])))));
+    }
   }
   sink += touched;
   return acc;
 }
 
+// C's lanes for rows j .. j + n - 1 of B (n <= 4).
+inline void store_rows(float* c, f32x4 v, int n) {
+  if (n == 4) return store(c, v);
+  alignas(16) float t[4];
+  store(t, v);
+  for (int r = 0; r < n; ++r) c[r] = t[r];
+}
+
 template <WeightType T>
 void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
                         int ldc) {
-  constexpr int kBlockBytes = sizeof(typename BlockOf<T>::type);
+  using Block = typename BlockOf<T>::type;
   const int blocks = K / kQuantBlock;
   const std::size_t rb = row_bytes(T, K);
   // (per thread: the workers of one product each run this on their own rows of B)
-  thread_local std::vector<float> scale_block;  // four rows' block scales, interleaved: [block][row]
-  thread_local std::vector<std::int16_t> a_perm;
-  thread_local std::vector<std::int32_t> a_sums8;
-  if (scale_block.size() < std::size_t(blocks) * 4) scale_block.resize(std::size_t(blocks) * 4);
-  float* scales = scale_block.data();  // (plain pointers: no thread-local lookups in the loops)
+  thread_local std::vector<float> scale_block, min_block;  // four rows' block scales / mins: [block][row]
+  thread_local PreparedA prepared;
   thread_local i32x4 fence_slots[4];
+  if (scale_block.size() < std::size_t(blocks) * 4) scale_block.resize(std::size_t(blocks) * 4), min_block.resize(std::size_t(blocks) * 4);
+  float *scales = scale_block.data(), *mins = min_block.data();  // (plain pointers: no thread-local lookups in the loops)
   i32x4* fence = fence_slots;
-  const std::int16_t* A = Aq;
-  const std::int32_t* sums8 = nullptr;
-  if (T == WeightType::kQ4_0) {
-    a_perm.resize(std::size_t(M) * K);
-    a_sums8.resize(std::size_t(M) * blocks);
-    permute_for_q4(M, K, Aq, a_perm.data(), a_sums8.data());
-    A = a_perm.data(), sums8 = a_sums8.data();
-  }
+  if (T != WeightType::kQ8_0) prepared.prepare(M, K, Aq, true, kZeroPoint<T>);
   unsigned sink = 0;
-  int j = 0;
-  for (; j + 4 <= N; j += 4) {
+  for (int j = 0; j < N; j += 4) {
+    // (the last N % 4 rows with copies of row N - 1 beside them, whose lanes are not stored)
     const unsigned char* b[4];
-    for (int r = 0; r < 4; ++r) b[r] = B + (j + r) * rb;
+    for (int r = 0; r < 4; ++r) b[r] = B + std::size_t(j + r < N ? j + r : N - 1) * rb;
+    const int n = N - j < 4 ? N - j : 4;
     if (M == 1) {
       // A decoding step: the scales widened where they are used (no pass over them first), and the
       // next four rows touched a block ahead of their use, one byte per cache line. The hardware
       // prefetcher follows each row's run but stops at the jump to the next four rows; the touches
       // keep memory busy across it (one-row 1536 x 576 Q8 products streaming 256 MB, Node:
       // 5.0 -> 14.8 GB/s by CPU time).
-      const unsigned char* ahead = j + 8 <= N ? b[0] + 4 * rb : b[0];
-      store(C + j, four_rows<T, false>(blocks, A, As, sums8, b, nullptr, ahead, sink, fence));
+      const unsigned char* ahead = j + 8 <= N ? b[0] + 4 * rb : nullptr;
+      const ARow A = T == WeightType::kQ8_0 ? ARow{Aq, As, nullptr, nullptr} : a_row(prepared, Aq, As, K, 0);
+      store_rows(C + j, four_rows<T, false>(blocks, A, b, nullptr, nullptr, ahead, sink, fence), n);
       continue;
     }
-    for (int k = 0; k < blocks; ++k) store(scales + 4 * k, scales_of<T>(b, k));
-    for (int i = 0; i < M; ++i)
-      store(C + static_cast<long>(i) * ldc + j,
-            four_rows<T, true>(blocks, A + static_cast<long>(i) * K, As + static_cast<long>(i) * blocks,
-                               sums8 ? sums8 + static_cast<long>(i) * blocks : nullptr, b, scales, nullptr, sink, fence));
-  }
-  for (; j < N; ++j) {  // the last N % 4 rows of B, one at a time
-    const unsigned char* b = B + j * rb;
+    for (int k = 0; k < blocks; ++k) {
+      const std::size_t at = std::size_t(k) * sizeof(Block);
+      store(scales + 4 * k, halves_at(b, at));
+      if constexpr (kHasMin<T>) store(mins + 4 * k, halves_at(b, at + offsetof(Block, m)));
+    }
     for (int i = 0; i < M; ++i) {
-      const std::int16_t* a = A + static_cast<long>(i) * K;
-      const float* as = As + static_cast<long>(i) * blocks;
-      float acc = 0.0f;
-      for (int k = 0; k < blocks; ++k) {
-        const i32x4 av[4] = {iload(a + 32 * k), iload(a + 32 * k + 8), iload(a + 32 * k + 16), iload(a + 32 * k + 24)};
-        int dot = ilane_sum(block_dot<T>(av, b + std::size_t(k) * kBlockBytes + kCodesAt<T>));
-        if (T == WeightType::kQ4_0) dot -= sums8[static_cast<long>(i) * blocks + k];
-        acc += static_cast<float>(dot) * (as[k] * scale_of(b + std::size_t(k) * kBlockBytes));
-      }
-      C[static_cast<long>(i) * ldc + j] = acc;
+      const ARow A = T == WeightType::kQ8_0 ? ARow{Aq + long(i) * K, As + long(i) * blocks, nullptr, nullptr}
+                                            : a_row(prepared, Aq, As, K, i);
+      store_rows(C + long(i) * ldc + j, four_rows<T, true>(blocks, A, b, scales, mins, nullptr, sink, fence), n);
     }
   }
   touch_sink.store(sink, std::memory_order_relaxed);
@@ -204,24 +240,6 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
 // Per super-block and four rows, the scales and mins are widened once, in lanes: a 16-byte load per
 // row from the scales, a 4 x 4 transpose, and shifts and masks (no scalar work per row).
 
-// A's rows for the K-quant kernels: blocks permuted (permute_block) and each run of 16's sum of
-// codes (in A's own order), as float (the mins' term) and times 32 (Q6_K's zero point).
-struct KActivations {
-  std::vector<std::int16_t> a;
-  std::vector<float> run_sums;
-  std::vector<std::int32_t> run_sums32;
-  void prepare(int M, int K, const std::int16_t* Aq) {
-    const long n = long(M) * K;
-    a.resize(n), run_sums.resize(n / kOffsetRun), run_sums32.resize(n / kOffsetRun);
-    for (long b = 0; b < n / kQuantBlock; ++b) permute_block(Aq + b * kQuantBlock, a.data() + b * kQuantBlock);
-    for (long r = 0; r < n / kOffsetRun; ++r) {
-      std::int32_t s = 0;
-      for (int i = 0; i < kOffsetRun; ++i) s += Aq[r * kOffsetRun + i];
-      run_sums[r] = static_cast<float>(s), run_sums32[r] = 32 * s;
-    }
-  }
-};
-
 // Four rows' super-block factors, lane r row r: d, the sub-block scales as floats (Q4_K, Q5_K: 8
 // of 32 values; Q6_K: 16 of 16), and Q4_K's / Q5_K's offsets -(dmin m) per sub-block.
 struct KScales {
@@ -229,11 +247,6 @@ struct KScales {
   f32x4 sc[16];
   f32x4 off[8];
 };
-
-// Four rows' f16 at byte `at` of their blocks (b[r] + at), as floats (finite: see scales_of).
-inline f32x4 halves_at(const unsigned char* const b[4], std::size_t at) {
-  return half_high_to_float(load_u16_high_x4(b[0] + at, b[1] + at, b[2] + at, b[3] + at));
-}
 
 // 16 bytes at b[r] + at of the four rows, transposed: w[k] lane r is row r's bytes 4k .. 4k + 3.
 inline void words_at(const unsigned char* const b[4], std::size_t at, i32x4 w[4]) {
@@ -292,14 +305,6 @@ inline i32x4 q4k_dot(const i32x4 a[4], const unsigned char* blk) {
                 iadd32(idot16(a[2], iand(iushr16<lo + 8>(v0), m)), idot16(a[3], iand(iushr16<lo + 8>(v1), m))));
 }
 
-// Codes of up to 8 bits from a 16-bit lane holding two (bytes: elements 2i, 2i + 1) dotted with A's
-// permuted block: u0 holds elements 0 .. 15, u1 16 .. 31. Returns the two runs of 16's sums.
-inline void two_code_dot(const i32x4 a[4], i32x4 u0, i32x4 u1, i32x4* run0, i32x4* run1) {
-  const i32x4 low = isplat16(0xff);
-  *run0 = iadd32(idot16(a[0], iand(u0, low)), idot16(a[2], iushr16<8>(u0)));
-  *run1 = iadd32(idot16(a[1], iand(u1, low)), idot16(a[3], iushr16<8>(u1)));
-}
-
 // Q5_K: Q4_K's nibbles with bit J of qh[l] as element l's 5th bit, shifted to bit 4 of each byte.
 template <int J>
 inline i32x4 q5k_dot(const i32x4 a[4], const unsigned char* blk) {
@@ -327,11 +332,13 @@ inline void q6k_dot(const i32x4 a[4], const unsigned char* blk, i32x4* run0, i32
   two_code_dot(a, u0, u1, run0, run1);
 }
 
-// One activation row's block J of the super-block (a: its permuted codes, as: its scale, runs / runs32:
-// its two runs' sums) against four rows' blocks at b[r] + at: acc as the scalar twin's, lane r row r.
+// One activation row's block J of the super-block (A at the super-block's first block) against four
+// rows' blocks at b[r] + at: acc as the scalar twin's, lane r row r.
 template <WeightType T, int J>
-inline f32x4 k_block(f32x4 acc, const std::int16_t* a, float as, const float* runs, const std::int32_t* runs32,
-                     const unsigned char* const b[4], std::size_t at, const KScales& s, i32x4* fence) {
+inline f32x4 k_block(f32x4 acc, const ARow& A, const unsigned char* const b[4], std::size_t at, const KScales& s,
+                     i32x4* fence) {
+  const std::int16_t* a = A.a + 32 * J;
+  const float as = A.as[J], *runs = A.runs + 2 * J;
   const i32x4 av[4] = {iload(a), iload(a + 8), iload(a + 16), iload(a + 24)};
   f32x4 dot;
   if constexpr (T == WeightType::kQ6_K) {
@@ -345,8 +352,8 @@ inline f32x4 k_block(f32x4 acc, const std::int16_t* a, float as, const float* ru
       p0[h] = ipair_sum(x0, y0), p1[h] = ipair_sum(x1, y1);
       store_in_order(fence + 2 * h, p0[h]), store_in_order(fence + 2 * h + 1, p1[h]);
     }
-    const f32x4 run0 = i32_to_f32(isub32(ipairs_sum(p0[0], p0[1]), isplat32(runs32[0])));
-    const f32x4 run1 = i32_to_f32(isub32(ipairs_sum(p1[0], p1[1]), isplat32(runs32[1])));
+    const f32x4 run0 = i32_to_f32(isub32(ipairs_sum(p0[0], p0[1]), isplat32(A.zeros[2 * J])));
+    const f32x4 run1 = i32_to_f32(isub32(ipairs_sum(p1[0], p1[1]), isplat32(A.zeros[2 * J + 1])));
     dot = add(mul(run0, s.sc[2 * J]), mul(run1, s.sc[2 * J + 1]));  // (integers below 2^24: exact)
   } else {
     i32x4 d[4];
@@ -366,10 +373,9 @@ inline f32x4 k_block(f32x4 acc, const std::int16_t* a, float as, const float* ru
 }
 
 template <WeightType T, int... J>
-inline f32x4 k_super_block(f32x4 acc, const std::int16_t* a, const float* as, const float* runs, const std::int32_t* runs32,
-                           const unsigned char* const b[4], std::size_t at, const KScales& s, i32x4* fence,
-                           std::integer_sequence<int, J...>) {
-  ((acc = k_block<T, J>(acc, a + 32 * J, as[J], runs + 2 * J, runs32 + 2 * J, b, at, s, fence)), ...);
+inline f32x4 k_super_block(f32x4 acc, const ARow& A, const unsigned char* const b[4], std::size_t at, const KScales& s,
+                           i32x4* fence, std::integer_sequence<int, J...>) {
+  ((acc = k_block<T, J>(acc, A, b, at, s, fence)), ...);
   return acc;
 }
 
@@ -384,10 +390,10 @@ void gemm_bt_kquant_simd(int M, int N, int K, const std::int16_t* Aq, const floa
   constexpr int kPerSuper = kSuperBlock / kQuantBlock;
   const int supers = K / kSuperBlock;
   const std::size_t rb = row_bytes(T, K);
-  thread_local KActivations acts;
+  thread_local PreparedA prepared;
   thread_local std::vector<float> acc_rows;  // [row of A][4 rows of B]
   thread_local i32x4 fence_slots[8];
-  acts.prepare(M, K, Aq);
+  prepared.prepare(M, K, Aq, true, T == WeightType::kQ6_K ? 32 : 0);
   acc_rows.resize(std::size_t(M) * 4);
   float* accs = acc_rows.data();
   i32x4* fence = fence_slots;
@@ -405,28 +411,29 @@ void gemm_bt_kquant_simd(int M, int N, int K, const std::int16_t* Aq, const floa
       if constexpr (T == WeightType::kQ6_K) q6k_scales(b, at, s);
       else k4_scales<T>(b, at, s);
       for (int i = 0; i < M; ++i) {
-        const long row = long(i) * K + long(sb) * kSuperBlock;
-        const f32x4 acc = k_super_block<T>(load(accs + 4 * i), acts.a.data() + row, As + row / kQuantBlock,
-                                           acts.run_sums.data() + row / kOffsetRun, acts.run_sums32.data() + row / kOffsetRun,
-                                           b, at, s, fence, std::make_integer_sequence<int, kPerSuper>());
+        ARow A = a_row(prepared, Aq, As, K, i);
+        A.a += sb * kSuperBlock, A.as += sb * kPerSuper, A.runs += sb * 2 * kPerSuper, A.zeros += sb * 2 * kPerSuper;
+        const f32x4 acc = k_super_block<T>(load(accs + 4 * i), A, b, at, s, fence, std::make_integer_sequence<int, kPerSuper>());
         store(accs + 4 * i, acc);
       }
     }
-    for (int i = 0; i < M; ++i)
-      for (int r = 0; r < 4 && j + r < N; ++r) C[long(i) * ldc + j + r] = accs[4 * i + r];
+    for (int i = 0; i < M; ++i) store_rows(C + long(i) * ldc + j, load(accs + 4 * i), N - j < 4 ? N - j : 4);
   }
   touch_sink.store(sink, std::memory_order_relaxed);
 }
 
 }  // namespace
 
-// The scalar twins' table with the types that have SIMD kernels overridden (Q8_0, Q4_0, Q4_K,
-// Q5_K, Q6_K): every quantized type has a kernel here. Q4_1, Q5_0, Q5_1, Q2_K and Q3_K still run
+// The scalar twins' table with the types that have SIMD kernels overridden (Q8_0, Q4_0, Q4_1,
+// Q5_0, Q5_1, Q4_K, Q5_K, Q6_K): every quantized type has a kernel here. Q2_K and Q3_K still run
 // their scalar twins.
 QuantKernels simd_quant_kernels() {
   QuantKernels k = scalar_quant_kernels();
   k.set(WeightType::kQ8_0, gemm_bt_quant_simd<WeightType::kQ8_0>)
       .set(WeightType::kQ4_0, gemm_bt_quant_simd<WeightType::kQ4_0>)
+      .set(WeightType::kQ4_1, gemm_bt_quant_simd<WeightType::kQ4_1>)
+      .set(WeightType::kQ5_0, gemm_bt_quant_simd<WeightType::kQ5_0>)
+      .set(WeightType::kQ5_1, gemm_bt_quant_simd<WeightType::kQ5_1>)
       .set(WeightType::kQ4_K, gemm_bt_kquant_simd<WeightType::kQ4_K>)
       .set(WeightType::kQ5_K, gemm_bt_kquant_simd<WeightType::kQ5_K>)
       .set(WeightType::kQ6_K, gemm_bt_kquant_simd<WeightType::kQ6_K>);

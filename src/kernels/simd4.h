@@ -80,6 +80,14 @@ template <int n>
 inline i32x4 ishl32(i32x4 a) { return wasm_i32x4_shl(a, n); }
 template <int n>
 inline i32x4 isra32(i32x4 a) { return wasm_i32x4_shr(a, n); }
+// The 32 bits at p (little-endian) as bytes: byte j of lo 0xff when bit j is set, else 0 (j < 16);
+// hi the same for bits 16 .. 31. Each byte of p spread over 8 lanes, then tested against its bit.
+inline void ibits_to_bytes(const void* p, i32x4& lo, i32x4& hi) {
+  const v128_t v = wasm_v128_load32_splat(p), bit = wasm_u64x2_splat(0x8040201008040201ull);
+  lo = wasm_i8x16_shuffle(v, v, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  hi = wasm_i8x16_shuffle(v, v, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+  lo = wasm_i8x16_eq(wasm_v128_and(lo, bit), bit), hi = wasm_i8x16_eq(wasm_v128_and(hi, bit), bit);
+}
 // The 4 x 4 matrix of 32-bit lanes in a, b, c, d (rows) transposed in place.
 inline void itranspose4(i32x4& a, i32x4& b, i32x4& c, i32x4& d) {
   const i32x4 ab0 = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab1 = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
@@ -175,6 +183,16 @@ template <int n>
 inline i32x4 ishl32(i32x4 a) { return _mm_slli_epi32(a, n); }
 template <int n>
 inline i32x4 isra32(i32x4 a) { return _mm_srai_epi32(a, n); }
+// (SSE2 has no byte shuffle: the bytes doubled by unpacks, 1 -> 2 -> 4 -> 8 copies.)
+inline void ibits_to_bytes(const void* p, i32x4& lo, i32x4& hi) {
+  std::int32_t w;
+  std::memcpy(&w, p, 4);
+  __m128i v = _mm_cvtsi32_si128(w);
+  v = _mm_unpacklo_epi8(v, v), v = _mm_unpacklo_epi16(v, v);
+  const __m128i bit = _mm_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+  lo = _mm_unpacklo_epi32(v, v), hi = _mm_unpackhi_epi32(v, v);
+  lo = _mm_cmpeq_epi8(_mm_and_si128(lo, bit), bit), hi = _mm_cmpeq_epi8(_mm_and_si128(hi, bit), bit);
+}
 inline void itranspose4(i32x4& a, i32x4& b, i32x4& c, i32x4& d) {
   const i32x4 ab0 = _mm_unpacklo_epi32(a, b), ab1 = _mm_unpackhi_epi32(a, b);
   const i32x4 cd0 = _mm_unpacklo_epi32(c, d), cd1 = _mm_unpackhi_epi32(c, d);

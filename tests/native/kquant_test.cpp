@@ -398,8 +398,8 @@ std::vector<unsigned char> extreme_blocks(WeightType t, int blocks) {
   return bytes;
 }
 
-// The SIMD kernels (Q4_K, Q5_K, Q6_K; the other GGUF types are their scalar twins in the SIMD table)
-// called as linear() calls them, on random and on extreme blocks, with random and with extreme
+// The SIMD kernels (Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K; Q2_K and Q3_K are their scalar twins in the
+// SIMD table) called as linear() calls them, on random and on extreme blocks, with random and with extreme
 // activations (every code +-127): equal to the scalar twins to the bit (tolerance 0: the same exact
 // integer block sums, then the same float operations in the same order, kernels_quant_simd.cpp), and
 // within float64_product's bound of float64. Shapes: one row of A (a decoding step) and a few;
@@ -412,6 +412,7 @@ TEST(WeightTypesGguf, SimdKernelsEqualTheirScalarTwinsToTheBitAndFloat64) {
       for (int K : {attn::kSuperBlock, 3 * attn::kSuperBlock})
         for (int N : {1, 3, 4, 5, 8, 13}) {
           const attn::WeightTypeInfo& info = attn::weight_type_info(t);
+          ASSERT_NE(attn::simd_kernels().gemm_bt_quant[t], nullptr) << info.name;
           const std::vector<unsigned char> bytes =
               extreme ? extreme_blocks(t, N * K / info.block) : random_blocks(t, N * K / info.block, 500 + N + K + int(t));
           const Unpacked u = unpack_all(t, bytes);
