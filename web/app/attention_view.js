@@ -12,8 +12,10 @@
 // the encoder-decoder (model="bart", spelling to sound): sentence holds the words, word (1-based)
 // picks the one whose attention is drawn, attend = cross | decoder | encoder, view="pronounce"
 // lists the pronunciations; model="llama" (the Llama-style decoder) draws its heads in their K/V
-// groups and adds the rotation step to view="steps". view="steps" follows the query's row through the steps; rows="all" shows
-// every row. view="generate" (GPT-2) adds a "Continue the text" button: tokens stream
+// groups and adds the rotation step to view="steps"; a GGUF file draws as a Llama-style model too:
+// model="hf:owner/name/file.gguf", model="hf:owner/name" with quant="Q4_K_M" (the repository's file
+// of that quantization), or a .gguf file's URL; hub="<address>" points Hub models at a mirror.
+// view="steps" follows the query's row through the steps; rows="all" shows every row. view="generate" (GPT-2) adds a "Continue the text" button: tokens stream
 // in one by one and the head view follows the newest token's attention; max-new (default 20),
 // temperature (default 0.8) and seed (default 1) shape the continuation. test="induction" or
 // test="previous" (GPT-2, BERT; view="heatmap") checks the head: its test cells outlined, each row's
@@ -150,14 +152,25 @@ class AttentionViewElement extends HTMLElement {
     return { ...s, ...this.local };
   }
 
-  /** The model attribute: "gpt2" / "bert" (the demo's models), or a folder URL. */
+  /** The model attribute: "gpt2" / "bert" (the demo's models), a folder URL, a .gguf file's URL, or
+   * a Hub model: "hf:owner/name", "hf:owner/name/file.gguf", or a GGUF repository with quant="Q4_K_M". */
   get modelUrl() {
     const m = this.getAttribute('model') ?? 'gpt2';
     if (MODELS.includes(m)) {
       if (!MODEL_URLS[m]) throw new Error(`this build of the demo has no ${m} model`);
       return MODEL_URLS[m];
     }
+    if (m.startsWith('hf:')) {
+      const quant = this.getAttribute('quant');
+      return quant && !/\.gguf$/i.test(m) ? `${m}#quant=${quant}` : m;
+    }
     return new URL(m, document.baseURI).href;
+  }
+
+  /** hub="<address>": where a Hub model (model="hf:…") comes from (default https://huggingface.co). */
+  get hubUrl() {
+    const hub = this.getAttribute('hub');
+    return hub ? new URL(hub, document.baseURI).href.replace(/\/+$/, '') : undefined;
   }
 
   async compute() {
@@ -174,14 +187,14 @@ class AttentionViewElement extends HTMLElement {
         result = await client.request('seed', { x: w.x, y: s.cross ? w.y : null, wQ: w.wQ, wK: w.wK, wV: w.wV, wO: w.wO, causal: s.causal }, this.channel);
       } else {
         const url = this.modelUrl;
-        if (!modelInfo.has(url)) modelInfo.set(url, client.request('model', { modelUrl: url }));
+        if (!modelInfo.has(url)) modelInfo.set(url, client.request('model', { modelUrl: url, ...(url.startsWith('hf:') && this.hubUrl ? { hubUrl: this.hubUrl } : {}) }));
         const sentences = s.sentences.map((t) => t.trim()).filter(Boolean);
         const compare = viewNamed(s.view).needs.data === 'similarity'; // a comparison, not a run
         const request = compare
           ? client.request('compare', { modelUrl: url, sentences, pooling: s.pooling }, this.channel)
           : client.request('run', { modelUrl: url, text: s.model === 'bart' ? s.words : s.sentence, layer: s.layer, topK: 8,
             crossText: s.cross ? s.second : null, pair: s.pair, batchWith: s.batch ? s.batchWith : null,
-            wordIndex: s.word, attend: s.attend }, this.channel);
+            wordIndex: s.word, attend: s.attend, check: s.view === 'steps' }, this.channel); // (check: the step view prints the layer's weights)
         const [info, r] = await Promise.all([modelInfo.get(url), request]);
         result = r && { ...r, info, compare };
       }
@@ -343,7 +356,9 @@ class AttentionViewElement extends HTMLElement {
    */
   setDemoLink(query) {
     const demo = this.getAttribute('demo');
-    const page = query === null ? null
+    // The demo opens on its own models: a Hub model or a GGUF file would not be what it shows.
+    const elsewhere = /^hf:|\.gguf$/i.test(this.getAttribute('model') ?? '');
+    const page = query === null || elsewhere ? null
       : demo && demo !== 'none' ? new URL(demo, document.baseURI).href.split('?')[0] : demo === 'none' ? null : DEMO_PAGE;
     this.link.hidden = !page;
     if (page) this.link.href = page + query;

@@ -15,14 +15,17 @@ export function renderInfoPanel(dl, { seed, info, run, modelUrl, back = location
   const items = [['Model', info.name], ...info.facts, ['Weights', `${(info.modelBytes / 1e6).toFixed(1)} MB`],
     ['Engine', `WebAssembly (${info.variant}) in a worker`], ...(run?.facts ?? [])];
   const { href, text } = cardLink(info, modelUrl, back);
-  const link = el('a', { href, text, rel: info.hubPage ? 'noopener' : null });
+  const link = href ? el('a', { href, text, rel: info.hubPage ? 'noopener' : null }) : el('span', { text: 'no model card (a GGUF file)' });
   dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]), el('dt', { text: 'More' }), el('dd', {}, link));
 }
 
 /** Where a model is described: its card rendered as a page of the demo (model-card.html), coming
- * back to `back`; a model from the Hugging Face Hub: its page there. */
+ * back to `back`; a model from the Hugging Face Hub: its page there; a GGUF file of no Hub
+ * repository: nowhere (href null). */
 export function cardLink(info, modelUrl, back) {
   if (info.hubPage) return { href: info.hubPage, text: 'model page on the Hub' };
+  // A GGUF file (from the learner's disk or a URL) comes with no card beside it.
+  if (info.gguf) return { href: null, text: null };
   const card = new URL('model-card.html', location.href);
   card.searchParams.set('card', new URL('MODEL_CARD.md', modelUrl).href);
   card.searchParams.set('back', back);

@@ -54,6 +54,7 @@ export function clampSelection(state, nLayer, nHead, nTokens, defaultQuery = nTo
 }
 
 const HELD = { f16: '16-bit', q8: '8-bit', q4: '4-bit' };
+const FLOAT_TYPES = new Set(['F32', 'F16', 'BF16']);
 
 /** Steps for the model: self-attention of the traced layer, or cross-attention when asked. With the
  * weights printed from a model loaded at a lower precision, step 2 says they are its own values. */
@@ -62,6 +63,15 @@ export function modelSteps(run, info, state, sel) {
   const qkv = steps.find((s) => s.id === 'qkv');
   if (HELD[info.dtype] && qkv?.groups?.flat().some((t) => t.key === 'wQ' && t.kind === 'matrix'))
     qkv.explain += ` The weights are printed as this model holds them (${HELD[info.dtype]}): the values it computes with, not the file's.`;
+  // A GGUF file's weights stay in the file's blocks (Q4_K, Q5_0, …): printed decoded from them.
+  const held = !HELD[info.dtype] && info.gguf ? info.gguf.layerTypes?.[sel.layer] : null;
+  if (held?.q && qkv?.groups?.flat().some((t) => t.key === 'wQ' && t.kind === 'matrix'))
+  {
+    qkv.explain += ` The GGUF file stores this layer's W^Q as ${held.q}, W^K as ${held.k}, W^V as ${held.v} and W^O as ${held.o}; the model holds them so, and the numbers printed are decoded from those blocks: the values it computes with.`;
+    // (the core multiplies quantized blocks with X rounded to 8 bits per block, as llama.cpp does)
+    if (![held.q, held.k, held.v].every((t) => FLOAT_TYPES.has(t)))
+      qkv.explain += ' Its products with quantized blocks first round each row of X to 8 bits per block of 32 numbers (as llama.cpp does), so an entry worked out in full precision differs from Q in its last digits.';
+  }
   return steps;
 }
 

@@ -7,7 +7,8 @@ import { MODELS } from './state.js';
 
 /** Every attribute the widget reads (all observed: changing one recomputes or redraws). */
 export const WIDGET_ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals',
-  'model', 'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed', 'demo', 'rows', 'test'];
+  'model', 'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed', 'demo', 'rows', 'test',
+  'quant', 'hub'];
 
 // Attributes any HTML element may carry (besides data-*, aria-* and the on* event handlers): an
 // author styling, labelling or scripting the element is not misspelling one of the widget's.

@@ -8,11 +8,11 @@
 //
 // Requests are { id, channel, type, payload }. Within one channel only the newest pending request
 // runs: while a sentence is being computed, the keystrokes that arrive meanwhile collapse into one.
-import { MODEL_FAMILIES, loadAttention, modelFamily, simdSupported } from '../../dist/index.js';
+import { BROWSER_CACHE_NAME, MODEL_FAMILIES, ggufQuantization, hubFileUrl, listHubGgufFiles, loadAttention, modelFamily, parseGgufHeader, simdSupported } from '../../dist/index.js';
 import { loadGpt2 } from './models/gpt2.js';
 import { loadBert } from './models/bert.js';
 import { loadBart } from './models/bart.js';
-import { loadLlama } from './models/llama.js';
+import { loadLlama, llamaRunner } from './models/llama.js';
 
 // By the library's model family (its registry, MODEL_FAMILIES, maps config.json's model_types to
 // families: qwen2 and mistral are llama's).
@@ -83,16 +83,36 @@ function hubFetcher(modelUrl, hubUrl, onProgress) {
 const hubUrls = new Map(); // 'hf:owner/name[@rev]' -> the Hub address it was loaded from
 const dtypes = new Map(); // model URL -> the weight precision it was loaded at (loadModel's dtype)
 
-/** Loads a model folder (or a Hub model, 'hf:owner/name[@rev]') once, with the loader its
- * config.json's model_type names. onProgress hears the Hub downloads of the first request; dtype
- * (loadModel's: 'auto', 'f16', 'q8', 'q4'), when given and not the one loaded, loads it again. */
-function model(folder, { hubUrl, onProgress, dtype } = {}) {
+// GGUF files (llama.cpp's format) load through the library's loadModel, which reads the file's
+// metadata as config.json and its tokenizer; the model URLs that name one:
+//   'hf:owner/repo[@rev]/path/file.gguf'  a file of a Hub repository (the Hub panel's picker);
+//   'hf:owner/repo[@rev]#quant=Q4_K_M'    the repository's file of that quantization (the widget's quant attribute);
+//   'https://…/file.gguf'                 a file on the web (the widget's model attribute);
+//   'gguf-file:<n>:<name>'                a File the page handed over (the Hub panel's file picker).
+const GGUF_FILE = /\.gguf$/i;
+const HUB_GGUF = /^hf:([\w.-]+\/[\w.-]+)(?:@([^/#]+))?(?:\/(.+\.gguf)|#quant=(.+))$/i;
+const isGgufUrl = (url) => url.startsWith('gguf-file:') || HUB_GGUF.test(url) || (!url.startsWith('hf:') && GGUF_FILE.test(new URL(url).pathname));
+
+/** Loads a model folder (or a Hub model, 'hf:owner/name[@rev]', or a GGUF file: above) once, with
+ * the loader its config.json's model_type names. onProgress hears the Hub downloads of the first
+ * request; dtype (loadModel's: 'auto', 'f16', 'q8', 'q4'), when given and not the one loaded, loads
+ * it again; file: the File a 'gguf-file:' URL names. */
+function model(folder, { hubUrl, onProgress, dtype, file } = {}) {
   const hub = folder.startsWith('hf:');
-  const url = hub ? folder : new URL(folder.endsWith('/') ? folder : folder + '/', self.location.href).href;
+  const local = folder.startsWith('gguf-file:');
+  const url = hub || local ? folder : GGUF_FILE.test(new URL(folder, self.location.href).pathname) ? new URL(folder, self.location.href).href
+    : new URL(folder.endsWith('/') ? folder : folder + '/', self.location.href).href;
   if (hub && hubUrl && hubUrls.has(url) && hubUrls.get(url) !== hubUrl) models.delete(url); // another Hub: load again
   if (hub && hubUrl) hubUrls.set(url, hubUrl);
   if (dtype && dtypes.has(url) && dtypes.get(url) !== dtype) models.delete(url); // another precision: load again
   if (dtype) dtypes.set(url, dtype);
+  if (local && file) models.delete(url); // (a new File under a name already used)
+  if (!models.has(url) && local && !file) return Promise.reject(new Error(`${url.replace(/^gguf-file:\d+:/, '')} is no longer loaded: choose the file again`));
+  if (!models.has(url) && isGgufUrl(url)) {
+    const entry = loadGguf(url, { hubUrl: hubUrls.get(url), onProgress, dtype: dtypes.get(url) ?? 'auto', file });
+    models.set(url, entry);
+    entry.catch(() => models.delete(url));
+  }
   if (!models.has(url)) {
     const entry = (async () => {
       const fetchFile = hub ? hubFetcher(url, hubUrls.get(url), onProgress) : (file, as) => fetchOk(new URL(file, url), as);
@@ -121,11 +141,118 @@ function model(folder, { hubUrl, onProgress, dtype } = {}) {
   return models.get(url);
 }
 
+/** A GGUF model (see isGgufUrl) through loadModel, with its file's tensor types read from the header. */
+async function loadGguf(url, { hubUrl, onProgress, dtype, file }) {
+  const attn = await library();
+  const hub = HUB_GGUF.exec(url);
+  let lm, name, bytes = 0, header = null, fileName, hubPage = null;
+  if (file) {
+    // A File from the page: the header from its first bytes, then the whole file.
+    fileName = name = file.name;
+    bytes = file.size;
+    header = await ggufHeader((n) => file.slice(0, n).arrayBuffer(), file.size);
+    lm = await attn.loadModel(file, { dtype });
+  } else if (hub) {
+    const [, repo, revision = 'main', path, quant] = hub;
+    const hubAddress = (hubUrl ?? 'https://huggingface.co').replace(/\/+$/, '');
+    const sizes = new Map();
+    const progress = (p) => { if (GGUF_FILE.test(p.file)) sizes.set(p.file, p.total ?? p.loaded); onProgress?.(p); };
+    const source = `hf:${repo}${hub[2] ? `@${revision}` : ''}`;
+    lm = await attn.loadModel(path ? `${source}/${path}` : source, { hubUrl: hubAddress, onProgress: progress, dtype, ...(quant ? { quant } : {}) });
+    fileName = path ?? [...sizes.keys()][0] ?? `${quant} file`;
+    name = `${repo}/${fileName}`;
+    bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
+    // The header from the copy the library's Hub cache keeps (the Cache API), when there is one.
+    header = await cachedHeader(hubFileUrl(hubAddress, repo, revision, fileName)).catch(() => null);
+    hubPage = `${hubAddress}/${repo}`;
+  } else {
+    fileName = name = decodeURIComponent(new URL(url).pathname.split('/').pop());
+    lm = await attn.loadModel(url, { dtype });
+    header = await streamHeader(fetch(url)).catch(() => null);
+    bytes = header?.fileSize ?? 0;
+  }
+  await lm.loading; // (weights that stream in)
+  if (lm.type !== 'llama') throw new Error(`${name}: a ${lm.type} model; the demo runs GGUF files of the Llama family`);
+  const runner = llamaRunner(lm, { name, modelBytes: bytes, gguf: { file: fileName, quant: ggufQuantization(fileName), ...tensorTypes(header?.header, lm.config.num_hidden_layers) } });
+  runner.info.dtype = dtype;
+  runner.info.variant = attn.variant;
+  if (hubPage) runner.info.hubPage = hubPage;
+  performance.mark(`model ready: ${name}`);
+  return runner;
+}
+
+/** A GGUF header from the first bytes of a file: readPrefix(n) gives its first n bytes. */
+async function ggufHeader(readPrefix, fileSize) {
+  for (let n = 1 << 20; ; ) {
+    const prefix = new Uint8Array(await readPrefix(Math.min(n, fileSize)));
+    const read = parseGgufHeader(prefix, fileSize);
+    if (read.complete) return { header: read.header, fileSize };
+    if (n >= fileSize) return null;
+    n = Math.max(n * 2, read.bytesNeeded ?? 0);
+  }
+}
+
+/** A GGUF header from a response's body, read until the header is whole (the rest is not read). */
+async function streamHeader(responsePromise) {
+  const response = await responsePromise;
+  if (!response?.ok || !response.body) return null;
+  const size = Number(response.headers.get('x-attention-size') || response.headers.get('content-length')) || undefined;
+  const reader = response.body.getReader();
+  let buffer = new Uint8Array(1 << 16), length = 0, needed = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (value) {
+        if (length + value.length > buffer.length) {
+          const grown = new Uint8Array(Math.max(buffer.length * 2, length + value.length));
+          grown.set(buffer.subarray(0, length));
+          buffer = grown;
+        }
+        buffer.set(value, length);
+        length += value.length;
+      }
+      // Parsed again only once the bytes the last try asked for are in.
+      if (length >= needed || done) {
+        const read = parseGgufHeader(buffer.subarray(0, length), size);
+        if (read.complete) return { header: read.header, fileSize: size ?? 0 };
+        needed = read.bytesNeeded;
+      }
+      if (done) return null;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+/** The header of a file the library's Hub cache holds (keyed by its Hub address), or null. */
+async function cachedHeader(address) {
+  if (!self.caches) return null;
+  const response = await (await caches.open(BROWSER_CACHE_NAME)).match(address);
+  return response ? streamHeader(Promise.resolve(response)) : null;
+}
+
+/** From a GGUF header: each layer's { q, k, v, o } storage types, and how many tensors of each type. */
+function tensorTypes(header, layers) {
+  if (!header) return { layerTypes: null, types: null };
+  const typeOf = (name) => header.tensors.get(name)?.type ?? null;
+  const layerTypes = Array.from({ length: layers }, (_, l) => ({
+    q: typeOf(`blk.${l}.attn_q.weight`), k: typeOf(`blk.${l}.attn_k.weight`), v: typeOf(`blk.${l}.attn_v.weight`), o: typeOf(`blk.${l}.attn_output.weight`),
+  }));
+  const types = {};
+  for (const t of header.tensors.values()) types[t.type] = (types[t.type] ?? 0) + 1;
+  return { layerTypes, types };
+}
+
 const handlers = {
   /** hubUrl (Hub models only): the Hub's address; the download's progress goes to request `id`;
    * dtype: the weights' precision (the Hub panel's choice). */
-  async model({ modelUrl, hubUrl, dtype }, id) {
-    return (await model(modelUrl, { hubUrl, dtype, onProgress: (progress) => self.postMessage({ id, progress }) })).info;
+  async model({ modelUrl, hubUrl, dtype, file }, id) {
+    return (await model(modelUrl, { hubUrl, dtype, file, onProgress: (progress) => self.postMessage({ id, progress }) })).info;
+  },
+
+  /** A Hub repository's GGUF files, each with its quantization (the Hub panel's picker). */
+  async ggufFiles({ repo, hubUrl }) {
+    return listHubGgufFiles(repo, { hubUrl });
   },
 
   /** payload: { modelUrl, text, layer, topK, ... } plus what the model's features take

@@ -21,6 +21,16 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
   const attn = await attnReady; // (the library, loaded while the files downloaded)
   const files = { tokenizer, ...(tokenizerConfig ? { config: tokenizerConfig } : {}), ...(generation ? { generation } : {}) };
   const lm = await attn.loadModel({ config: rawConfig, weights, tokenizer: files }, { dtype });
+  return llamaRunner(lm, { name, modelBytes: weights.byteLength, heads });
+}
+
+/**
+ * The demo's runner for a loaded LlamaModel (from a folder above, or a GGUF file: worker.js).
+ * modelBytes: the weights' file size; heads: heads.json or null; gguf (a GGUF file): { file, quant,
+ * layerTypes: per layer { q, k, v, o } (the storage type of each projection, from the file's
+ * header; null when it could not be read), types: the count of tensors per type }.
+ */
+export function llamaRunner(lm, { name, modelBytes, heads = null, gguf = null }) {
   const c = lm.config;
   const { num_hidden_layers: L, num_attention_heads: H, num_key_value_heads: KV, head_dim: d, hidden_size: D } = c;
   const P = c.max_position_embeddings;
@@ -31,7 +41,7 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
   const family = NAMES[c.model_type] ?? c.model_type;
 
   const info = {
-    type: 'llama', name, config: c, modelBytes: weights.byteLength,
+    type: 'llama', name, config: c, modelBytes, gguf,
     nLayer: L, nHead: H, nKvHead: KV, kvHeadOf, dModel: D, headDim: d, maxTokens: P, causal: true,
     headLabels: headLabels(heads, L, H),
     probeWords: Array.isArray(heads?.probe_words) ? heads.probe_words : null,
@@ -41,7 +51,9 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
     facts: [
       ['Shape', `${L} layers × ${H} query heads sharing ${KV} key/value head${KV > 1 ? 's' : ''} (${H / KV} per group), d_model ${D}, context ${P}`],
       ['Block', `${family}: RMSNorm, rotary positions (θ = ${c.rope_theta}), SwiGLU MLP${c.attention_bias ? ', q/k/v biases' : ', no biases'}`],
-      ['Vocabulary', `${c.vocab_size} tokens (tokenizer.json)`],
+      ['Vocabulary', `${c.vocab_size} tokens (${gguf ? 'the GGUF file’s tokenizer.ggml.*' : 'tokenizer.json'})`],
+      ...(gguf ? [['File', `${gguf.file} (GGUF${gguf.quant ? `, ${gguf.quant}` : ''})`]] : []),
+      ...(gguf?.types ? [['Held as stored', Object.entries(gguf.types).map(([t, n]) => `${t} × ${n}`).join(', ') + ' tensors']] : []),
     ],
     text: {
       sentenceHelp: `Results follow your typing.${template.length ? ` The model sees ${template.map((id) => lm.tokenizer.tokenText(id)).join(' ')} first (its tokenizer's template), as in training.` : ''}`,

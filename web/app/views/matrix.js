@@ -7,11 +7,12 @@ import { textWidth } from './measure.js';
 
 /**
  * Text with ^Q, ^K, ^V, ^O, ^T as superscripts and _1, _k, _h as subscripts (text nodes only; the
- * short lists keep words like c_proj and d_model as they are).
+ * short lists keep words like c_proj and d_model as they are, and a GGUF type name such as Q5_0 or
+ * Q8_0, a capital and a digit before the underscore, too).
  */
 export function mathName(name) {
   const out = el('span', { class: 'mx-name' });
-  const re = /\^([QKVOT])|_(\d+|k|h)(?![a-z])/g;
+  const re = /\^([QKVOT])|(?<![A-Z]\d)_(\d+|k|h)(?![a-z])/g;
   let at = 0, m;
   while ((m = re.exec(name))) {
     out.append(name.slice(at, m.index), m[1] ? el('sup', { text: m[1] }) : el('sub', { text: m[2] }));
