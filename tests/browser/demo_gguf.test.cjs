@@ -141,6 +141,10 @@ test('a GGUF repository through the Hub panel: the quantization picker, Q4_K_M b
   await page.click('#hub-panel summary');
   await page.locator('#hub-panel').scrollIntoViewIfNeeded();
   await shot(page, 'gguf-hub-panel');
+  // On a phone: the panel's rows wrap (the picker, the address, the file input each on its own).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await settled(page);
+  await page.locator('#hub-panel').screenshot({ path: path.join(root, 'tests/browser/screenshots/gguf-hub-panel-390.png') });
   expect(errors).toEqual([]);
   await page.close();
 });
