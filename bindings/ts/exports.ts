@@ -11,6 +11,8 @@ export { Gpt2Model, Gpt2Model as LanguageModel } from './models/gpt2_model.js';
 export { LlamaModel } from './models/llama_model.js';
 export type { LlamaConfig, LlamaFiles, LlamaModelType, LlamaRunResult, LlamaTrace, RopeScaling } from './models/llama_model.js';
 export type { GenerateOptions, GenerateResult, Gpt2Config, RunOptions, RunResult, TokenEvent } from './models/gpt2_model.js';
+export type { ChatOptions, ChatResult } from './models/decoder_model.js';
+export type { ChatMessage, ChatTemplateOptions } from './models/chat.js';
 export { BartModel, MAX_PRONOUNCE_WORDS, MAX_LENGTH_PENALTY } from './models/bart_model.js';
 export type { BartConfig, Pronunciation, Seq2SeqOptions, Seq2SeqResult, Seq2SeqRunResult } from './models/bart_model.js';
 export { arpabetToIpa } from './tokenizers/arpabet.js';

@@ -13,6 +13,8 @@ import { checkObject, checkOptions, is, show } from '../validate.js';
 import type { Rule, Rules } from '../validate.js';
 import { WasmObject } from '../runtime/wasm_object.js';
 import { readAppliedMask, readHeadWeights, type AppliedMask, type HeadWeights } from './layer_inspection.js';
+import { CHAT_TEMPLATE_RULES, renderChatTemplate } from './chat.js';
+import type { ChatMessage, ChatTemplateOptions, ChatTemplateSource } from './chat.js';
 
 export interface RunOptions {
   /** Put the model's bos_token_id (GPT-2: <|endoftext|>) before the input, as models trained on
@@ -93,6 +95,24 @@ export interface GenerateResult extends DecodingScores {
   tokensPerSecond: number;
 }
 
+/** chat()'s options: generate()'s (but prependBos: the template puts BOS where the model wants
+ * it) and the template's (but addGenerationPrompt: chat always asks for the assistant's turn). */
+export interface ChatOptions extends Omit<GenerateOptions, 'prependBos'>, Omit<ChatTemplateOptions, 'addGenerationPrompt'> {}
+
+/** chat()'s result: generate()'s for the rendered conversation, and that text. `text` is the
+ * reply, without the end-of-turn token that ended it (finishReason 'eos'). */
+export interface ChatResult extends GenerateResult {
+  /** The conversation as the template rendered it (promptTokens is its tokenization). */
+  prompt: string;
+}
+
+/** A model's chat template, its special tokens' texts and the ids that end a turn (see chat()). */
+export interface ChatDefaults extends ChatTemplateSource {
+  /** Token ids that end an assistant turn besides eosTokenId (generation_config's eos_token_id
+   * list, the tokenizer's EOS / end-of-turn ids). */
+  endIds?: readonly number[];
+}
+
 /** What a decoding loop hands back: hypotheses best first, and when its first step completed. */
 interface Decoded { hypotheses: Hypothesis[]; finishReason: GenerateResult['finishReason']; firstAt: number; steps: number }
 
@@ -111,6 +131,10 @@ const GENERATE_RULES: Rules<GenerateOptions> = {
   ...SAMPLING_RULES, ...BEAM_RULES, maxNewTokens: is.int(0), stop: is.array(stopString, MAX_STOPS),
   prependBos: is.boolean, onToken: is.function, attention: is.boolean, signal: signalRule,
 };
+
+const { prependBos: _bos, ...CHAT_GENERATE_RULES } = GENERATE_RULES;
+const { addGenerationPrompt: _prompt, ...CHAT_ONLY_RULES } = CHAT_TEMPLATE_RULES;
+const CHAT_RULES: Rules<ChatOptions> = { ...CHAT_GENERATE_RULES, ...CHAT_ONLY_RULES };
 
 /** A run's result as predictNext and loss read it (checked: it may be hand-made). */
 interface CheckedRun { tokens: number[]; logits: Float32Array; from: number }
@@ -138,14 +162,16 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
   readonly bosTokenId: number | undefined;
   private readonly eosId: number | undefined;
   protected readonly shape: DecoderShape;
+  private readonly chatDefaults: ChatDefaults;
 
   protected constructor(mod: WasmModule, handle: H, name: string, tokenizer: T, shape: DecoderShape,
-    bosTokenId: number | undefined, eosTokenId: number | undefined) {
+    bosTokenId: number | undefined, eosTokenId: number | undefined, chat: ChatDefaults = {}) {
     super(mod, handle, name);
     this.tokenizer = tokenizer;
     this.shape = shape;
     this.bosTokenId = bosTokenId;
     this.eosId = eosTokenId;
+    this.chatDefaults = chat;
   }
 
   /**
@@ -344,28 +370,90 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
     const t0 = performance.now();
     this.live();
     const options = checkOptions('generate', opts, GENERATE_RULES);
-    const maxNew = options.maxNewTokens ?? 32, beams = options.beams ?? 1;
     const promptTokens = this.inputTokens('generate', prompt, 'prompt', options.prependBos === true);
     const { context: P } = this.shape;
     if (promptTokens.length === 0) throw new AttentionError('generate: the prompt has no tokens (pass prependBos to start from bos)');
     if (promptTokens.length >= P) throw new AttentionError(`generate: the prompt's ${promptTokens.length} tokens leave no room in the model's context of ${P}`);
-    if (this.generating) throw new AttentionError('generate: this model is already generating; await the previous call');
+    return this.decodeFrom('generate', promptTokens, options, this.eosTokenId === undefined ? [] : [this.eosTokenId], t0);
+  }
+
+  /** Generation from prompt ids (checked to fit), ending at any of `ends`: generate's and chat's loop. */
+  private async decodeFrom(where: string, promptTokens: number[], options: Omit<GenerateOptions, 'prependBos'>, ends: readonly number[],
+    t0: number): Promise<GenerateResult> {
+    const maxNew = options.maxNewTokens ?? 32, beams = options.beams ?? 1, P = this.shape.context;
+    if (this.generating) throw new AttentionError(`${where}: this model is already generating; await the previous call`);
     this.generating = true;
     try {
       const stepper = this.stepper(Math.min(P, promptTokens.length + maxNew), options.attention === true && beams === 1);
       const first = stepper.step(promptTokens, promptTokens.length);
-      const room = Math.min(maxNew, P - promptTokens.length), end = this.eosTokenId ?? -1;
-      const decoded = beams > 1 ? await this.beamDecode(stepper, first, room, end, options)
-        : await this.sampleDecode(stepper, first, room, end, options);
+      const room = Math.min(maxNew, P - promptTokens.length);
+      const decoded = beams > 1 ? await this.beamDecode(stepper, first, room, ends, options)
+        : await this.sampleDecode(stepper, first, room, ends, options);
       return this.generateResult(promptTokens, decoded, options.stop ?? [], t0);
     } finally {
       this.generating = false;
     }
   }
 
+  /**
+   * The conversation as the model's chat template renders it (tokenizer_config.json's
+   * chat_template, chat_template.jinja, a GGUF file's tokenizer.chat_template, or the
+   * chatTemplate option): the text chat() tokenizes. addGenerationPrompt ends it with the start
+   * of the assistant's turn. Throws an AttentionError (code 'no-chat-template') for a model
+   * without a template when no chatTemplate is passed.
+   */
+  applyChatTemplate(messages: ChatMessage[], options?: ChatTemplateOptions): string {
+    this.live();
+    return renderChatTemplate('applyChatTemplate', this.chatSource(), messages, options);
+  }
+
+  /**
+   * Replies to a conversation: renders it with the chat template (addGenerationPrompt: true),
+   * tokenizes that text as it is (the template writes the special tokens, BOS included, so none
+   * is added), and generates as generate() does (sampling options, maxNewTokens, stop, onToken,
+   * signal, beams) until an end-of-turn token: eosTokenId or any of the model's other end ids
+   * (generation_config.json's eos_token_id list, the tokenizer's EOS / EOT ids: <|im_end|>,
+   * <|eot_id|>, <end_of_turn>, <|end|>, ...). The reply is `text`; append
+   * `{ role: 'assistant', content: text }` to the messages to go on.
+   */
+  async chat(messages: ChatMessage[], opts?: ChatOptions): Promise<ChatResult> {
+    const t0 = performance.now();
+    this.live();
+    const options = checkOptions('chat', opts, CHAT_RULES);
+    const { tools, documents, chatTemplate, variables, ...generation } = options;
+    const prompt = renderChatTemplate('chat', this.chatSource(), messages, { tools, documents, chatTemplate, variables, addGenerationPrompt: true });
+    const P = this.shape.context;
+    if (prompt.length > this.longestToken() * P)
+      throw new AttentionError(`chat: the rendered conversation's ${prompt.length} characters exceed the model's context of ${P} tokens (a token covers at most ${this.longestToken()} bytes)`);
+    const promptTokens = this.encodeChat(prompt);
+    if (promptTokens.length === 0) throw new AttentionError('chat: the rendered conversation has no tokens');
+    if (promptTokens.length >= P) throw new AttentionError(`chat: the rendered conversation's ${promptTokens.length} tokens leave no room in the model's context of ${P}`);
+    const result = await this.decodeFrom('chat', promptTokens, generation, this.chatEndIds(), t0);
+    return { ...result, prompt };
+  }
+
+  /** The token ids of a rendered chat: the text as it is, no special tokens added (the template
+   * wrote them). A tokenizer that adds none by itself (GPT-2's) encodes it plainly. */
+  protected encodeChat(text: string): number[] {
+    return this.tokenizer.encode(text);
+  }
+
+  /** The template and the texts of BOS / EOS the template reads (the tokenizer's, when the model
+   * has none of its own). */
+  private chatSource(): ChatTemplateSource {
+    const d = this.chatDefaults, text = (id: number | undefined) => (id === undefined ? undefined : this.decodeIds([id]));
+    return { templates: d.templates, bosToken: d.bosToken ?? text(this.bosTokenId), eosToken: d.eosToken ?? text(this.eosId) };
+  }
+
+  /** The ids that end a chat turn: eosTokenId and the model's other end ids. */
+  chatEndIds(): number[] {
+    const ids = [...(this.eosId === undefined ? [] : [this.eosId]), ...(this.chatDefaults.endIds ?? [])];
+    return ids.filter((id, i) => ids.indexOf(id) === i && id < this.shape.vocab);
+  }
+
   /** Greedy or sampled decoding, one token per step, streamed through onToken. */
-  private async sampleDecode(stepper: Stepper & { attention?: Float32Array }, first: Float32Array, room: number, end: number,
-    options: GenerateOptions): Promise<Decoded> {
+  private async sampleDecode(stepper: Stepper & { attention?: Float32Array }, first: Float32Array, room: number, ends: readonly number[],
+    options: Omit<GenerateOptions, 'prependBos'>): Promise<Decoded> {
     const sampling = samplingDefaults(options), random = seededRandom(sampling.seed), stops = options.stop ?? [];
     const tokens: number[] = [];
     let logits = first, logProb = 0, emitted = '', firstAt = 0;
@@ -380,7 +468,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
       // The model's own probability, not the tempered one; the normalizer from the core (a cold
       // JavaScript loop over a vocabulary costs a page tens of ms).
       logProb += logits[token] - logSumExpRows(this.mod, this.staging, logits, logits.length, [0])[0];
-      if (token === end) return done('eos', true);
+      if (ends.includes(token)) return done('eos', true);
       tokens.push(token);
       // Feed it now: the next logits, and (when asked) its own attention row for the event.
       if (i + 1 < room || options.attention) logits = stepper.step([token], 1);
@@ -397,8 +485,9 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
   }
 
   /** Beam search, one step per turn of the event loop (the signal and dispose() are seen between steps). */
-  private async beamDecode(stepper: Stepper, first: Float32Array, room: number, end: number, options: GenerateOptions): Promise<Decoded> {
-    const search = new BeamSearch(stepper, first, { beams: options.beams ?? 1, maxNewTokens: room, endTokenId: end, lengthPenalty: options.lengthPenalty });
+  private async beamDecode(stepper: Stepper, first: Float32Array, room: number, ends: readonly number[],
+    options: Omit<GenerateOptions, 'prependBos'>): Promise<Decoded> {
+    const search = new BeamSearch(stepper, first, { beams: options.beams ?? 1, maxNewTokens: room, endTokenId: ends, lengthPenalty: options.lengthPenalty });
     let firstAt = 0, aborted = true;
     while (!options.signal?.aborted) {
       const more = search.advance();

@@ -120,7 +120,8 @@ export interface BeamOptions {
   /** Beam width k (1 = greedy). */
   beams: number;
   maxNewTokens: number;
-  endTokenId: number;
+  /** The token (or tokens: a chat template's end-of-turn ids) that ends a hypothesis. */
+  endTokenId: number | readonly number[];
   /** Finished hypotheses are ranked by sum of log-probabilities / length^lengthPenalty (length
    * counts the end token). Default 1. */
   lengthPenalty?: number;
@@ -198,7 +199,7 @@ export class BeamSearch {
     const next: typeof this.live = [], order: number[] = [], tokens: number[] = [];
     for (const [rank, c] of cands.slice(0, 2 * k).entries()) {
       const seq = [...this.live[c.beam].tokens, c.token];
-      if (c.token === this.o.endTokenId) {
+      if (this.ends(c.token)) {
         // An ending counts only when it is among the k best candidates (with k = 1: greedy's
         // choice); a lower-ranked one is a worse sequence than every live beam.
         if (rank < k && finished.length < k) this.finish(seq.slice(0, -1), c.logProb, true);
@@ -216,6 +217,11 @@ export class BeamSearch {
     this.stepper.reorder(order);
     this.logits = this.stepper.step(tokens, 1);
     return true;
+  }
+
+  private ends(token: number): boolean {
+    const end = this.o.endTokenId;
+    return typeof end === 'number' ? token === end : end.includes(token);
   }
 
   /** Steps taken: each chose one token of every beam. */

@@ -13,7 +13,7 @@ import { AttentionError } from '../errors.js';
 import type { CheckpointTensor, CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import type { GgufFile, GgufHeader, GgufValue } from '../loading/gguf.js';
 import type { GgufStream } from '../loading/gguf_stream.js';
-import { ggufTokenizer } from '../tokenizers/gguf_tokenizer.js';
+import { ggufTokenizer, ggufTokenizerInfo } from '../tokenizers/gguf_tokenizer.js';
 import { show } from '../validate.js';
 import type { LlamaFiles, LlamaModelType } from './llama_model.js';
 
@@ -149,6 +149,12 @@ function readConfig(file: GgufHeader): Record<string, unknown> {
   return config;
 }
 
+/** tokenizer.chat_template, when the file has one (chat() renders it). */
+function chatTemplateOf(file: GgufHeader): { chatTemplate?: string } {
+  const chatTemplate = ggufTokenizerInfo(file.metadata).chatTemplate;
+  return chatTemplate === undefined ? {} : { chatTemplate };
+}
+
 /** A Llama-family GGUF file in memory as the family's files: config, tensors and tokenizer. */
 export function readLlamaGguf(file: GgufFile): LlamaFiles {
   const config = readConfig(file);
@@ -159,7 +165,7 @@ export function readLlamaGguf(file: GgufFile): LlamaFiles {
     if (hf) tensors.set(hf, { dtype: t.type, shape: t.shape, bytes: bytesOf(hf, t.data, t.shape[0]) });
   }
   const weights: CheckpointTensors = { tensors };
-  return { config, weights, tokenizer: ggufTokenizer(file.metadata) };
+  return { config, weights, tokenizer: ggufTokenizer(file.metadata), ...chatTemplateOf(file) };
 }
 
 /** The same for a GGUF file being read: the tensors go into the model as they arrive. */
@@ -179,5 +185,5 @@ export function readLlamaGgufStream(stream: GgufStream): LlamaFiles {
     }
   }
   const weights: StreamedTensors = { tensors, arrivals: arrivals() };
-  return { config, weights, tokenizer: ggufTokenizer(file.metadata) };
+  return { config, weights, tokenizer: ggufTokenizer(file.metadata), ...chatTemplateOf(file) };
 }

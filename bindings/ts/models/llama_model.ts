@@ -6,7 +6,8 @@
 import { checkpointTensors, configEps, configInt, isStreamed, loadCheckpoint, streamCheckpoint } from '../loading/checkpoint.js';
 import type { CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
-import type { RunOptions, RunResult } from './decoder_model.js';
+import type { ChatDefaults, RunOptions, RunResult } from './decoder_model.js';
+import { readChatTemplates } from './chat.js';
 import { AttentionError, throwIfError } from '../errors.js';
 import { HfTokenizer } from '../tokenizers/hf_tokenizer.js';
 import type { HfTokenizerFiles } from '../tokenizers/hf_tokenizer.js';
@@ -27,14 +28,18 @@ export interface LlamaFiles {
   config: Record<string, unknown>;
   weights: SafetensorsWeights | CheckpointTensors | StreamedTensors;
   tokenizer: HfTokenizerFiles | HfTokenizer;
+  /** The chat template (Jinja) of a chat_template.jinja file or a GGUF file's
+   * tokenizer.chat_template: it wins over tokenizer_config.json's chat_template, as in transformers. */
+  chatTemplate?: string;
 }
 
-/** The Llama family's files: tokenizer.json, with the BOS/EOS of tokenizer_config.json and
- * generation_config.json. */
+/** The Llama family's files: tokenizer.json, with the BOS/EOS (and chat_template) of
+ * tokenizer_config.json and generation_config.json, and chat_template.jinja when there is one. */
 export const readLlamaFiles: FilesReader = async (files, config, weights) => {
-  const [weightBytes, tokenizer, tokenizerConfig, generation] = await Promise.all([
-    weights, files.json('tokenizer.json'), files.optional(files.json('tokenizer_config.json')), files.optional(files.json('generation_config.json'))]);
-  return { config, weights: weightBytes, tokenizer: { tokenizer, config: tokenizerConfig, generation } };
+  const [weightBytes, tokenizer, tokenizerConfig, generation, chatTemplate] = await Promise.all([
+    weights, files.json('tokenizer.json'), files.optional(files.json('tokenizer_config.json')), files.optional(files.json('generation_config.json')),
+    files.optional(files.text('chat_template.jinja'))]);
+  return { config, weights: weightBytes, tokenizer: { tokenizer, config: tokenizerConfig, generation }, ...(chatTemplate === undefined ? {} : { chatTemplate }) };
 };
 
 /** rope_scaling as the core runs it ('' = none). */
@@ -153,6 +158,32 @@ function eosOf(config: Record<string, unknown>, tokenizer: HfTokenizer, vocab: n
   return vocabTokenId(eos, vocab) ?? vocabTokenId(tokenizer.eosIds[0], vocab);
 }
 
+/** tokenizer_config.json's bos_token / eos_token as text ("<s>" or { content: "<s>" }). */
+function configTokenText(config: Record<string, unknown> | undefined, key: string): string | undefined {
+  const v = config?.[key];
+  const content = typeof v === 'object' && v !== null ? (v as Record<string, unknown>).content : v;
+  return typeof content === 'string' ? content : undefined;
+}
+
+/** What chat() needs of the files: the template (chat_template.jinja or GGUF's, else
+ * tokenizer_config.json's), the BOS / EOS texts the template reads, and every end-of-turn id
+ * (config.json's eos_token_id list and the tokenizer's: generation_config.json's list, or a
+ * GGUF file's EOS / EOT / EOM). */
+function chatDefaults(files: LlamaFiles, tokenizer: HfTokenizer, vocab: number): ChatDefaults {
+  const tokenizerConfig = files.tokenizer instanceof HfTokenizer ? undefined : files.tokenizer.config as Record<string, unknown> | undefined;
+  const templates = files.chatTemplate !== undefined ? readChatTemplates(files.chatTemplate, 'chat_template.jinja')
+    : readChatTemplates(tokenizerConfig?.chat_template, 'tokenizer_config.json');
+  const tokenText = (id: number | undefined) => (id === undefined ? undefined : tokenizer.idToToken(id));
+  const eos = files.config.eos_token_id, configEos = (Array.isArray(eos) ? eos : [eos]).map((id) => vocabTokenId(id, vocab));
+  const endIds = [...configEos, ...tokenizer.eosIds].filter((id): id is number => id !== undefined && id < vocab);
+  return {
+    templates,
+    bosToken: configTokenText(tokenizerConfig, 'bos_token') ?? tokenText(vocabTokenId(files.config.bos_token_id, vocab) ?? tokenizer.bosId),
+    eosToken: configTokenText(tokenizerConfig, 'eos_token') ?? tokenText(tokenizer.eosIds[0] ?? vocabTokenId(configEos[0], vocab)),
+    endIds,
+  };
+}
+
 /** A traced layer's walk: q and k are after the rotary embedding (the scores use them); these are
  * the same rows as projected, before it (shapes as shapes.q and shapes.k: k per K/V head). Row 0
  * is the same in both (position 0 is not rotated). */
@@ -183,7 +214,8 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     const weights = files.weights, file = isStreamed(weights) ? undefined : checkpointTensors(weights);
     super(mod, new mod.LlamaHandle(), 'LlamaModel', tokenizer,
       { vocab: V, layers: config.num_hidden_layers, heads: config.num_attention_heads, context: config.max_position_embeddings },
-      vocabTokenId(files.config.bos_token_id, V) ?? vocabTokenId(tokenizer.bosId, V), eosOf(files.config, tokenizer, V));
+      vocabTokenId(files.config.bos_token_id, V) ?? vocabTokenId(tokenizer.bosId, V), eosOf(files.config, tokenizer, V),
+      chatDefaults(files, tokenizer, V));
     this.config = config;
     const handle = this.live(), r = config.rope_scaling;
     try {
@@ -214,6 +246,11 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
    * token ids; the trace also holds Q and K before the rotation. */
   run(input: string | number[], opts?: RunOptions): LlamaRunResult {
     return super.run(input, opts) as LlamaRunResult;
+  }
+
+  /** A rendered chat's ids: its text as it is, the template having written BOS and the rest. */
+  protected encodeChat(text: string): number[] {
+    return this.tokenizer.encode(text, { addSpecialTokens: false, maxTokens: this.config.max_position_embeddings, caller: 'chat' });
   }
 
   /** The traced layer's walk: q per query head, k and v per K/V head, after and before rotation. */
