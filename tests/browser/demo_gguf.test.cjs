@@ -205,4 +205,18 @@ test('<attention-view model="hf:…" quant="F16" hub="…">: the widget draws a 
   expect(await inShadow('f', '.status', (s) => s[0].textContent)).toBe('');
   await page.screenshot({ path: path.join(root, 'tests/browser/screenshots/gguf-widget.png') }); // (the heatmap and the step view's start)
   expect(errors).toEqual([]);
+
+  // A GGUF repository named without its file or quantization: no config.json, and the error says what to add.
+  await page.evaluate(([repo, hubUrl]) => {
+    const w = document.createElement('attention-view');
+    Object.assign(w, { id: 'bare' });
+    w.setAttribute('model', `hf:${repo}`);
+    w.setAttribute('hub', hubUrl);
+    document.body.append(w);
+  }, [REPO, hub.url]);
+  await page.waitForFunction(() => document.getElementById('bare').shadowRoot.querySelector('.status.error'), null, { timeout: 30000 });
+  const message = await inShadow('bare', '.status', (s) => s[0].textContent);
+  expect(message).toContain('no config.json');
+  expect(message).toContain(`if ${REPO} holds GGUF files, name one (model="hf:${REPO}/file.gguf") or its quantization (quant="Q4_K_M").`);
+  expect(errors).toEqual([`<attention-view>: ${message}`]);
 });

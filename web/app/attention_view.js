@@ -208,7 +208,7 @@ class AttentionViewElement extends HTMLElement {
       this.drawnSeq = seq;
       try { modelInfo.delete(this.modelUrl); } catch { /* no such model in this build */ }
       this.link.hidden = true;
-      const hint = modelNameHint(this);
+      const hint = modelNameHint(this) ?? ggufHint(this, e);
       this.statusEl.textContent = `Could not compute: ${e.message}${hint ? `; ${hint}` : ''}`;
       this.statusEl.classList.add('error');
       console.error(`<attention-view>: ${this.statusEl.textContent}`); // where an author looks first
@@ -383,6 +383,13 @@ class AttentionViewElement extends HTMLElement {
     this.showMarks();
     this.dataset.ready = this.drawnSeq === this.computeSeq ? '1' : '0';
   }
+}
+
+/** For a Hub model with no config.json: a repository of GGUF files needs its file or quantization named. */
+function ggufHint(element, error) {
+  const model = element.getAttribute('model') ?? '';
+  if (!model.startsWith('hf:') || /\.gguf$/i.test(model) || element.hasAttribute('quant') || !/config\.json/.test(String(error?.message))) return null;
+  return `if ${model.slice(3)} holds GGUF files, name one (model="${model}/file.gguf") or its quantization (quant="Q4_K_M").`;
 }
 
 /** The attributes a widget could not honour, each with what it shows instead (plain words). */

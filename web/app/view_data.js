@@ -65,7 +65,7 @@ export function modelSteps(run, info, state, sel) {
     qkv.explain += ` The weights are printed as this model holds them (${HELD[info.dtype]}): the values it computes with, not the file's.`;
   // A GGUF file's weights stay in the file's blocks (Q4_K, Q5_0, …): printed decoded from them.
   const held = !HELD[info.dtype] && info.gguf ? info.gguf.layerTypes?.[sel.layer] : null;
-  if (held?.q && qkv?.groups?.flat().some((t) => t.key === 'wQ' && t.kind === 'matrix'))
+  if (held && [held.q, held.k, held.v, held.o].every(Boolean) && qkv?.groups?.flat().some((t) => t.key === 'wQ' && t.kind === 'matrix'))
   {
     qkv.explain += ` The GGUF file stores this layer's W^Q as ${held.q}, W^K as ${held.k}, W^V as ${held.v} and W^O as ${held.o}; the model holds them so, and the numbers printed are decoded from those blocks: the values it computes with.`;
     // (the core multiplies quantized blocks with X rounded to 8 bits per block, as llama.cpp does)

@@ -162,8 +162,9 @@ async function loadGguf(url, { hubUrl, onProgress, dtype, file }) {
     fileName = path ?? [...sizes.keys()][0] ?? `${quant} file`;
     name = `${repo}/${fileName}`;
     bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
-    // The header from the copy the library's Hub cache keeps (the Cache API), when there is one.
-    header = await cachedHeader(hubFileUrl(hubAddress, repo, revision, fileName)).catch(() => null);
+    // The header from the copy the library's Hub cache keeps (the Cache API), when there is one
+    // (not for a split file: its first shard holds only some of the tensors).
+    if (!/-\d{5}-of-\d{5}\.gguf$/i.test(fileName)) header = await cachedHeader(hubFileUrl(hubAddress, repo, revision, fileName)).catch(() => null);
     hubPage = `${hubAddress}/${repo}`;
   } else {
     fileName = name = decodeURIComponent(new URL(url).pathname.split('/').pop());
