@@ -174,6 +174,11 @@ test('a .gguf file from the disk: no download, the same attention; a sentence th
   expect(await page.$eval('#steps-body [data-step-id="qkv"]', (s) => s.textContent)).not.toContain('round each row of X');
   await page.click('#tab-heads');
   await settled(page);
+  expect((await rowsOf(page)).length).toBeGreaterThan(0);
+  // The model view: every layer x head, the query heads bracketed by the K/V head they share.
+  await page.click('#tab-model');
+  await settled(page);
+  expect(await page.$$eval('.model-view .kv-group', (g) => g.length)).toBe(2);
   expect(await page.$$eval('#app img', (i) => i.length)).toBe(0);
   expect(await page.evaluate(() => window.__injected)).toBeUndefined();
   expect(await page.$$eval('#tokens .token', (b) => b.map((e) => e.textContent).join(''))).toContain('<img');
