@@ -33,9 +33,12 @@ int held_outputs(bool panels, int out) { return panels ? (out + kPanel - 1) / kP
 
 bool Weight::allocate(WeightType t, bool panels_, int out_, int in_) {
   type = t, panels = panels_ && t == WeightType::kF32, out = out_, in = in_;
-  bool ok = true;
-  const std::size_t bytes = product_or_zero({row_bytes(t, in_), std::size_t(held_outputs(panels, out_))}, &ok);
-  if (!ok || !storage.resize((bytes + 3) / 4)) return false;
+  // Bounded in bytes by kMaxFloats floats' worth (product_or_zero bounds a count of floats: a
+  // matrix of over 512 MiB, e.g. a 128256 x 2048 F16 embedding, was refused on wasm32).
+  const std::size_t rows = std::size_t(held_outputs(panels, out_)), row = row_bytes(t, in_);
+  if (rows != 0 && row > kMaxFloats / rows * sizeof(float)) return false;
+  const std::size_t bytes = row * rows;
+  if (!storage.resize((bytes + 3) / 4)) return false;
   if (panels && bytes) std::memset(storage.data(), 0, bytes);  // (the last panel's padding)
   return true;
 }

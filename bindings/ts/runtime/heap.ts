@@ -31,14 +31,15 @@ export class Staging {
     if (this.used > this.capacity) {
       this.freeBlock();
       // dlmalloc returns 0 instead of aborting (ABORTING_MALLOC=0) when the heap cannot grow.
-      // (>>> 0: a pointer past 2 GiB comes back from the export as a negative i32.)
-      const ptr = this.used > 0xffffffff ? 0 : this.mod._malloc(this.used) >>> 0;
+      // The heap may reach 4 GiB, but one block stays under 2 GiB: Emscripten's sbrk takes a
+      // signed 32-bit increment. (>>> 0: a pointer past 2 GiB comes back as a negative i32.)
+      const ptr = this.used >= 2 ** 31 ? 0 : this.mod._malloc(this.used) >>> 0;
       if (!ptr) {
         const mib = (this.used / 2 ** 20).toFixed(1);
+        const why = this.used >= 2 ** 31 ? 'more than one block of the heap may hold (under 2 GiB)' : 'which the heap cannot grow to hold (limit 4 GiB)';
         this.regions = [];
         this.used = 0;
-        throw new AttentionError(
-          `out of memory: this call needs ${mib} MiB of WebAssembly heap, which cannot grow that far (limit 4 GiB)`);
+        throw new AttentionError(`out of memory: this call needs ${mib} MiB of WebAssembly heap, ${why}`);
       }
       this.base = ptr;
       this.capacity = this.used;
