@@ -246,19 +246,28 @@ describe('model.chat on brown-llama with a simple template', () => {
     expect(brown.chatEndIds()).toEqual([EOT]);
   });
 
-  test("another id of generation_config.json's eos_token_id list ends the turn too (chat only; generate keeps to eos)", async () => {
+  test("another id of generation_config.json's eos_token_id list ends the turn too, greedy and beam search (chat only; generate keeps to eos)", async () => {
     const first = await brown.chat(CONVERSATION, { chatTemplate: SIMPLE, maxNewTokens: 100 });
     expect(first.tokens.length).toBeGreaterThanOrEqual(3);
     const stopAt = first.tokens[2];  // a token greedy decoding writes third: now an end-of-turn id
     const at = first.tokens.indexOf(stopAt);
-    const model = await mod.loadModel(brownWith('two-ends', { 'generation_config.json': { bos_token_id: EOT, eos_token_id: [EOT, stopAt] } }));
+    // And one that beam search writes (greedy does not, up to stopAt).
+    const beamFirst = await brown.chat(CONVERSATION, { chatTemplate: SIMPLE, maxNewTokens: 30, beams: 3 });
+    const beamStop = beamFirst.hypotheses.flatMap((h) => h.tokens).find((t) => !first.tokens.slice(0, at + 1).includes(t));
+    expect(beamStop).toBeDefined();
+    const model = await mod.loadModel(brownWith('more-ends', { 'generation_config.json': { bos_token_id: EOT, eos_token_id: [EOT, stopAt, beamStop] } }));
     try {
-      expect(model.chatEndIds()).toEqual([EOT, stopAt]);
+      expect(model.chatEndIds()).toEqual([EOT, stopAt, beamStop]);
       const out = await model.chat(CONVERSATION, { chatTemplate: SIMPLE, maxNewTokens: 100 });
       expect(out.finishReason).toBe('eos');
       expect(out.tokens).toEqual(first.tokens.slice(0, at));
       const plain = await model.generate(first.promptTokens, { maxNewTokens: first.tokens.length });
       expect(plain.tokens).toEqual(first.tokens);
+      // Beam search: any of the ids ends a hypothesis, and none is inside one.
+      const beam = await model.chat(CONVERSATION, { chatTemplate: SIMPLE, maxNewTokens: 30, beams: 3 });
+      expect(beam.finishReason).toBe('eos');
+      expect(beam.hypotheses).toHaveLength(3);
+      for (const h of beam.hypotheses) expect(h.tokens.filter((t) => [EOT, stopAt, beamStop].includes(t))).toEqual([]);
     } finally {
       model.dispose();
     }
