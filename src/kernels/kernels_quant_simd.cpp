@@ -4,7 +4,7 @@
 // vector of four block sums takes the scales and joins four float accumulators, lane r the scalar
 // twin's `acc` for row r: the same float operations in the same order, so the twins agree to the bit.
 // A decoding step (one row of A) reads each weight byte once, front to back through four rows.
-// The K-quants (Q4_K, Q5_K, Q6_K) have their own kernel below, on the same plan.
+// The K-quants (Q2_K .. Q6_K) have their own kernel below, on the same plan.
 //
 // Instructions per block and row are what bound a decoding step here (not memory), so the hot loop
 // is kept short (V8 x86-64 instructions per block of one row, before -> now):
@@ -223,30 +223,40 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
 }
 
 
-// --- K-quants (Q4_K, Q5_K, Q6_K): super-blocks of 256 --------------------------------------------
+// --- K-quants (Q2_K .. Q6_K): super-blocks of 256 ------------------------------------------------
 // The scalar twin's sums per block of 32 (weight_types.h, unpack): the exact integer
-// dot = sum a (q sc) (Q6_K: sc per run of 16, q with its zero point -32), then
-//   acc += float(dot) * (as * d);  acc += as * (o * float(s0) + o * float(s1))   (Q4_K, Q5_K's mins)
-// with o = -(dmin m) and s0, s1 the sums of A's codes over the block's two runs of 16. Here four rows
-// of B go side by side as in four_rows: each row's block gives sum a q in int32 lanes (the codes
-// without sc, so they stay small: 16-bit lanes of at most 5 (Q4_K, Q5_K) or 6 (Q6_K) bits), four
-// rows' sums meet in one vector, and sc (a float vector of the four rows' sub-block scales) is
-// applied to the sum as a float: sum and product are integers below 2^24 (32 x 127 x 31 x 63 for
-// Q5_K; per run 16 x 127 x 32 x 128, two runs 16646144 for Q6_K), so float(sum) * sc is exactly
-// float(dot), and the float operations after it are the scalar twin's, in its order: the twins agree
-// to the bit. The mins' term is added even where both offsets are 0 (the scalar twin skips it): it
-// is then +-0, and acc, which starts at +0 and is never -0 (x + -x is +0), is unchanged by it.
+// dot = sum a (q sc) (Q2_K, Q3_K, Q6_K: sc per run of 16; Q3_K's q with its zero point -4, Q6_K's
+// -32), then
+//   acc += float(dot) * (as * d);  acc += as * (o0 * float(s0) + o1 * float(s1))   (the mins)
+// with o = -(dmin m) of the runs' sub-blocks (Q2_K, Q4_K, Q5_K) and s0, s1 the sums of A's codes over
+// the block's two runs of 16. Here four rows of B go side by side as in four_rows: each row's block
+// gives sum a q in int32 lanes (the codes without sc, so they stay small: 16-bit lanes of at most 6
+// bits), four rows' sums meet in one vector, and sc (a float vector of the four rows' sub-block
+// scales) is applied to the sum as a float: sums and products are integers below 2^24 (32 x 127 x
+// 31 x 63 for Q5_K; per run 16 x 127 x 32 x 128, two runs 16646144 for Q6_K), so float(sum) * sc is
+// exactly float(dot), and the float operations after it are the scalar twin's, in its order: the
+// twins agree to the bit. The mins' term is added even where both offsets are 0 (the scalar twin
+// skips it): it is then +-0, and acc, which starts at +0 and is never -0 (x + -x is +0), is
+// unchanged by it.
 //
 // Per super-block and four rows, the scales and mins are widened once, in lanes: a 16-byte load per
 // row from the scales, a 4 x 4 transpose, and shifts and masks (no scalar work per row).
 
 // Four rows' super-block factors, lane r row r: d, the sub-block scales as floats (Q4_K, Q5_K: 8
-// of 32 values; Q6_K: 16 of 16), and Q4_K's / Q5_K's offsets -(dmin m) per sub-block.
+// of 32 values; Q2_K, Q3_K, Q6_K: 16 of 16), and the offsets -(dmin m) per sub-block (Q2_K, Q4_K, Q5_K).
 struct KScales {
   f32x4 d;
   f32x4 sc[16];
-  f32x4 off[8];
+  f32x4 off[16];
 };
+
+// Sub-blocks of 16 (each run of a block of 32 its own scale), the codes' zero point, and a min.
+template <WeightType T>
+constexpr bool kRunScales = T == WeightType::kQ2_K || T == WeightType::kQ3_K || T == WeightType::kQ6_K;
+template <WeightType T>
+constexpr int kKZeroPoint = T == WeightType::kQ6_K ? 32 : T == WeightType::kQ3_K ? 4 : 0;
+template <WeightType T>
+constexpr bool kKHasMin = T == WeightType::kQ2_K || T == WeightType::kQ4_K || T == WeightType::kQ5_K;
 
 // 16 bytes at b[r] + at of the four rows, transposed: w[k] lane r is row r's bytes 4k .. 4k + 3.
 inline void words_at(const unsigned char* const b[4], std::size_t at, i32x4 w[4]) {
@@ -284,6 +294,40 @@ inline void q6k_scales(const unsigned char* const b[4], std::size_t at, KScales&
       s.sc[4 * k + p] = i32_to_f32(isra32<24>(ishl32<24>(w[k])));
       w[k] = iushr32<8>(w[k]);
     }
+}
+
+// Q2_K: scales[j] holds sub-block j's scale (low nibble) and min (high nibble).
+inline void q2k_scales(const unsigned char* const b[4], std::size_t at, KScales& s) {
+  s.d = halves_at(b, at + offsetof(BlockQ2_K, d));
+  const f32x4 neg_dmin = mul(splat(-1.0f), halves_at(b, at + offsetof(BlockQ2_K, dmin)));
+  i32x4 w[4];
+  words_at(b, at + offsetof(BlockQ2_K, scales), w);
+  const i32x4 four = isplat32(15);
+  for (int k = 0; k < 4; ++k)
+    for (int p = 0; p < 4; ++p) {
+      s.sc[4 * k + p] = i32_to_f32(iand(w[k], four));
+      s.off[4 * k + p] = mul(neg_dmin, i32_to_f32(iand(iushr32<4>(w[k]), four)));
+      w[k] = iushr32<8>(w[k]);
+    }
+}
+
+// Q3_K: get_q3_scale in lanes, less the 32. With the scale bytes as words lo = s[0..4), hi = s[4..8),
+// top = s[8..12), scale p < 4 is (s[p] & 15) | (bits 0-1 of s[8 + p]) << 4; 4 + p the same from
+// s[4 + p] and bits 2-3; 8 + p from s[p] >> 4 and bits 4-5; 12 + p from s[4 + p] >> 4 and bits 6-7.
+inline void q3k_scales(const unsigned char* const b[4], std::size_t at, KScales& s) {
+  s.d = halves_at(b, at + offsetof(BlockQ3_K, d));
+  i32x4 w[4];
+  // (the 16 bytes that end with the scales: the block ends 2 bytes after them)
+  words_at(b, at + offsetof(BlockQ3_K, scales) - 4, w);
+  i32x4 lo = w[1], hi = w[2], top = w[3];
+  const i32x4 four = isplat32(15), two = isplat32(0x30), bias = isplat32(32);
+  for (int p = 0; p < 4; ++p) {
+    s.sc[p] = i32_to_f32(isub32(ior(iand(lo, four), iand(ishl32<4>(top), two)), bias));
+    s.sc[4 + p] = i32_to_f32(isub32(ior(iand(hi, four), iand(ishl32<2>(top), two)), bias));
+    s.sc[8 + p] = i32_to_f32(isub32(ior(iand(iushr32<4>(lo), four), iand(top, two)), bias));
+    s.sc[12 + p] = i32_to_f32(isub32(ior(iand(iushr32<4>(hi), four), iand(iushr32<2>(top), two)), bias));
+    lo = iushr32<8>(lo), hi = iushr32<8>(hi), top = iushr32<8>(top);
+  }
 }
 
 // Each 16-bit lane shifted left by n (right by -n when n < 0).
@@ -332,6 +376,22 @@ inline void q6k_dot(const i32x4 a[4], const unsigned char* blk, i32x4* run0, i32
   two_code_dot(a, u0, u1, run0, run1);
 }
 
+// Q2_K, Q3_K: block J of 32 is half h = J / 4, run t = J % 4 of it: element l's low 2 bits are bits
+// 2t, 2t + 1 of qs[32h + l]; Q3_K's third bit is bit J of hmask[l]. Codes without Q3_K's -4.
+template <WeightType T, int J>
+inline void q23k_dot(const i32x4 a[4], const unsigned char* blk, i32x4* run0, i32x4* run1) {
+  constexpr int t = J % 4;
+  const unsigned char* q = blk + offsetof(typename BlockOf<T>::type, qs) + 32 * (J / 4);
+  const i32x4 crumb = isplat16(0x0303);
+  i32x4 u0 = iand(iushr16<2 * t>(iload(q)), crumb), u1 = iand(iushr16<2 * t>(iload(q + 16)), crumb);
+  if constexpr (T == WeightType::kQ3_K) {
+    const unsigned char* hm = blk + offsetof(BlockQ3_K, hmask);
+    const i32x4 bit = isplat16(0x0404);
+    u0 = ior(u0, iand(ishift16<2 - J>(iload(hm)), bit)), u1 = ior(u1, iand(ishift16<2 - J>(iload(hm + 16)), bit));
+  }
+  two_code_dot(a, u0, u1, run0, run1);
+}
+
 // One activation row's block J of the super-block (A at the super-block's first block) against four
 // rows' blocks at b[r] + at: acc as the scalar twin's, lane r row r.
 template <WeightType T, int J>
@@ -341,19 +401,24 @@ inline f32x4 k_block(f32x4 acc, const ARow& A, const unsigned char* const b[4], 
   const float as = A.as[J], *runs = A.runs + 2 * J;
   const i32x4 av[4] = {iload(a), iload(a + 8), iload(a + 16), iload(a + 24)};
   f32x4 dot;
-  if constexpr (T == WeightType::kQ6_K) {
+  if constexpr (kRunScales<T>) {
     // Two rows' run sums folded (ipair_sum) and stored before the next two rows' are made: eight
     // vectors of run sums live at once would not fit the registers with A's block beside them.
     i32x4 p0[2], p1[2];
     for (int h = 0; h < 2; ++h) {
       i32x4 x0, x1, y0, y1;
-      q6k_dot<J>(av, b[2 * h] + at, &x0, &x1);
-      q6k_dot<J>(av, b[2 * h + 1] + at, &y0, &y1);
+      if constexpr (T == WeightType::kQ6_K) {
+        q6k_dot<J>(av, b[2 * h] + at, &x0, &x1), q6k_dot<J>(av, b[2 * h + 1] + at, &y0, &y1);
+      } else {
+        q23k_dot<T, J>(av, b[2 * h] + at, &x0, &x1), q23k_dot<T, J>(av, b[2 * h + 1] + at, &y0, &y1);
+      }
       p0[h] = ipair_sum(x0, y0), p1[h] = ipair_sum(x1, y1);
       store_in_order(fence + 2 * h, p0[h]), store_in_order(fence + 2 * h + 1, p1[h]);
     }
-    const f32x4 run0 = i32_to_f32(isub32(ipairs_sum(p0[0], p0[1]), isplat32(A.zeros[2 * J])));
-    const f32x4 run1 = i32_to_f32(isub32(ipairs_sum(p1[0], p1[1]), isplat32(A.zeros[2 * J + 1])));
+    i32x4 sum0 = ipairs_sum(p0[0], p0[1]), sum1 = ipairs_sum(p1[0], p1[1]);
+    if constexpr (kKZeroPoint<T> != 0)
+      sum0 = isub32(sum0, isplat32(A.zeros[2 * J])), sum1 = isub32(sum1, isplat32(A.zeros[2 * J + 1]));
+    const f32x4 run0 = i32_to_f32(sum0), run1 = i32_to_f32(sum1);
     dot = add(mul(run0, s.sc[2 * J]), mul(run1, s.sc[2 * J + 1]));  // (integers below 2^24: exact)
   } else {
     i32x4 d[4];
@@ -364,11 +429,11 @@ inline f32x4 k_block(f32x4 acc, const ARow& A, const unsigned char* const b[4], 
     dot = mul(i32_to_f32(isum4(d[0], d[1], d[2], d[3])), s.sc[J]);  // (exact, as above)
   }
   acc = add(acc, mul(dot, mul(splat(as), s.d)));
-  if constexpr (T == WeightType::kQ6_K) {
+  if constexpr (!kKHasMin<T>) {
     return acc;
   } else {
-    const f32x4 o = s.off[J];
-    return add(acc, mul(splat(as), add(mul(o, splat(runs[0])), mul(o, splat(runs[1])))));
+    const f32x4 o0 = s.off[kRunScales<T> ? 2 * J : J], o1 = s.off[kRunScales<T> ? 2 * J + 1 : J];
+    return add(acc, mul(splat(as), add(mul(o0, splat(runs[0])), mul(o1, splat(runs[1])))));
   }
 }
 
@@ -379,7 +444,7 @@ inline f32x4 k_super_block(f32x4 acc, const ARow& A, const unsigned char* const 
   return acc;
 }
 
-// C = A B^T for B's rows of Q4_K, Q5_K or Q6_K: four rows of B at a time (the last N % 4 as copies
+// C = A B^T for B's rows of a K-quant: four rows of B at a time (the last N % 4 as copies
 // of row N - 1, whose lanes are not stored), each super-block's scales widened once for all of A's
 // rows, which meet it while it is in cache; a decoding step (M = 1) reads each weight byte once,
 // touching the next four rows a super-block ahead as four_rows does.
@@ -393,7 +458,7 @@ void gemm_bt_kquant_simd(int M, int N, int K, const std::int16_t* Aq, const floa
   thread_local PreparedA prepared;
   thread_local std::vector<float> acc_rows;  // [row of A][4 rows of B]
   thread_local i32x4 fence_slots[8];
-  prepared.prepare(M, K, Aq, true, T == WeightType::kQ6_K ? 32 : 0);
+  prepared.prepare(M, K, Aq, true, kKZeroPoint<T>);
   acc_rows.resize(std::size_t(M) * 4);
   float* accs = acc_rows.data();
   i32x4* fence = fence_slots;
@@ -409,6 +474,8 @@ void gemm_bt_kquant_simd(int M, int N, int K, const std::int16_t* Aq, const floa
         for (int o = 0; o < 4 * kBlockBytes; o += 64) sink += ahead[4 * at + o];
       KScales s;
       if constexpr (T == WeightType::kQ6_K) q6k_scales(b, at, s);
+      else if constexpr (T == WeightType::kQ3_K) q3k_scales(b, at, s);
+      else if constexpr (T == WeightType::kQ2_K) q2k_scales(b, at, s);
       else k4_scales<T>(b, at, s);
       for (int i = 0; i < M; ++i) {
         ARow A = a_row(prepared, Aq, As, K, i);
@@ -424,9 +491,7 @@ void gemm_bt_kquant_simd(int M, int N, int K, const std::int16_t* Aq, const floa
 
 }  // namespace
 
-// The scalar twins' table with the types that have SIMD kernels overridden (Q8_0, Q4_0, Q4_1,
-// Q5_0, Q5_1, Q4_K, Q5_K, Q6_K): every quantized type has a kernel here. Q2_K and Q3_K still run
-// their scalar twins.
+// The scalar twins' table with every quantized type's SIMD kernel in its place.
 QuantKernels simd_quant_kernels() {
   QuantKernels k = scalar_quant_kernels();
   k.set(WeightType::kQ8_0, gemm_bt_quant_simd<WeightType::kQ8_0>)
@@ -436,7 +501,9 @@ QuantKernels simd_quant_kernels() {
       .set(WeightType::kQ5_1, gemm_bt_quant_simd<WeightType::kQ5_1>)
       .set(WeightType::kQ4_K, gemm_bt_kquant_simd<WeightType::kQ4_K>)
       .set(WeightType::kQ5_K, gemm_bt_kquant_simd<WeightType::kQ5_K>)
-      .set(WeightType::kQ6_K, gemm_bt_kquant_simd<WeightType::kQ6_K>);
+      .set(WeightType::kQ6_K, gemm_bt_kquant_simd<WeightType::kQ6_K>)
+      .set(WeightType::kQ3_K, gemm_bt_kquant_simd<WeightType::kQ3_K>)
+      .set(WeightType::kQ2_K, gemm_bt_kquant_simd<WeightType::kQ2_K>);
   return k;
 }
 #endif

@@ -384,22 +384,22 @@ TEST(WeightTypesGguf, LinearOnRandomBlocksEqualsFloat64ForEveryKernelsTable) {
     }
 }
 
-// Blocks whose integer sums are the largest the kernels meet: Q4_K, Q5_K all bits set (codes 15 or
-// 31, sub-block scales and mins 63); Q6_K codes 0 (q - 32 = -32) under scales -128; the others all
-// bits set. Finite halves of 0.01.
+// Blocks whose integer sums are the largest the kernels meet: Q2_K, Q4_K, Q5_K all bits set (codes
+// 3, 15 or 31, sub-block scales and mins 15 or 63); Q6_K codes 0 (q - 32 = -32) under scales -128;
+// Q3_K all bits clear (q - 4 = -4 under scales 0 - 32); the others all bits set. Finite halves of 0.01.
 std::vector<unsigned char> extreme_blocks(WeightType t, int blocks) {
   const attn::WeightTypeInfo& info = attn::weight_type_info(t);
   std::vector<unsigned char> bytes(std::size_t(info.block_bytes) * blocks, 0xff);
   for (int k = 0; k < blocks; ++k) {
     unsigned char* b = bytes.data() + std::size_t(k) * info.block_bytes;
     if (t == WeightType::kQ6_K) std::memset(b, 0, 192), std::memset(b + 192, 0x80, 16);
+    if (t == WeightType::kQ3_K) std::memset(b, 0, info.block_bytes);
     for (int at : halves_of(t)) put_half(b + at, 0.01f);
   }
   return bytes;
 }
 
-// The SIMD kernels (Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K; Q2_K and Q3_K are their scalar twins in the
-// SIMD table) called as linear() calls them, on random and on extreme blocks, with random and with extreme
+// The SIMD kernels of every GGUF type, called as linear() calls them, on random and on extreme blocks, with random and with extreme
 // activations (every code +-127): equal to the scalar twins to the bit (tolerance 0: the same exact
 // integer block sums, then the same float operations in the same order, kernels_quant_simd.cpp), and
 // within float64_product's bound of float64. Shapes: one row of A (a decoding step) and a few;
