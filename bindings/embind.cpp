@@ -595,7 +595,9 @@ void bind_configs() {
       .field("rope_scaling", &get_rope_scaling, &set_rope_scaling)
       .field("attention_bias", &attn::LlamaConfig::attention_bias)
       .field("tie_word_embeddings", &attn::LlamaConfig::tie_word_embeddings)
-      .field("sliding_window", &attn::LlamaConfig::sliding_window);
+      .field("sliding_window", &attn::LlamaConfig::sliding_window)
+      .field("qk_norm", &attn::LlamaConfig::qk_norm)
+      .field("rope_layers", &attn::LlamaConfig::rope_layers);
   value_object<attn::BartConfig>("BartConfig")
       .field("vocab_size", &attn::BartConfig::vocab_size)
       .field("max_position_embeddings", &attn::BartConfig::max_position_embeddings)

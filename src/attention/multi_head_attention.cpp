@@ -1,6 +1,7 @@
 #include "attention/multi_head_attention.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "kernels/parallel_gemm.h"
@@ -222,6 +223,18 @@ std::string MultiHeadAttention::project(const float* x, int rows, const Projecti
   return linear(*kn_, x, rows, p.w, p.b, y, ldy);  // b is zeros without bias
 }
 
+void MultiHeadAttention::norm_heads(float* x, long ld, long rows, int heads, const float* gain) const {
+  const int d = cfg_.d_k;
+  for (long r = 0; r < rows; ++r)
+    for (int h = 0; h < heads; ++h) {
+      float* v = x + r * ld + long(h) * d;
+      double ss = 0;
+      for (int i = 0; i < d; ++i) ss += double(v[i]) * v[i];
+      const float inv = static_cast<float>(1.0 / std::sqrt(ss / d + cfg_.qk_norm_eps));
+      for (int i = 0; i < d; ++i) v[i] = v[i] * inv * gain[i];
+    }
+}
+
 std::string MultiHeadAttention::project_qkv(const float* x, int rows, float* y) const {
   const int hq = q_width(), hk = k_width(), width = hq + hk + v_width();
   if (proj_all_.w.out > 0) return project(x, rows, proj_all_, y, width);
@@ -286,6 +299,8 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
     q = qkv_.data(), k = k_.data(), v = v_.data();
     q_ld = k_ld = hk, v_ld = hv;
   }
+  if (c.q_norm) norm_heads(q, q_ld, q_rows, c.num_heads, c.q_norm);
+  if (c.k_norm) norm_heads(k, k_ld, k_rows, c.num_kv_heads, c.k_norm);
   if (c.rotary) {
     if (trace) {  // the walk shows what the rotation does: Q and K before it too
       err = split_heads(q, q_ld, in.batch, in.seq_q, c.num_heads, c.d_k, trace->q_before_rotary);
@@ -414,6 +429,8 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
     if (!qkv_.resize(q_rows * width)) return out_of_memory("Q, K and V", q_rows * width);
     err = project_qkv(query, static_cast<int>(q_rows), qkv_.data());
     if (!err.empty()) return err;
+    if (c.q_norm) norm_heads(qkv_.data(), width, q_rows, c.num_heads, c.q_norm);
+    if (c.k_norm) norm_heads(qkv_.data() + hq, width, q_rows, c.num_kv_heads, c.k_norm);
     // The new rows sit at positions length.. : rotated there, K enters the cache rotated.
     if (c.rotary)
       c.rotary->apply(qkv_.data(), width, c.num_heads, qkv_.data() + hq, width, c.num_kv_heads, batch, seq_q,

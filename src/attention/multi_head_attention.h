@@ -34,6 +34,11 @@ struct MhaConfig {
   const RotaryEmbedding* rotary = nullptr;
   // Causal attention sees only the latest `window` positions (Mistral's sliding_window); 0: all.
   int window = 0;
+  // RMSNorm over each head's d_k values of Q and of K (Qwen3's q_norm / k_norm: d_k gains each,
+  // not owned), after the projection and before the rotation. Null: none.
+  const float* q_norm = nullptr;
+  const float* k_norm = nullptr;
+  float qk_norm_eps = 1e-6f;
 };
 
 struct MhaWeightsView {
@@ -181,6 +186,8 @@ class MultiHeadAttention {
   // y (rows x [Q | K | V]) from self-attention's input: one product over the fused matrix, or
   // three into their columns when Q, K and V are held in different types.
   std::string project_qkv(const float* x, int rows, float* y) const;
+  // Q's (heads = num_heads, norm q_norm) or K's (num_kv_heads, k_norm) rows normalized per head.
+  void norm_heads(float* x, long ld, long rows, int heads, const float* gain) const;
   // Points the projections into w_in_ (and the separate matrices), after the weights change.
   void set_projections();
   std::string copy_biases(const float* b_q, const float* b_k, const float* b_v, const float* b_o);

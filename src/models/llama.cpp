@@ -29,6 +29,10 @@ std::string check_config(const LlamaConfig& c) {
            ") is not a multiple of num_key_value_heads (" + std::to_string(c.num_key_value_heads) + ")";
   if (!(c.rms_norm_eps > 0.0f) || !std::isfinite(c.rms_norm_eps)) return "rms_norm_eps must be a positive number";
   if (c.sliding_window < 0) return "sliding_window must be >= 0, got " + std::to_string(c.sliding_window);
+  if (!c.rope_layers.empty() && (int(c.rope_layers.size()) != c.num_hidden_layers ||
+                                 c.rope_layers.find_first_not_of("01") != std::string::npos))
+    return "rope_layers must be one '0' or '1' per layer (" + std::to_string(c.num_hidden_layers) + "), got \"" +
+           c.rope_layers + "\"";
   bool ok = true;
   product_or_zero({std::size_t(c.vocab_size), std::size_t(c.hidden_size)}, &ok);
   product_or_zero({std::size_t(c.hidden_size), std::size_t(c.intermediate_size), 2}, &ok);
@@ -62,6 +66,11 @@ std::string Llama::configure(const LlamaConfig& config) {
     B.k.add_to(tensors_, p + "self_attn.k_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
     B.v.add_to(tensors_, p + "self_attn.v_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
     B.o.add_to(tensors_, p + "self_attn.o_proj.", hq, D, Layout::kTransposed, false);
+    if (c.qk_norm) {
+      B.q_norm.eps = B.k_norm.eps = c.rms_norm_eps;
+      B.q_norm.add_to(tensors_, p + "self_attn.q_norm.weight", c.head_dim);
+      B.k_norm.add_to(tensors_, p + "self_attn.k_norm.weight", c.head_dim);
+    }
     B.norm_2.add_to(tensors_, p + "post_attention_layernorm.weight", D);
     B.mlp.add_to(tensors_, p + "mlp.", D, c.intermediate_size);
   }
@@ -79,9 +88,13 @@ std::string Llama::finalize() {
   if (!err.empty()) return err;
   MhaConfig mc{cfg_.hidden_size, cfg_.num_attention_heads, cfg_.head_dim, cfg_.head_dim, 0, 0, cfg_.attention_bias};
   mc.num_kv_heads = cfg_.num_key_value_heads;
-  mc.rotary = &rotary_;
   mc.window = cfg_.sliding_window;
-  for (Block& B : stack_.blocks) {
+  mc.qk_norm_eps = cfg_.rms_norm_eps;
+  for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
+    Block& B = stack_.blocks[l];
+    mc.rotary = cfg_.rope_layers.empty() || cfg_.rope_layers[l] == '1' ? &rotary_ : nullptr;
+    mc.q_norm = cfg_.qk_norm ? B.q_norm.weight.data() : nullptr;
+    mc.k_norm = cfg_.qk_norm ? B.k_norm.weight.data() : nullptr;
     err = B.attn.configure(mc);
     // The attention layer takes Q, K, V and O over (fusing the first three); no o bias.
     MhaStoredWeights w;

@@ -1,7 +1,8 @@
-// The Llama-family decoder (Llama, Qwen2, Mistral, SmolLM2, TinyLlama), composed from the shared
-// layers:
+// The Llama-family decoder (Llama, Qwen2, Qwen3, Mistral, SmolLM2/3, TinyLlama), composed from the
+// shared layers:
 //   x = embed_tokens[token]
-//   per layer: x += Attn(RMSNorm(x)), causal, rotary on Q and K, grouped-query K/V heads;
+//   per layer: x += Attn(RMSNorm(x)), causal, rotary on Q and K (Qwen3: each head's Q and K
+//              RMSNormed first; SmolLM3: no rotation in some layers), grouped-query K/V heads;
 //              x += down(silu(gate(h)) * up(h)), h = RMSNorm(x)
 //   logits = RMSNorm_f(x) lm_head^T (lm_head tied to embed_tokens when tie_word_embeddings)
 // Checkpoint names are Hugging Face's, unchanged: model.embed_tokens.weight,
@@ -39,6 +40,12 @@ struct LlamaConfig {
   bool tie_word_embeddings = false;
   // Mistral's sliding window (0: none): each position attends to the latest sliding_window ones.
   int sliding_window = 0;
+  // Qwen3: RMSNorm over each head's Q and K (self_attn.q_norm / k_norm, head_dim gains, eps
+  // rms_norm_eps) before the rotation.
+  bool qk_norm = false;
+  // SmolLM3: which layers rotate Q and K, a character a layer ('1' rotates, '0' does not: its
+  // no_rope_layers); empty: every layer.
+  std::string rope_layers;
 };
 
 class Llama {
@@ -71,6 +78,7 @@ class Llama {
  private:
   struct Block {
     RmsNorm norm_1, norm_2;  // input_layernorm, post_attention_layernorm
+    RmsNorm q_norm, k_norm;  // qk_norm only
     Linear q, k, v, o;  // held only until finalize() gives them to attn
     MultiHeadAttention attn;
     GatedMlp mlp;

@@ -25,6 +25,7 @@ const LAYER = {
   'self_attn.v_proj.weight': 'attn_v.weight', 'self_attn.o_proj.weight': 'attn_output.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
   'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
   'self_attn.q_proj.bias': 'attn_q.bias', 'self_attn.k_proj.bias': 'attn_k.bias', 'self_attn.v_proj.bias': 'attn_v.bias',
+  'self_attn.q_norm.weight': 'attn_q_norm.weight', 'self_attn.k_norm.weight': 'attn_k_norm.weight',
 };
 
 let mod, dir;
@@ -55,9 +56,10 @@ function writeLlamaGguf(file, config, tensors, typeOf, { shards = 1, folder = BR
   const specs = Object.entries(tensors).map(([hf, { shape, values }]) => {
     const type = shape.length === 1 ? 'F32' : typeOf(hf, shape);
     let bytes = type === 'F32' ? new Uint8Array(values.buffer.slice(0)) : mod.encodeWeights(values, { type, cols: shape[shape.length - 1] });
-    // (llama only: Qwen2's converter stores the rows as they are)
-    if (arch === 'llama' && /q_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_attention_heads, shape[0]);
-    if (arch === 'llama' && /k_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_key_value_heads, shape[0]);
+    // (llama and smollm3: Qwen2's and Qwen3's converters store the rows as they are)
+    const permuted = arch === 'llama' || arch === 'smollm3';
+    if (permuted && /q_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_attention_heads, shape[0]);
+    if (permuted && /k_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_key_value_heads, shape[0]);
     return { name: ggufName(hf), dims: [...shape].reverse(), type: GGML[type], data: Buffer.from(bytes).toString('base64') };
   });
   const out = execFileSync(process.execPath, [path.join(__dirname, 'gguf_model_write.mjs')], {
@@ -270,26 +272,33 @@ describe('every GGUF weight type on a Llama whose rows are whole 256-value block
   });
 });
 
-test('qwen2: q/k/v biases, rows stored unpermuted, equal to the same checkpoint as a folder', async () => {
-  const config = JSON.parse(fs.readFileSync(path.join(BROWN, 'config.json'), 'utf8'));
-  const qwen = { ...config, model_type: 'qwen2' };
+// brown-llama's weights under the other architectures' GGUF layouts, against the same checkpoint
+// as a folder of that model_type: Qwen2 with q/k/v biases (rows not permuted), Qwen3 with q/k norms
+// (not permuted), SmolLM3 (permuted; llama.cpp's every-4th layer without rotation: layer 3 here).
+test.each([
+  ['qwen2', 'q/k/v biases', { model_type: 'qwen2' }],
+  ['qwen3', 'q_norm / k_norm', { model_type: 'qwen3', attention_bias: false }],
+  ['smollm3', 'layer 3 not rotated', { model_type: 'smollm3', no_rope_layer_interval: 4 }],
+])('%s (%s): equal to the same checkpoint as a folder', async (arch, what, change) => {
+  const config = { ...JSON.parse(fs.readFileSync(path.join(BROWN, 'config.json'), 'utf8')), ...change };
   const tensors = brownTensors();
   let seed = 3;
+  const noise = (n, around) => new Float32Array(n).map(() => around + ((seed = (seed * 69069 + 1) >>> 0) / 2 ** 32 - 0.5) * 0.5);
   for (const [name, { shape }] of Object.entries(tensors)) {
-    const m = /^(model\.layers\.\d+\.self_attn\.[qkv]_proj)\.weight$/.exec(name);
-    if (!m) continue;
-    const values = new Float32Array(shape[0]).map(() => ((seed = (seed * 69069 + 1) >>> 0) / 2 ** 32 - 0.5) * 0.5);
-    tensors[`${m[1]}.bias`] = { shape: [shape[0]], values };
+    const m = /^(model\.layers\.\d+\.self_attn)\.([qkv])_proj\.weight$/.exec(name);
+    if (m && arch === 'qwen2') tensors[`${m[1]}.${m[2]}_proj.bias`] = { shape: [shape[0]], values: noise(shape[0], 0) };
+    if (m && arch === 'qwen3' && m[2] !== 'v') tensors[`${m[1]}.${m[2]}_norm.weight`] = { shape: [config.head_dim], values: noise(config.head_dim, 1) };
   }
-  const file = path.join(dir, 'brown-qwen2.gguf');
-  writeLlamaGguf(file, qwen, tensors, () => 'F32', { arch: 'qwen2' });
-  const folder = fs.mkdtempSync(path.join(dir, 'qwen2-'));
+  const file = path.join(dir, `brown-${arch}.gguf`);
+  writeLlamaGguf(file, config, tensors, () => 'F32', { arch });
+  const folder = fs.mkdtempSync(path.join(dir, `${arch}-`));
   fs.writeFileSync(path.join(folder, 'model.safetensors'), safetensors(Object.fromEntries(Object.entries(tensors).map(([n, t]) => [n, { shape: t.shape, data: t.values }]))));
-  fs.writeFileSync(path.join(folder, 'config.json'), JSON.stringify(qwen));
+  fs.writeFileSync(path.join(folder, 'config.json'), JSON.stringify(config));
   for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(BROWN, f), path.join(folder, f));
   const [a, b] = [await mod.loadModel(file), await mod.loadModel(folder)];
   try {
-    expect(a.config).toMatchObject({ model_type: 'qwen2', attention_bias: true });
+    expect(a.config).toMatchObject({ model_type: arch, attention_bias: arch === 'qwen2', qk_norm: arch === 'qwen3',
+      rope_layers: arch === 'smollm3' ? [true, true, true, false] : [true, true, true, true] });
     const ids = b.tokenizer.encode('The jury said the city was');
     const x = a.run(ids).logits, y = b.run(ids).logits;
     let err = 0;
@@ -327,7 +336,7 @@ describe('GGUF files the Llama family cannot run get named errors', () => {
     const file = path.join(dir, 'other-arch.gguf');
     const json = JSON.stringify([{ file, metadata: { 'general.architecture': { type: 'string', value: 'mamba' } }, tensors: [] }]);
     execFileSync(process.execPath, [path.join(__dirname, 'gguf_write.mjs')], { input: json });
-    await expect(mod.loadModel(file)).rejects.toThrow('GGUF: general.architecture "mamba" is not supported (this library runs: llama, qwen2)');
+    await expect(mod.loadModel(file)).rejects.toThrow('GGUF: general.architecture "mamba" is not supported (this library runs: llama, qwen2, qwen3, smollm3)');
     await expect(mod.loadModel(new Uint8Array([1, 2, 3, 4, 5]))).rejects.toThrow('loadModel: bytes given as the source must be a GGUF file');
     await expect(mod.loadModel(path.join(dir, 'absent.gguf'))).rejects.toThrow('absent.gguf');
   });

@@ -13,6 +13,11 @@ const CASES = {
   'llama, 1 K/V head (multi-query), tied head': { ...BASE, model_type: 'llama', num_key_value_heads: 1, tie_word_embeddings: true },
   'qwen2, 2 K/V heads, q/k/v biases, untied head, rope_theta 1e6': { ...BASE, model_type: 'qwen2', num_key_value_heads: 2, tie_word_embeddings: false, rope_theta: 1e6 },
   'mistral, 4 K/V heads, linear rope_scaling, sliding window 4 (of 11 positions)': { ...BASE, model_type: 'mistral', num_key_value_heads: 4, tie_word_embeddings: false, sliding_window: 4, rope_scaling: { type: 'linear', factor: 2 } },
+  // Qwen3-0.6B's shape in small: head_dim 6 x 4 heads = 24 != hidden 16, q/k norms, no biases.
+  'qwen3, 2 K/V heads, head_dim 6 (not hidden / heads), q_norm and k_norm': { ...BASE, model_type: 'qwen3', num_key_value_heads: 2, head_dim: 6, attention_bias: false, tie_word_embeddings: true, rope_theta: 1e6 },
+  // SmolLM3-3B's no_rope_layer_interval 4 in small: 4 layers, the last without rotation.
+  'smollm3, 4 layers, no_rope_layer_interval 4 (layer 3 not rotated)': { ...BASE, model_type: 'smollm3', num_hidden_layers: 4, num_key_value_heads: 2, no_rope_layer_interval: 4, tie_word_embeddings: true },
+  'smollm3, no_rope_layers [0, 1] given': { ...BASE, model_type: 'smollm3', num_key_value_heads: 4, no_rope_layers: [0, 1], tie_word_embeddings: false },
 };
 const TOKENS = [0, 5, 9, 2, 2, 17, 11, 4, 20, 3, 8];
 const VOCAB_LETTERS = 'abcdefghijklmnopqrstu';  // ids 2..22 (llama_checkpoint's tokenizer)
@@ -40,7 +45,7 @@ describe.each(variants)('%s build', (variant) => {
         worst[key] = Math.max(worst[key] ?? 0, logitErr, attentionErr);
         expect(logitErr).toBeLessThan(logitTol);
         expect(attentionErr).toBeLessThan(attentionTol);
-        expect(run.attention.length).toBe(2 * 4 * TOKENS.length * TOKENS.length);
+        expect(run.attention.length).toBe(config.num_hidden_layers * 4 * TOKENS.length * TOKENS.length);
       } finally {
         model.dispose();
       }
@@ -193,6 +198,8 @@ describe('LlamaModel specifics', () => {
     await refused({ partial_rotary_factor: 0.5 }, /partial_rotary_factor 0.5 is not supported/);
     await refused({ num_key_value_heads: 3 }, /num_attention_heads \(4\) is not a multiple of num_key_value_heads \(3\)/);
     await refused({ use_sliding_window: true, sliding_window: 4 }, /use_sliding_window true is not supported for qwen2/);
+    await refused({ model_type: 'smollm3', no_rope_layers: [1, 0, 1] }, /config.json: no_rope_layers must be 2 values of 0 or 1 \(one per layer\), got Array\(3\)/);
+    await refused({ model_type: 'qwen3_moe' }, /model_type "qwen3_moe" is not supported \(this library runs: gpt2, bert, bart, llama, qwen2, qwen3, mistral, smollm3\)/);
   });
 
   test('a vocab_size padded past the tokenizer (as Qwen2\'s): those ids read as no text, and generation goes on', async () => {

@@ -87,6 +87,7 @@ function checkpoint(config, seed, bf16 = false) {
     add(p + 'self_attn.v_proj.weight', [KV * d, D]);
     if (bias) for (const m of ['q', 'k', 'v']) add(p + `self_attn.${m}_proj.bias`, [(m === 'q' ? H : KV) * d]);
     add(p + 'self_attn.o_proj.weight', [D, H * d]);
+    if (config.model_type === 'qwen3') for (const m of ['q', 'k']) add(p + `self_attn.${m}_norm.weight`, [d], 1);
     add(p + 'post_attention_layernorm.weight', [D], 1);
     add(p + 'mlp.gate_proj.weight', [F, D]);
     add(p + 'mlp.up_proj.weight', [F, D]);
@@ -152,7 +153,14 @@ function reference(config, w, tokens) {
     const q = linear(h, n, w[p + 'self_attn.q_proj.weight'], w[p + 'self_attn.q_proj.bias']);
     const k = linear(h, n, w[p + 'self_attn.k_proj.weight'], w[p + 'self_attn.k_proj.bias']);
     const v = linear(h, n, w[p + 'self_attn.v_proj.weight'], w[p + 'self_attn.v_proj.bias']);
-    for (let i = 0; i < n; i++) { rotate(q, i * H * d, H, d, freq, i); rotate(k, i * KV * d, KV, d, freq, i); }
+    // Qwen3Attention: q_norm / k_norm over each head's d values (view(..., -1, head_dim)), then the rotation.
+    const qn = config.model_type === 'qwen3' ? rmsNorm(q, n * H, w[p + 'self_attn.q_norm.weight'], eps) : q;
+    const kn = config.model_type === 'qwen3' ? rmsNorm(k, n * KV, w[p + 'self_attn.k_norm.weight'], eps) : k;
+    q.set(qn), k.set(kn);
+    // SmolLM3Attention: use_rope = no_rope_layers[layer] (default: every layer but each interval-th).
+    const interval = config.no_rope_layer_interval ?? 4;
+    const useRope = config.model_type !== 'smollm3' || (config.no_rope_layers?.length ? config.no_rope_layers[l] === 1 : (l + 1) % interval !== 0);
+    for (let i = 0; i < n && useRope; i++) { rotate(q, i * H * d, H, d, freq, i); rotate(k, i * KV * d, KV, d, freq, i); }
     const z = new Float64Array(n * H * d);
     for (let hh = 0; hh < H; hh++) {
       const g = Math.floor(hh / (H / KV));  // repeat_kv: H / KV query heads per K/V head

@@ -112,7 +112,12 @@ RefOut reference(const attn::LlamaConfig& c, const Tensors& w, const std::vector
     Vec q = matmul_t(h, n, D, w.at(p + "self_attn.q_proj.weight"), H * d, bias("self_attn.q_proj.bias"));
     Vec k = matmul_t(h, n, D, w.at(p + "self_attn.k_proj.weight"), KV * d, bias("self_attn.k_proj.bias"));
     Vec v = matmul_t(h, n, D, w.at(p + "self_attn.v_proj.weight"), KV * d, bias("self_attn.v_proj.bias"));
-    for (int i = 0; i < n; ++i) {
+    if (c.qk_norm) {  // Qwen3Attention: q_norm / k_norm over each head's d values, before the rotation
+      q = rms_norm(q, n * H, d, w.at(p + "self_attn.q_norm.weight"), c.rms_norm_eps);
+      k = rms_norm(k, n * KV, d, w.at(p + "self_attn.k_norm.weight"), c.rms_norm_eps);
+    }
+    const bool rotates = c.rope_layers.empty() || c.rope_layers[l] == '1';  // SmolLM3's use_rope
+    for (int i = 0; i < n && rotates; ++i) {
       for (int hh = 0; hh < H; ++hh) rotate(&q[(size_t(i) * H + hh) * d], d, freq, i);
       for (int g = 0; g < KV; ++g) rotate(&k[(size_t(i) * KV + g) * d], d, freq, i);
     }
@@ -227,6 +232,24 @@ void check_model(const attn::LlamaConfig& c, unsigned seed) {
 
   check_decoding(m, c, ref, true);
   check_decoding(m, c, ref, false);
+}
+
+TEST(Llama, Qwen3QkNormWithHeadDimOtherThanHiddenOverHeads) {
+  attn::LlamaConfig c = tiny(2, false, false);
+  c.qk_norm = true;
+  c.head_dim = 6;  // 4 heads x 6 = 24 != hidden 16, as Qwen3-0.6B's 16 x 128 != 1024
+  check_model(c, 31);
+}
+
+TEST(Llama, SmolLM3LayersWithoutRotation) {
+  attn::LlamaConfig c = tiny(2, false, true);
+  c.rope_layers = "10";  // no_rope_layer_interval 2: the second layer does not rotate
+  check_model(c, 37);
+  c.rope_layers = "01";
+  check_model(c, 38);
+  c.rope_layers = "1";
+  attn::Llama m;
+  EXPECT_EQ(m.configure(c), "rope_layers must be one '0' or '1' per layer (2), got \"1\"");
 }
 
 TEST(Llama, GroupedQueryHeadsOneTwoAndAll) {

@@ -1,14 +1,14 @@
 // The Llama family from a GGUF file (llama.cpp's format): its metadata read as the config.json the
 // same checkpoint has on the Hub, its tensors under Hugging Face's names, held as stored (Q4_K stays
 // Q4_K), and the tokenizer from tokenizer.ggml.*. Architectures: "llama" (also Mistral's and
-// SmolLM2's files) and "qwen2".
+// SmolLM2's files), "qwen2", "qwen3" and "smollm3".
 //
 // llama.cpp rotates adjacent pairs (2i, 2i + 1) of each head's dims; Hugging Face rotates the
 // halves (i, i + d/2). So that both compute one network, llama.cpp's converter stores the "llama"
 // architecture's q_proj and k_proj rows (and biases) permuted: within each head, stored row 2i + k
 // is the checkpoint's row k d/2 + i (k = 0, 1). The rows are moved back here, whole, in whatever
-// type they are stored: a row is whole blocks. Qwen2's are stored as they are (llama.cpp rotates
-// its halves, as Hugging Face).
+// type they are stored: a row is whole blocks. Qwen2's and Qwen3's are stored as they are
+// (llama.cpp rotates their halves, as Hugging Face).
 import { AttentionError } from '../errors.js';
 import type { CheckpointTensor, CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import type { GgufFile, GgufHeader, GgufValue } from '../loading/gguf.js';
@@ -21,6 +21,9 @@ import type { LlamaFiles, LlamaModelType } from './llama_model.js';
 const ARCHITECTURES: Record<string, { modelType: LlamaModelType; permuted: boolean }> = {
   llama: { modelType: 'llama', permuted: true },
   qwen2: { modelType: 'qwen2', permuted: false },
+  qwen3: { modelType: 'qwen3', permuted: false },
+  // (llama.cpp rotates SmolLM3's adjacent pairs, as Llama's, and skips every 4th layer: no key says so)
+  smollm3: { modelType: 'smollm3', permuted: true },
 };
 export const LLAMA_GGUF_ARCHITECTURES = Object.keys(ARCHITECTURES);
 
@@ -31,6 +34,7 @@ const LAYER_NAMES: Record<string, string> = {
   'self_attn.k_proj.weight': 'attn_k.weight', 'self_attn.k_proj.bias': 'attn_k.bias',
   'self_attn.v_proj.weight': 'attn_v.weight', 'self_attn.v_proj.bias': 'attn_v.bias',
   'self_attn.o_proj.weight': 'attn_output.weight',
+  'self_attn.q_norm.weight': 'attn_q_norm.weight', 'self_attn.k_norm.weight': 'attn_k_norm.weight',
   'post_attention_layernorm.weight': 'ffn_norm.weight',
   'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
 };
@@ -104,6 +108,7 @@ export function llamaGgufConfig(file: GgufHeader): Record<string, unknown> {
     attention_bias: file.tensors.has('blk.0.attn_q.bias'),
     tie_word_embeddings: !file.tensors.has('output.weight'),
     ...(typeof window === 'number' && window > 0 && arch === 'llama' ? { sliding_window: window } : {}),
+    ...(arch === 'smollm3' ? { no_rope_layer_interval: 4 } : {}),  // (llama.cpp's n_no_rope_layer_step)
     bos_token_id: tokenId('bos_token_id'),
     eos_token_id: tokenId('eos_token_id'),
   };

@@ -19,7 +19,7 @@ import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import type { FilesReader } from '../loading/model_files.js';
 
-export type LlamaModelType = 'llama' | 'qwen2' | 'mistral';
+export type LlamaModelType = 'llama' | 'qwen2' | 'qwen3' | 'mistral' | 'smollm3';
 
 /** A Llama-family checkpoint in memory: parsed config.json, safetensors bytes (or a GGUF file's
  * tensors, models/llama_gguf.ts), and the tokenizer (tokenizer.json with tokenizer_config.json /
@@ -70,6 +70,10 @@ export interface LlamaConfig {
   tie_word_embeddings: boolean;
   /** Mistral's sliding window: each position attends to the latest this-many; 0 for none. */
   sliding_window: number;
+  /** Qwen3: each head's Q and K RMSNormed (self_attn.q_norm / k_norm) before the rotation. */
+  qk_norm: boolean;
+  /** SmolLM3: whether each layer rotates Q and K (its no_rope_layers, 1 = rotates); all true elsewhere. */
+  rope_layers: boolean[];
 }
 
 const SCALINGS = ['linear', 'llama3'];
@@ -104,13 +108,27 @@ function readRopeScaling(c: Record<string, unknown>): RopeScaling {
 /** The sliding window every layer attends within (Mistral), 0 for none. Qwen2's, on only the
  * layers from max_window_layers on, is refused. */
 function readSlidingWindow(c: Record<string, unknown>, type: LlamaModelType): number {
-  if (type === 'qwen2' && c.use_sliding_window === true)
-    throw new AttentionError('config.json: use_sliding_window true is not supported for qwen2 (a window on some layers only)');
+  if (type !== 'mistral' && type !== 'llama' && c.use_sliding_window === true)
+    throw new AttentionError(`config.json: use_sliding_window true is not supported for ${type} (a window on some layers only)`);
   if (type !== 'mistral') return 0;
   const w = c.sliding_window;
   if (w === undefined || w === null) return 0;
   if (!Number.isInteger(w) || (w as number) < 1) throw new AttentionError(`config.json: sliding_window must be a positive integer or null, got ${show(w)}`);
   return w as number;
+}
+
+/** SmolLM3's layers that rotate Q and K: no_rope_layers (1 = rotates), else every layer but each
+ * no_rope_layer_interval-th (transformers' default); every layer for the other types. */
+function readRopeLayers(c: Record<string, unknown>, type: LlamaModelType, layers: number): boolean[] {
+  if (type !== 'smollm3') return Array(layers).fill(true);
+  const list = c.no_rope_layers;
+  if (Array.isArray(list) && list.length > 0) {
+    if (list.length !== layers || !list.every((v) => v === 0 || v === 1))
+      throw new AttentionError(`config.json: no_rope_layers must be ${layers} values of 0 or 1 (one per layer), got ${show(list)}`);
+    return list.map((v) => v === 1);
+  }
+  const interval = configInt(c, 'no_rope_layer_interval', 4);
+  return Array.from({ length: layers }, (_, l) => (l + 1) % interval !== 0);
 }
 
 /** config.json of a Llama-family model, checked; variants the core does not run are refused by
@@ -134,6 +152,7 @@ function readFields(c: Record<string, unknown>): LlamaConfig {
   if (partial !== 1) throw new AttentionError(`config.json: partial_rotary_factor ${show(partial)} is not supported (rotary on the whole head only)`);
   const heads = configInt(c, 'num_attention_heads');
   const attentionBias = type === 'qwen2' ? true : c.attention_bias ?? false;
+  const layers = configInt(c, 'num_hidden_layers');
   if (typeof attentionBias !== 'boolean') throw new AttentionError(`config.json: attention_bias must be true or false, got ${show(attentionBias)}`);
   const tie = c.tie_word_embeddings ?? false;
   if (typeof tie !== 'boolean') throw new AttentionError(`config.json: tie_word_embeddings must be true or false, got ${show(tie)}`);
@@ -142,12 +161,14 @@ function readFields(c: Record<string, unknown>): LlamaConfig {
     throw new AttentionError(`config.json: num_attention_heads (${heads}) is not a multiple of num_key_value_heads (${kvHeads})`);
   return {
     model_type: type, vocab_size: configInt(c, 'vocab_size'), max_position_embeddings: configInt(c, 'max_position_embeddings'),
-    hidden_size: hidden, intermediate_size: configInt(c, 'intermediate_size'), num_hidden_layers: configInt(c, 'num_hidden_layers'),
+    hidden_size: hidden, intermediate_size: configInt(c, 'intermediate_size'), num_hidden_layers: layers,
     num_attention_heads: heads, num_key_value_heads: kvHeads,
     head_dim: configInt(c, 'head_dim', hidden / heads), rms_norm_eps: configEps(c, 'rms_norm_eps', 1e-6),
     rope_theta: configNumber(c, 'rope_theta', 10000, (v) => v > 1 && Number.isFinite(v), 'a number above 1'),
     rope_scaling: readRopeScaling(c), attention_bias: attentionBias, tie_word_embeddings: tie,
     sliding_window: readSlidingWindow(c, type),
+    qk_norm: type === 'qwen3',
+    rope_layers: readRopeLayers(c, type, layers),
   };
 }
 
@@ -219,7 +240,7 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     this.config = config;
     const handle = this.live(), r = config.rope_scaling;
     try {
-      throwIfError(handle.configure({ ...config, rope_scaling: { rope_type: r.type, factor: r.factor, low_freq_factor: r.lowFreqFactor,
+      throwIfError(handle.configure({ ...config, rope_layers: config.rope_layers.every(Boolean) ? '' : config.rope_layers.map(Number).join(''), rope_scaling: { rope_type: r.type, factor: r.factor, low_freq_factor: r.lowFreqFactor,
         high_freq_factor: r.highFreqFactor, original_max_position_embeddings: r.originalMaxPositionEmbeddings } }), 'loadModel');
       if (file) loadCheckpoint(mod, handle, this.staging, file, (name) => [name], options.dtype);
       else this.loading = streamCheckpoint(mod, handle, this.staging, weights as StreamedTensors, (name) => [name], options.dtype)

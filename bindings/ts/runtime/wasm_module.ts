@@ -202,6 +202,8 @@ export interface LlamaCoreConfig {
   num_hidden_layers: number; num_attention_heads: number; num_key_value_heads: number; head_dim: number;
   rms_norm_eps: number; rope_theta: number; rope_scaling: RopeScalingConfig;
   attention_bias: boolean; tie_word_embeddings: boolean; sliding_window: number;
+  /** Qwen3's per-head q/k norm; SmolLM3's rotating layers, '1'/'0' a layer ('' = every layer). */
+  qk_norm: boolean; rope_layers: string;
 }
 
 export interface BartCoreConfig {
