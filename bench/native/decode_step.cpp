@@ -3,7 +3,7 @@
 // (768 -> 3072) and mlp.c_proj (3072 -> 768) through attn::linear(), 12 layers, so each step
 // reads 85M weights from memory (none of it fits a cache). Prints ms per step and the GB/s of
 // weight bytes read, beside a memcpy's copy rate on the same machine.
-//   decode_step [threads] [steps] [f32|f16|bf16|q8|q4|q4_k|q6_k|q5_k|q5_0|q4_1|q5_1]
+//   decode_step [threads] [steps] [f32|f16|bf16|q8|q4|q4_k|q6_k|q5_k|q5_0|q4_1|q5_1|q3_k|q2_k]
 // Also builds for WebAssembly as it is (em++ -O3 -msimd128 -Isrc src/*.cpp bench/native/decode_step.cpp,
 // run with node --no-experimental-fetch), single-threaded.
 #include <algorithm>
@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   for (attn::WeightType t : {attn::WeightType::kF32, attn::WeightType::kF16, attn::WeightType::kBF16,
                              attn::WeightType::kQ8_0, attn::WeightType::kQ4_0, attn::WeightType::kQ4_K,
                              attn::WeightType::kQ6_K, attn::WeightType::kQ5_K, attn::WeightType::kQ5_0,
-                             attn::WeightType::kQ4_1, attn::WeightType::kQ5_1}) {
+                             attn::WeightType::kQ4_1, attn::WeightType::kQ5_1, attn::WeightType::kQ3_K,
+                             attn::WeightType::kQ2_K}) {
     if (!only.empty() && only != attn::weight_type_name(t)) continue;
     std::mt19937 rng(1);
     std::vector<attn::Weight> weights;

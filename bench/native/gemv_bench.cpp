@@ -4,8 +4,9 @@
 //  stream: copies of the matrix totalling 256 MB walked in turn: what memory allows, in GB/s of
 //          weight bytes read.
 // Through attn::linear() (as models call it: activation quantizing, threads included).
-//   gemv_bench [threads] [out] [in] [types...]   (types: f32 f32rows f16 bf16 q8 q4 q4_k q6_k q5_k q5_0 q4_1 q5_1; the
-//   K-quants need `in` a multiple of 256, e.g. gemv_bench 1 576 1536)
+//   gemv_bench [threads] [out] [in] [types...]
+// (types: f32 f32rows f16 bf16 q8 q4 q4_k q6_k q5_k q5_0 q4_1 q5_1 q3_k q2_k; the K-quants need `in`
+// a multiple of 256, e.g. gemv_bench 1 576 1536)
 // Builds natively (bench/native/CMakeLists.txt) and for WebAssembly as it is (the command there).
 #include <algorithm>
 #include <chrono>
@@ -113,7 +114,8 @@ int main(int argc, char** argv) {
                {"q8", attn::WeightType::kQ8_0, false},   {"q4", attn::WeightType::kQ4_0, false},
                {"q4_k", attn::WeightType::kQ4_K, false}, {"q6_k", attn::WeightType::kQ6_K, false},
                {"q5_k", attn::WeightType::kQ5_K, false}, {"q5_0", attn::WeightType::kQ5_0, false},
-               {"q4_1", attn::WeightType::kQ4_1, false}, {"q5_1", attn::WeightType::kQ5_1, false}};
+               {"q4_1", attn::WeightType::kQ4_1, false}, {"q5_1", attn::WeightType::kQ5_1, false},
+               {"q3_k", attn::WeightType::kQ3_K, false}, {"q2_k", attn::WeightType::kQ2_K, false}};
   for (const auto& kind : kinds) {
     const attn::WeightType t = kind.t;
     if (!only.empty() && std::find(only.begin(), only.end(), kind.name) == only.end()) continue;
