@@ -597,7 +597,8 @@ void bind_configs() {
       .field("tie_word_embeddings", &attn::LlamaConfig::tie_word_embeddings)
       .field("sliding_window", &attn::LlamaConfig::sliding_window)
       .field("qk_norm", &attn::LlamaConfig::qk_norm)
-      .field("rope_layers", &attn::LlamaConfig::rope_layers);
+      .field("rope_layers", &attn::LlamaConfig::rope_layers)
+      .field("fused_projections", &attn::LlamaConfig::fused_projections);
   value_object<attn::BartConfig>("BartConfig")
       .field("vocab_size", &attn::BartConfig::vocab_size)
       .field("max_position_embeddings", &attn::BartConfig::max_position_embeddings)

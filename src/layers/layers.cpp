@@ -81,15 +81,24 @@ void GatedMlp::add_to(TensorTable& t, const std::string& prefix, int dim, int hi
   down.add_to(t, prefix + "down_proj.", hidden, dim, Layout::kTransposed, false);
 }
 
+void GatedMlp::add_fused_to(TensorTable& t, const std::string& prefix, int dim, int hidden) {
+  gate_up.add_to(t, prefix + "gate_up_proj.", dim, 2 * hidden, Layout::kTransposed, false);
+  down.add_to(t, prefix + "down_proj.", hidden, dim, Layout::kTransposed, false);
+}
+
 std::string GatedMlp::forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const {
-  const std::size_t hidden = std::size_t(rows) * gate.out;
+  const bool fused = gate_up.out > 0;
+  const int F = fused ? gate_up.out / 2 : gate.out;
+  const std::size_t hidden = std::size_t(rows) * F;
   if (!scratch.resize(2 * hidden)) return out_of_memory("the MLP activations", 2 * hidden);
   float* g = scratch.data();
   float* u = g + hidden;
-  std::string err = gate.forward(kn, x, rows, g);
-  if (err.empty()) err = up.forward(kn, x, rows, u);
+  const WeightView gw = fused ? gate_up.weight.view().outputs(0, F) : gate.weight.view();
+  const WeightView uw = fused ? gate_up.weight.view().outputs(F, F) : up.weight.view();
+  std::string err = linear(kn, x, rows, gw, nullptr, g, F);
+  if (err.empty()) err = linear(kn, x, rows, uw, nullptr, u, F);
   if (!err.empty()) return err;
-  activate(kn, Activation::kSilu, g, rows, gate.out);
+  activate(kn, Activation::kSilu, g, rows, F);
   for (std::size_t i = 0; i < hidden; ++i) g[i] *= u[i];
   return down.forward(kn, g, rows, y);
 }

@@ -78,7 +78,11 @@ struct Mlp {
 // nn.Linear weights without biases.
 struct GatedMlp {
   Linear gate, up, down;
+  // Phi-3's gate_up_proj: [gate | up] stored as one matrix (2 x hidden outputs), used in place of
+  // gate and up (its two halves read as views: no copy) when declared by add_fused_to.
+  Linear gate_up;
   void add_to(TensorTable& t, const std::string& prefix, int dim, int hidden);
+  void add_fused_to(TensorTable& t, const std::string& prefix, int dim, int hidden);
   // y: rows x down.out. scratch holds 2 x rows x hidden.
   std::string forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const;
 };

@@ -62,9 +62,13 @@ std::string Llama::configure(const LlamaConfig& config) {
     const std::string p = "model.layers." + std::to_string(l) + ".";
     B.norm_1.eps = B.norm_2.eps = c.rms_norm_eps;
     B.norm_1.add_to(tensors_, p + "input_layernorm.weight", D);
-    B.q.add_to(tensors_, p + "self_attn.q_proj.", D, hq, Layout::kTransposed, c.attention_bias);
-    B.k.add_to(tensors_, p + "self_attn.k_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
-    B.v.add_to(tensors_, p + "self_attn.v_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
+    if (c.fused_projections) {
+      B.qkv.add_to(tensors_, p + "self_attn.qkv_proj.", D, hq + 2 * hkv, Layout::kTransposed, c.attention_bias);
+    } else {
+      B.q.add_to(tensors_, p + "self_attn.q_proj.", D, hq, Layout::kTransposed, c.attention_bias);
+      B.k.add_to(tensors_, p + "self_attn.k_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
+      B.v.add_to(tensors_, p + "self_attn.v_proj.", D, hkv, Layout::kTransposed, c.attention_bias);
+    }
     B.o.add_to(tensors_, p + "self_attn.o_proj.", hq, D, Layout::kTransposed, false);
     if (c.qk_norm) {
       B.q_norm.eps = B.k_norm.eps = c.rms_norm_eps;
@@ -72,7 +76,8 @@ std::string Llama::configure(const LlamaConfig& config) {
       B.k_norm.add_to(tensors_, p + "self_attn.k_norm.weight", c.head_dim);
     }
     B.norm_2.add_to(tensors_, p + "post_attention_layernorm.weight", D);
-    B.mlp.add_to(tensors_, p + "mlp.", D, c.intermediate_size);
+    if (c.fused_projections) B.mlp.add_fused_to(tensors_, p + "mlp.", D, c.intermediate_size);
+    else B.mlp.add_to(tensors_, p + "mlp.", D, c.intermediate_size);
   }
   stack_.final_norm.eps = c.rms_norm_eps;
   stack_.final_norm.add_to(tensors_, "model.norm.weight", D);
@@ -100,10 +105,13 @@ std::string Llama::finalize() {
     MhaStoredWeights w;
     if (err.empty()) {
       w.q = std::move(B.q.weight), w.k = std::move(B.k.weight), w.v = std::move(B.v.weight), w.o = std::move(B.o.weight);
-      w.b_q = B.q.bias.data(), w.b_k = B.k.bias.data(), w.b_v = B.v.bias.data();
+      w.qkv = std::move(B.qkv.weight);  // (fused_projections: [Q | K | V] as stored)
+      const float* b = B.qkv.bias.data();
+      const int hq = cfg_.num_attention_heads * cfg_.head_dim, hkv = cfg_.num_key_value_heads * cfg_.head_dim;
+      w.b_q = b ? b : B.q.bias.data(), w.b_k = b ? b + hq : B.k.bias.data(), w.b_v = b ? b + hq + hkv : B.v.bias.data();
       err = B.attn.set_weights(std::move(w));
     }
-    B.q = Linear(), B.k = Linear(), B.v = Linear(), B.o = Linear();
+    B.q = Linear(), B.k = Linear(), B.v = Linear(), B.o = Linear(), B.qkv = Linear();
     if (!err.empty()) return err;
   }
   tensors_.seal();

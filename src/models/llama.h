@@ -1,4 +1,4 @@
-// The Llama-family decoder (Llama, Qwen2, Qwen3, Mistral, SmolLM2/3, TinyLlama), composed from the
+// The Llama-family decoder (Llama, Qwen2, Qwen3, Mistral, Phi-3, SmolLM2/3, TinyLlama), composed from the
 // shared layers:
 //   x = embed_tokens[token]
 //   per layer: x += Attn(RMSNorm(x)), causal, rotary on Q and K (Qwen3: each head's Q and K
@@ -46,6 +46,9 @@ struct LlamaConfig {
   // SmolLM3: which layers rotate Q and K, a character a layer ('1' rotates, '0' does not: its
   // no_rope_layers); empty: every layer.
   std::string rope_layers;
+  // Phi-3: Q, K and V stored as one self_attn.qkv_proj ([Q | K | V] outputs), gate and up as one
+  // mlp.gate_up_proj ([gate | up]); both read as stored.
+  bool fused_projections = false;
 };
 
 class Llama {
@@ -79,7 +82,7 @@ class Llama {
   struct Block {
     RmsNorm norm_1, norm_2;  // input_layernorm, post_attention_layernorm
     RmsNorm q_norm, k_norm;  // qk_norm only
-    Linear q, k, v, o;  // held only until finalize() gives them to attn
+    Linear q, k, v, o, qkv;  // held only until finalize() gives them to attn (qkv: fused_projections)
     MultiHeadAttention attn;
     GatedMlp mlp;
   };

@@ -282,7 +282,7 @@ describe('named errors', () => {
   });
 
   test('a model type the library does not run: unsupported-model, before the weights are asked for', async () => {
-    await fails('hf:test/t5', {}, { code: 'unsupported-model', message: expect.stringContaining('"t5" model (config.json\'s model_type); this library runs gpt2, bert, bart, llama, qwen2, mistral') });
+    await fails('hf:test/t5', {}, { code: 'unsupported-model', message: expect.stringContaining('"t5" model (config.json\'s model_type); this library runs gpt2, bert, bart, llama, qwen2, qwen3, mistral, phi3, smollm3') });
     expect(server.count('t5/resolve/main/model.safetensors')).toBe(0);
     expect(server.requests.filter((r) => r.path.startsWith('/test/t5/'))).toHaveLength(1);
   });

@@ -18,6 +18,8 @@ const CASES = {
   // SmolLM3-3B's no_rope_layer_interval 4 in small: 4 layers, the last without rotation.
   'smollm3, 4 layers, no_rope_layer_interval 4 (layer 3 not rotated)': { ...BASE, model_type: 'smollm3', num_hidden_layers: 4, num_key_value_heads: 2, no_rope_layer_interval: 4, tie_word_embeddings: true },
   'smollm3, no_rope_layers [0, 1] given': { ...BASE, model_type: 'smollm3', num_key_value_heads: 4, no_rope_layers: [0, 1], tie_word_embeddings: false },
+  // Phi-3-mini-4k's layout in small: fused qkv_proj and gate_up_proj, a sliding window (its 2047).
+  'phi3, fused qkv_proj and gate_up_proj, 2 K/V heads, sliding window 5': { ...BASE, model_type: 'phi3', num_key_value_heads: 2, sliding_window: 5, tie_word_embeddings: false },
 };
 const TOKENS = [0, 5, 9, 2, 2, 17, 11, 4, 20, 3, 8];
 const VOCAB_LETTERS = 'abcdefghijklmnopqrstu';  // ids 2..22 (llama_checkpoint's tokenizer)
@@ -199,7 +201,7 @@ describe('LlamaModel specifics', () => {
     await refused({ num_key_value_heads: 3 }, /num_attention_heads \(4\) is not a multiple of num_key_value_heads \(3\)/);
     await refused({ use_sliding_window: true, sliding_window: 4 }, /use_sliding_window true is not supported for qwen2/);
     await refused({ model_type: 'smollm3', no_rope_layers: [1, 0, 1] }, /config.json: no_rope_layers must be 2 values of 0 or 1 \(one per layer\), got Array\(3\)/);
-    await refused({ model_type: 'qwen3_moe' }, /model_type "qwen3_moe" is not supported \(this library runs: gpt2, bert, bart, llama, qwen2, qwen3, mistral, smollm3\)/);
+    await refused({ model_type: 'qwen3_moe' }, /model_type "qwen3_moe" is not supported \(this library runs: gpt2, bert, bart, llama, qwen2, qwen3, mistral, phi3, smollm3\)/);
   });
 
   test('a vocab_size padded past the tokenizer (as Qwen2\'s): those ids read as no text, and generation goes on', async () => {

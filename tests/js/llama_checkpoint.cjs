@@ -82,15 +82,22 @@ function checkpoint(config, seed, bf16 = false) {
   for (let l = 0; l < config.num_hidden_layers; l++) {
     const p = `model.layers.${l}.`;
     add(p + 'input_layernorm.weight', [D], 1);
-    add(p + 'self_attn.q_proj.weight', [H * d, D]);
-    add(p + 'self_attn.k_proj.weight', [KV * d, D]);
-    add(p + 'self_attn.v_proj.weight', [KV * d, D]);
+    if (config.model_type === 'phi3') {  // Phi3Attention's qkv_proj: [Q | K | V] rows
+      add(p + 'self_attn.qkv_proj.weight', [(H + 2 * KV) * d, D]);
+    } else {
+      add(p + 'self_attn.q_proj.weight', [H * d, D]);
+      add(p + 'self_attn.k_proj.weight', [KV * d, D]);
+      add(p + 'self_attn.v_proj.weight', [KV * d, D]);
+    }
     if (bias) for (const m of ['q', 'k', 'v']) add(p + `self_attn.${m}_proj.bias`, [(m === 'q' ? H : KV) * d]);
     add(p + 'self_attn.o_proj.weight', [D, H * d]);
     if (config.model_type === 'qwen3') for (const m of ['q', 'k']) add(p + `self_attn.${m}_norm.weight`, [d], 1);
     add(p + 'post_attention_layernorm.weight', [D], 1);
-    add(p + 'mlp.gate_proj.weight', [F, D]);
-    add(p + 'mlp.up_proj.weight', [F, D]);
+    if (config.model_type === 'phi3') add(p + 'mlp.gate_up_proj.weight', [2 * F, D]);  // Phi3MLP: [gate | up]
+    else {
+      add(p + 'mlp.gate_proj.weight', [F, D]);
+      add(p + 'mlp.up_proj.weight', [F, D]);
+    }
     add(p + 'mlp.down_proj.weight', [D, F]);
   }
   add('model.norm.weight', [D], 1);
@@ -140,8 +147,28 @@ function rotate(row, offset, heads, d, freq, pos) {
     }
 }
 
+/** Rows [from, from + count) of a matrix (a slice of a fused projection, as Phi-3's forward slices its output). */
+function rows(W, from, count) {
+  const cols = W.shape[1];
+  return { shape: [count, cols], data: W.data.slice(from * cols, (from + count) * cols) };
+}
+
 /** logits (n x V) and attention (layers x H x n x n) of a token sequence. */
-function reference(config, w, tokens) {
+function reference(config, weights, tokens) {
+  // Phi-3: qkv_proj's output is split as query_pos = H d, then K d KV, then V; gate_up_proj's as
+  // chunk(2): gate first. The same network under separate names.
+  const w = { ...weights };
+  if (config.model_type === 'phi3') {
+    const D = config.hidden_size, H = config.num_attention_heads, KV = config.num_key_value_heads, d = config.head_dim ?? D / H;
+    for (let l = 0; l < config.num_hidden_layers; l++) {
+      const p = `model.layers.${l}.`, qkv = w[p + 'self_attn.qkv_proj.weight'], gu = w[p + 'mlp.gate_up_proj.weight'];
+      w[p + 'self_attn.q_proj.weight'] = rows(qkv, 0, H * d);
+      w[p + 'self_attn.k_proj.weight'] = rows(qkv, H * d, KV * d);
+      w[p + 'self_attn.v_proj.weight'] = rows(qkv, (H + KV) * d, KV * d);
+      w[p + 'mlp.gate_proj.weight'] = rows(gu, 0, config.intermediate_size);
+      w[p + 'mlp.up_proj.weight'] = rows(gu, config.intermediate_size, config.intermediate_size);
+    }
+  }
   const n = tokens.length, { hidden_size: D, num_attention_heads: H, num_key_value_heads: KV, vocab_size: V } = config;
   const d = config.head_dim ?? D / H, eps = config.rms_norm_eps, freq = frequencies(config, d);
   const x = new Float64Array(n * D);

@@ -1,4 +1,4 @@
-// The Llama family in WASM (model_type llama, qwen2, mistral; SmolLM2 and TinyLlama are llama):
+// The Llama family in WASM (model_type llama, qwen2, qwen3, mistral, phi3, smollm3; SmolLM2 and TinyLlama are llama):
 // config.json + model.safetensors under Hugging Face's names, unchanged, + tokenizer.json. Rotary
 // positions, grouped-query attention (attention is returned per query head; kvHeadOf says which
 // K/V head each reads), RMSNorm, SwiGLU. run / predictNext / loss / generate are the decoder-only
@@ -19,7 +19,7 @@ import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import type { FilesReader } from '../loading/model_files.js';
 
-export type LlamaModelType = 'llama' | 'qwen2' | 'qwen3' | 'mistral' | 'smollm3';
+export type LlamaModelType = 'llama' | 'qwen2' | 'qwen3' | 'mistral' | 'phi3' | 'smollm3';
 
 /** A Llama-family checkpoint in memory: parsed config.json, safetensors bytes (or a GGUF file's
  * tensors, models/llama_gguf.ts), and the tokenizer (tokenizer.json with tokenizer_config.json /
@@ -74,6 +74,8 @@ export interface LlamaConfig {
   qk_norm: boolean;
   /** SmolLM3: whether each layer rotates Q and K (its no_rope_layers, 1 = rotates); all true elsewhere. */
   rope_layers: boolean[];
+  /** Phi-3: self_attn.qkv_proj and mlp.gate_up_proj, each one matrix as stored. */
+  fused_projections: boolean;
 }
 
 const SCALINGS = ['linear', 'llama3'];
@@ -110,7 +112,7 @@ function readRopeScaling(c: Record<string, unknown>): RopeScaling {
 function readSlidingWindow(c: Record<string, unknown>, type: LlamaModelType): number {
   if (type !== 'mistral' && type !== 'llama' && c.use_sliding_window === true)
     throw new AttentionError(`config.json: use_sliding_window true is not supported for ${type} (a window on some layers only)`);
-  if (type !== 'mistral') return 0;
+  if (type !== 'mistral' && type !== 'phi3') return 0;
   const w = c.sliding_window;
   if (w === undefined || w === null) return 0;
   if (!Number.isInteger(w) || (w as number) < 1) throw new AttentionError(`config.json: sliding_window must be a positive integer or null, got ${show(w)}`);
@@ -169,6 +171,7 @@ function readFields(c: Record<string, unknown>): LlamaConfig {
     sliding_window: readSlidingWindow(c, type),
     qk_norm: type === 'qwen3',
     rope_layers: readRopeLayers(c, type, layers),
+    fused_projections: type === 'phi3',
   };
 }
 

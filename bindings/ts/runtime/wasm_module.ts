@@ -204,6 +204,8 @@ export interface LlamaCoreConfig {
   attention_bias: boolean; tie_word_embeddings: boolean; sliding_window: number;
   /** Qwen3's per-head q/k norm; SmolLM3's rotating layers, '1'/'0' a layer ('' = every layer). */
   qk_norm: boolean; rope_layers: string;
+  /** Phi-3's qkv_proj and gate_up_proj read as stored. */
+  fused_projections: boolean;
 }
 
 export interface BartCoreConfig {
