@@ -18,15 +18,7 @@ const { readFolder, startHubServer } = require('./hub_server.cjs');
 const { safetensors } = require('./llama_checkpoint.cjs');
 
 const ROOT = path.resolve(__dirname, '../..');
-const BROWN = path.join(ROOT, 'web/models/brown-llama');
-const GGML = { F32: 0, F16: 1, Q4_0: 2, Q4_1: 3, Q5_0: 6, Q5_1: 7, Q8_0: 8, Q2_K: 10, Q3_K: 11, Q4_K: 12, Q5_K: 13, Q6_K: 14 };
-const LAYER = {
-  'input_layernorm.weight': 'attn_norm.weight', 'self_attn.q_proj.weight': 'attn_q.weight', 'self_attn.k_proj.weight': 'attn_k.weight',
-  'self_attn.v_proj.weight': 'attn_v.weight', 'self_attn.o_proj.weight': 'attn_output.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
-  'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
-  'self_attn.q_proj.bias': 'attn_q.bias', 'self_attn.k_proj.bias': 'attn_k.bias', 'self_attn.v_proj.bias': 'attn_v.bias',
-  'self_attn.q_norm.weight': 'attn_q_norm.weight', 'self_attn.k_norm.weight': 'attn_k_norm.weight',
-};
+const { BROWN, writeLlamaGguf: writeWith } = require('./gguf_convert.cjs');
 
 let mod, dir;
 beforeAll(async () => {
@@ -35,38 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** llama.cpp's name for a Hugging Face tensor name (written out here, apart from the loader's table). */
-function ggufName(hf) {
-  const top = { 'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight' };
-  if (top[hf]) return top[hf];
-  const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hf);
-  return `blk.${m[1]}.${LAYER[m[2]]}`;
-}
-
-/** The converter's permute: within each head of d rows, stored row 2i + k is row k d/2 + i (whole rows of any bytes). */
-function permuteRows(bytes, heads, rows) {
-  const d = rows / heads, rb = bytes.length / rows, out = new Uint8Array(bytes.length);
-  for (let h = 0; h < heads; h++) for (let i = 0; i < d / 2; i++) for (let k = 0; k < 2; k++)
-    out.set(bytes.subarray((h * d + k * d / 2 + i) * rb, (h * d + k * d / 2 + i + 1) * rb), (h * d + 2 * i + k) * rb);
-  return out;
-}
-
-/** A Llama's tensors ({ name: { shape, values } }, Hugging Face's layout) as a GGUF file; typeOf(name, shape) picks each matrix's type. */
-function writeLlamaGguf(file, config, tensors, typeOf, { shards = 1, folder = BROWN, arch = 'llama' } = {}) {
-  const specs = Object.entries(tensors).map(([hf, { shape, values }]) => {
-    const type = shape.length === 1 ? 'F32' : typeOf(hf, shape);
-    let bytes = type === 'F32' ? new Uint8Array(values.buffer.slice(0)) : mod.encodeWeights(values, { type, cols: shape[shape.length - 1] });
-    // (llama and smollm3: Qwen2's and Qwen3's converters store the rows as they are)
-    const permuted = arch === 'llama' || arch === 'smollm3';
-    if (permuted && /q_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_attention_heads, shape[0]);
-    if (permuted && /k_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_key_value_heads, shape[0]);
-    return { name: ggufName(hf), dims: [...shape].reverse(), type: GGML[type], data: Buffer.from(bytes).toString('base64') };
-  });
-  const out = execFileSync(process.execPath, [path.join(__dirname, 'gguf_model_write.mjs')], {
-    input: JSON.stringify({ file, arch, config, folder, shards, tensors: specs }), maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out.toString());
-}
+const writeLlamaGguf = (...args) => writeWith(mod, ...args);
 
 /** brown-llama's tensors as float32, by name. */
 function brownTensors() {
