@@ -213,7 +213,12 @@ class ModelHandle {
     return reinterpret_cast<Address>(model_.tensors().stored_destination(name, static_cast<std::size_t>(n), dtype));
   }
   // How the weights are held; after configure, before the tensors are set.
-  std::string setWeightStorage(attn::WeightStorage storage) { return model_.tensors().set_storage(storage); }
+  void setWeightStorage(attn::WeightStorage storage) { model_.tensors().set_storage(storage); }
+  // The type tensor i is held in, as a checkpoint names it ("Q8_0", "F16", ...; "" before it is set).
+  std::string tensorHeldType(int i) {
+    const attn::TensorTable& t = model_.tensors();
+    return t.entry(i).held == 0 ? "" : attn::weight_type_info(t.held_type(i)).stored_name;
+  }
   // Bytes the model's parameters take as held (after loading).
   double weightBytes() { return static_cast<double>(model_.tensors().held_bytes()); }
   std::string finalize() { return model_.finalize(); }
@@ -279,7 +284,8 @@ void bind_model_handle(emscripten::class_<H>& c) {
       .function("storedDestination", optional_override([](H& h, const std::string& name, int n, attn::Dtype dtype) {
                   return h.storedDestination(name, n, dtype);
                 }))
-      .function("setWeightStorage", optional_override([](H& h, attn::WeightStorage storage) { return h.setWeightStorage(storage); }))
+      .function("setWeightStorage", optional_override([](H& h, attn::WeightStorage storage) { h.setWeightStorage(storage); }))
+      .function("tensorHeldType", optional_override([](H& h, int i) { return h.tensorHeldType(i); }))
       .function("weightBytes", optional_override([](H& h) { return h.weightBytes(); }))
       .function("finalize", optional_override([](H& h) { return h.finalize(); }))
       .function("traceData", optional_override([](const H& h, TraceSlot slot) { return h.traceData(slot); }))

@@ -10,6 +10,8 @@ export { weightsFromPyTorch } from './attention/pytorch.js';
 export { Gpt2Model, Gpt2Model as LanguageModel } from './models/gpt2_model.js';
 export { LlamaModel } from './models/llama_model.js';
 export type { LlamaConfig, LlamaFiles, LlamaModelType, LlamaRunResult, LlamaTrace, RopeScaling } from './models/llama_model.js';
+export type { CheckpointTensor, CheckpointTensors, WeightTypes } from './loading/checkpoint.js';
+export type { WeightTypeName } from './loading/weight_codec.js';
 export type { GenerateOptions, GenerateResult, Gpt2Config, RunOptions, RunResult, TokenEvent } from './models/gpt2_model.js';
 export type { ChatOptions, ChatResult } from './models/decoder_model.js';
 export type { ChatMessage, ChatTemplateOptions } from './models/chat.js';

@@ -174,26 +174,16 @@ std::string TensorTable::set_values(Entry& e, const void* data, std::size_t n, s
   return bad < 0 ? "" : non_finite_message(e.name, out[bad], static_cast<long>(first) + bad);
 }
 
-std::string TensorTable::set_storage(WeightStorage s) {
-  const WeightStorage before = storage_;
-  storage_ = s;
-  for (const Entry& e : entries_) {
-    if (!e.weight) continue;
-    const int block = weight_type_info(type_for(e, Dtype::kF32)).block;
-    if (inputs_of(e) % block == 0) continue;
-    storage_ = before;
-    return std::string("dtype '") + weight_storage_name(s) + "' stores weights in blocks of " + std::to_string(block) +
-           " inputs, but " + e.name + " has " + std::to_string(inputs_of(e)) + " inputs; load this model with dtype 'f16' or 'f32'";
-  }
-  return "";
-}
-
 WeightType TensorTable::type_for(const Entry& e, Dtype stored) const {
   switch (storage_) {
     case WeightStorage::kF32: return WeightType::kF32;
     case WeightStorage::kF16: return WeightType::kF16;
-    case WeightStorage::kQ8: return e.quantizable ? WeightType::kQ8_0 : stored;
-    case WeightStorage::kQ4: return !e.quantizable ? stored : e.embedding ? WeightType::kQ8_0 : WeightType::kQ4_0;
+    // (Q8_0 and Q4_0 take blocks of 32 inputs: a matrix with other widths falls back to F16.)
+    case WeightStorage::kQ8: return !e.quantizable ? stored : inputs_of(e) % kQuantBlock ? WeightType::kF16 : WeightType::kQ8_0;
+    case WeightStorage::kQ4:
+      if (!e.quantizable) return stored;
+      if (inputs_of(e) % kQuantBlock) return WeightType::kF16;
+      return e.embedding ? WeightType::kQ8_0 : WeightType::kQ4_0;
     default: return stored;
   }
 }
@@ -204,6 +194,7 @@ std::string TensorTable::set_weight_rows(Entry& e, const void* data, int r0, int
   if (r0 == 0) {
     const WeightType t = type_for(e, dtype);
     const bool panels = held_in_panels(e, t);
+    e.held_type = t;
     // (Sized as before when the bytes were written in place: the block, and so `data`, stays.)
     if (!w.allocate(t, panels, out, in)) return out_of_memory(e.name.c_str(), row_bytes(t, in) * out / 4);
     const bool turned = !panels && !holds_as_stored(e, dtype, t, panels) && !stored_by_output(e);

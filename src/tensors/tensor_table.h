@@ -27,11 +27,13 @@ enum class Layout {
 using Dtype = WeightType;
 
 // How a model holds its weight matrices (loadModel's dtype; the codes the bindings pass). Auto:
-// as the checkpoint stores them (F32, F16, BF16). F32 / F16: converted to that. Q8 / Q4: quantized
-// (weight.h), each tensor as it is set; matrices declared not quantizable (position and token-type
-// tables) then stay as stored, and under Q4 the word embeddings (the tied language-model head,
-// where 4-bit errors land straight on the logits) are Q8: brown-gpt2's held-out perplexity is
-// +2.6% over f32 so (with ggml's Q4_0 scales: +4.4%, and +23% with the head at 4 bits too).
+// as the checkpoint stores them (F32, F16, BF16, a GGUF's blocks). F32 / F16: converted to that.
+// Q8 / Q4: quantized (weight.h), each tensor as it is set; matrices declared not quantizable
+// (position and token-type tables) then stay as stored, and under Q4 the word embeddings (the tied
+// language-model head, where 4-bit errors land straight on the logits) are Q8: brown-gpt2's held-out
+// perplexity is +2.6% over f32 so (with ggml's Q4_0 scales: +4.4%, and +23% with the head at 4 bits
+// too). A matrix whose inputs are not whole 32-value blocks is held at F16 instead (as llama.cpp's
+// quantizer falls back to a wider type): held_type() says what each tensor became.
 enum class WeightStorage { kAuto = 0, kF32 = 1, kF16 = 2, kQ8 = 3, kQ4 = 4 };
 const char* weight_storage_name(WeightStorage s);  // "auto", "f32", "f16", "q8", "q4"
 
@@ -61,6 +63,7 @@ class TensorTable {
     std::size_t held = 0;    // bytes it takes as set (0: not set)
     std::size_t filled = 0;  // elements set so far (set_part)
     Dtype part_dtype = Dtype::kF32;
+    WeightType held_type = WeightType::kF32;
   };
 
   void clear() {
@@ -74,13 +77,14 @@ class TensorTable {
   // A weight matrix (see Entry): a linear layer's (embedding false) or a lookup table's.
   void add_weight(std::string name, std::vector<int> shape, Weight* w, Layout layout, bool embedding,
                   bool quantizable = true);
-  // The storage of the weights set from now on (kept by clear()). "" = ok; Q8/Q4 need every
-  // quantizable matrix's inputs to be a multiple of 32 (else the first that is not is named).
-  std::string set_storage(WeightStorage s);
+  // The storage of the weights set from now on (kept by clear()).
+  void set_storage(WeightStorage s) { storage_ = s; }
   WeightStorage storage() const { return storage_; }
 
   int size() const { return static_cast<int>(entries_.size()); }
   const Entry& entry(int i) const { return entries_[i]; }
+  // The type tensor i is held in once set (vectors: F32).
+  WeightType held_type(int i) const { return entries_[i].held_type; }
 
   // Copies a tensor in: vectors widened to float32; weight matrices converted to their storage
   // type (F16 and BF16 kept as stored under auto, quantized under Q8/Q4) and laid out for their

@@ -127,12 +127,17 @@ test('webpack 5, no config: no warnings ("Critical dependency") but its size hin
   const { warnings, errors, assets } = stats.toJson({ all: false, warnings: true, errors: true, assets: true });
   expect(errors).toEqual([]);
   // webpack's production build hints at any asset over 244 KiB: the SIMD .wasm files (263-284 KiB)
-  // are, and README says so (and how to quiet it). No other warning, and the hint names only .wasm.
-  const hints = (m) => /^(asset size limit|webpack performance recommendations)/.test(m);
+  // are, and docs/loading.md says so (and how to quiet it). Since the chat templates' Jinja engine
+  // is bundled (about 60 KiB minified), the app's main.js passes it too: the hint may name it, up to
+  // a budget of 300 KiB. No other warning.
+  const hints = (m) => /^(asset size limit|entrypoint size limit|webpack performance recommendations)/.test(m);
   const messages = warnings.map((w) => w.message);
   expect(messages.filter((m) => !hints(m))).toEqual([]);
   const named = messages.filter(hints).join('\n').match(/^\s+\S+ \(\d+ KiB\)$/gm) ?? [];
-  expect(named.every((line) => /\.wasm \(/.test(line))).toBe(true);
+  for (const line of named) {
+    const [, file, kib] = /^\s+(\S+) \((\d+) KiB\)$/.exec(line);
+    if (!file.endsWith('.wasm')) expect({ file: file.replace(/\.js$/, ''), kib: Number(kib) <= 300 }).toEqual({ file: 'main', kib: true });
+  }
   expect(assets.length).toBeLessThanOrEqual(6); // main.js + 3 .wasm + the threaded build's 2 scripts
   expectBrowserOnly(outDir);
   fs.writeFileSync(path.join(outDir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script src="main.js"></script>\n');

@@ -57,22 +57,25 @@ describe('a dtype that is not one of ours', () => {
   });
 });
 
-describe.each(variants)('%s build: a dtype the model cannot take', (variant) => {
-  test('q8 / q4 on folders whose matrices take 16 or 80 inputs: the first such matrix named; f16 loads', async () => {
+describe.each(variants)('%s build: matrices whose widths are not blocks of 32', (variant) => {
+  test('q8 / q4 on folders whose matrices take 16 or 80 inputs: those held at F16 (model.weightTypes), the rest quantized', async () => {
     const attn = await load(variant);
-    const bart = fixture('bart/f32_prefixed');  // d_model 16
-    for (const dtype of ['q8', 'q4'])
-      await expectNamed(() => attn.loadModel(bart, { dtype }),
-        `loadModel: dtype '${dtype}' stores weights in blocks of 32 inputs, but shared.weight has 16 inputs; load this model with dtype 'f16' or 'f32'`);
-    const model = await attn.loadModel(bart, { dtype: 'f16' });
-    expect(model.generate('abc').tokens.length).toBeGreaterThan(0);
-    model.dispose();
-    // BERT with hidden 32 (those matrices fit) and intermediate 80: the 80-input matrix is named.
+    const bart = fixture('bart/f32_prefixed');  // d_model 16: every matrix's inputs
+    for (const dtype of ['q8', 'q4']) {
+      const model = await attn.loadModel(bart, { dtype });
+      expect(new Set(Object.entries(model.weightTypes).filter(([n]) => n.endsWith('proj.weight') || n === 'shared.weight').map(([, t]) => t))).toEqual(new Set(['F16']));
+      expect(model.generate('abc').tokens.length).toBeGreaterThan(0);
+      model.dispose();
+    }
+    // BERT with hidden 32 (those matrices fit) and intermediate 80: the 80-input matrix falls back.
     const bert = fixture('bert/f32_mlm_prefixed');
     const config = JSON.parse(fs.readFileSync(path.join(bert, 'config.json'), 'utf8'));
     const vocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', ...Array.from({ length: config.vocab_size - 5 }, (_, i) => `t${i + 5}`)].join('\n');
-    await expectNamed(() => attn.loadModel({ config, weights: fs.readFileSync(path.join(bert, 'model.safetensors')), tokenizer: { vocab } }, { dtype: 'q4' }),
-      "loadModel: dtype 'q4' stores weights in blocks of 32 inputs, but encoder.layer.0.output.dense.weight has 80 inputs; load this model with dtype 'f16' or 'f32'");
+    const model = await attn.loadModel({ config, weights: fs.readFileSync(path.join(bert, 'model.safetensors')), tokenizer: { vocab } }, { dtype: 'q4' });
+    const types = Object.entries(model.weightTypes);
+    expect(types.filter(([n]) => /output\.dense\.weight$/.test(n) && !n.includes('attention')).map(([, t]) => t)).toEqual(['F16', 'F16']);
+    expect(types.filter(([n]) => /intermediate\.dense\.weight$/.test(n)).map(([, t]) => t)).toEqual(['Q4_0', 'Q4_0']);
+    model.dispose();
     await stillLoads(attn);
   });
 

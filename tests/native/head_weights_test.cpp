@@ -61,7 +61,7 @@ void check_llama_heads(attn::WeightStorage storage, attn::WeightType held) {
   const attn::LlamaConfig c = tiny_llama();
   attn::Llama m;
   ASSERT_EQ(m.configure(c), "");
-  ASSERT_EQ(m.tensors().set_storage(storage), "");
+  m.tensors().set_storage(storage);
   Tensors w = load_random(m.tensors(), 3);
   ASSERT_EQ(m.finalize(), "");
   const int D = c.hidden_size, dk = D / c.num_attention_heads;

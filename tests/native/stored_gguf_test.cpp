@@ -62,7 +62,7 @@ TEST(StoredGguf, QuantizedMatricesAreHeldAsStoredAndWidenedOnlyWhenAsked) {
       attn::TensorTable table;
       attn::Linear lin;
       lin.add_to(table, "m.", in, out, attn::Layout::kTransposed, false);
-      ASSERT_EQ(table.set_storage(WeightStorage::kAuto), "");
+      table.set_storage(WeightStorage::kAuto);
       if (in_place) {
         void* at = table.stored_destination("m.weight", std::size_t(out) * in, t);
         ASSERT_NE(at, nullptr);
@@ -81,7 +81,7 @@ TEST(StoredGguf, QuantizedMatricesAreHeldAsStoredAndWidenedOnlyWhenAsked) {
     attn::TensorTable table;
     attn::Linear lin;
     lin.add_to(table, "m.", in, out, attn::Layout::kTransposed, false);
-    ASSERT_EQ(table.set_storage(WeightStorage::kF32), "");
+    table.set_storage(WeightStorage::kF32);
     ASSERT_EQ(table.set("m.weight", bytes.data(), std::size_t(out) * in, t), "");
     std::vector<float> row(in);
     for (int r = 0; r < out; ++r) {

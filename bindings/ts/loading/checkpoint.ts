@@ -10,7 +10,7 @@ import { show } from '../validate.js';
 import { parseWeights } from './safetensors.js';
 import type { SafetensorsWeights } from './safetensors.js';
 import { enumNames, enumValue, findEnum } from '../runtime/wasm_module.js';
-import type { CheckpointHandle, Dtype, WasmModule } from '../runtime/wasm_module.js';
+import type { CheckpointHandle, Dtype, DtypeName, WasmModule } from '../runtime/wasm_module.js';
 import type { WeightDtype } from './weight_dtype.js';
 
 export type { CheckpointHandle } from '../runtime/wasm_module.js';
@@ -86,7 +86,7 @@ interface Planned {
  * problem) before any is copied. */
 function planTensors(mod: WasmModule, handle: CheckpointHandle, file: { tensors: Map<string, { dtype: string; shape: number[] }> },
   candidates: NameCandidates, byteLength: (name: string) => number, dtype?: WeightDtype): Omit<Planned, 'at'>[] {
-  throwIfError(handle.setWeightStorage(enumValue(mod.WeightStorage, dtype ?? 'auto', 'loadModel: dtype')), 'loadModel');
+  handle.setWeightStorage(enumValue(mod.WeightStorage, dtype ?? 'auto', 'loadModel: dtype'));
   const tensors: Omit<Planned, 'at'>[] = [];
   for (let i = 0; i < handle.tensorCount(); i++) {
     const declared = handle.tensorName(i);
@@ -149,7 +149,21 @@ function copyTensor(mod: WasmModule, handle: CheckpointHandle, staging: Staging,
   }
 }
 
-export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: CheckpointTensors, candidates: NameCandidates, dtype?: WeightDtype): void {
+/** Each tensor's type as the model holds it, by its declared name (model.weightTypes). */
+export type WeightTypes = Readonly<Record<string, DtypeName>>;
+
+/** The types the tensors were set in (after finalize). */
+function heldTypes(handle: CheckpointHandle): WeightTypes {
+  const types: Record<string, DtypeName> = {};
+  for (let i = 0; i < handle.tensorCount(); i++) {
+    const t = handle.tensorHeldType(i);
+    if (t) types[handle.tensorName(i)] = t;
+  }
+  return Object.freeze(types);
+}
+
+/** Loads the checkpoint's tensors into the model and finalizes it; returns the types each is held in. */
+export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, file: CheckpointTensors, candidates: NameCandidates, dtype?: WeightDtype): WeightTypes {
   const tensors = planTensors(mod, handle, file, candidates, (name) => file.tensors.get(name)!.bytes.length, dtype);
   // Smallest first: the engine compiles the core's copy loop with its optimizing tier once it has
   // run a while, and a call already running stays on the baseline code; so the embedding table,
@@ -157,12 +171,13 @@ export function loadCheckpoint(mod: WasmModule, handle: CheckpointHandle, stagin
   tensors.sort((a, b) => a.count - b.count);
   for (const t of placeTensors(handle, staging, tensors)) copyTensor(mod, handle, staging, t, file.tensors.get(t.name)!.bytes);
   throwIfError(handle.finalize(), 'loadModel');
+  return heldTypes(handle);
 }
 
 /** loadCheckpoint for tensors that arrive one at a time (in any order): each goes into the model as
  * it arrives, so only one tensor's bytes are held outside the heap at once. */
 export async function streamCheckpoint(mod: WasmModule, handle: CheckpointHandle, staging: Staging, weights: StreamedTensors,
-  candidates: NameCandidates, dtype?: WeightDtype): Promise<void> {
+  candidates: NameCandidates, dtype?: WeightDtype): Promise<WeightTypes> {
   const tensors = planTensors(mod, handle, weights, candidates, (name) => weights.tensors.get(name)!.byteLength, dtype);
   const byName = new Map(placeTensors(handle, staging, tensors).map((t) => [t.name, t]));
   for await (const { name, bytes } of weights.arrivals) {
@@ -170,6 +185,7 @@ export async function streamCheckpoint(mod: WasmModule, handle: CheckpointHandle
     if (t) copyTensor(mod, handle, staging, t, bytes);
   }
   throwIfError(handle.finalize(), 'loadModel');
+  return heldTypes(handle);
 }
 
 /** A positive integer field of config.json, or a named error (show() prints any value: a BigInt

@@ -6,6 +6,7 @@
 import { arpabetToIpa } from '../tokenizers/arpabet.js';
 import { BpeTokenizer } from '../tokenizers/bpe_tokenizer.js';
 import { configInt, loadCheckpoint } from '../loading/checkpoint.js';
+import type { WeightTypes } from '../loading/checkpoint.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import { MAX_BEAMS, beamSearch } from './decoding.js';
 import type { Stepper } from './decoding.js';
@@ -194,6 +195,9 @@ function showIds(a: readonly unknown[]): string {
 
 /** A BART (encoder-decoder) model. */
 export class BartModel extends WasmObject<BartHandle> {
+  /** Each weight tensor's type as the model holds it, by its checkpoint name ('F32', 'F16', 'Q8_0',
+   * 'Q4_K', ...): the dtype asked for, or F16 where a matrix's width is not whole 32-value blocks. */
+  weightTypes: WeightTypes = {};
   readonly type = 'bart' as const;
   readonly config: BartConfig;
   readonly tokenizer: SymbolTokenizer | BpeTokenizer;
@@ -220,7 +224,7 @@ export class BartModel extends WasmObject<BartHandle> {
       const c = config;
       throwIfError(handle.configure({ ...c, activation_function: enumValue(mod.Activation, String(files.config.activation_function ?? 'gelu'),
         'config.json: activation_function') }), 'loadModel');
-      loadCheckpoint(mod, handle, this.staging, file, bartNames, options.dtype);
+      this.weightTypes = loadCheckpoint(mod, handle, this.staging, file, bartNames, options.dtype);
     } catch (e) {
       this.dispose();
       throw e;

@@ -3,6 +3,7 @@
 // head's guesses; embed() one vector per sentence (sentence-transformers' pooling), many sentences
 // padded into one batched call.
 import { configEps, configInt, findTensor, loadCheckpoint } from '../loading/checkpoint.js';
+import type { WeightTypes } from '../loading/checkpoint.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import { AttentionError, throwIfError } from '../errors.js';
 import type { FilesReader } from '../loading/model_files.js';
@@ -182,6 +183,9 @@ function tokenizerFrom(t: BertFiles['tokenizer']): WordPieceTokenizer {
 
 /** A BERT (encoder-only) model: bidirectional attention, masked-LM head, sentence embeddings. */
 export class BertModel extends WasmObject<BertHandle> {
+  /** Each weight tensor's type as the model holds it, by its checkpoint name ('F32', 'F16', 'Q8_0',
+   * 'Q4_K', ...): the dtype asked for, or F16 where a matrix's width is not whole 32-value blocks. */
+  weightTypes: WeightTypes = {};
   readonly type = 'bert' as const;
   readonly config: BertConfig;
   readonly tokenizer: WordPieceTokenizer;
@@ -217,7 +221,7 @@ export class BertModel extends WasmObject<BertHandle> {
       const c = config;
       throwIfError(handle.configure({ ...c, hidden_act: enumValue(mod.Activation, ACTIVATIONS[c.hidden_act], 'config.json: hidden_act'),
         pooler: this.hasPooler, mlm_head: this.hasMaskedLmHead }), 'loadModel');
-      loadCheckpoint(mod, handle, this.staging, file, bertNames, options.dtype);
+      this.weightTypes = loadCheckpoint(mod, handle, this.staging, file, bertNames, options.dtype);
     } catch (e) {
       this.dispose();
       throw e;

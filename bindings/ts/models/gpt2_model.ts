@@ -2,6 +2,7 @@
 // loss / generate are the decoder-only models' shared ones (decoder_model.ts).
 import { BpeTokenizer } from '../tokenizers/bpe_tokenizer.js';
 import { configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
+import type { WeightTypes } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import { AttentionError, throwIfError } from '../errors.js';
@@ -68,6 +69,9 @@ const gpt2Names = (name: string) => [name, 'transformer.' + name];
 
 /** A GPT-2 (decoder-only) language model. */
 export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2Handle> {
+  /** Each weight tensor's type as the model holds it, by its checkpoint name ('F32', 'F16', 'Q8_0',
+   * 'Q4_K', ...): the dtype asked for, or F16 where a matrix's width is not whole 32-value blocks. */
+  weightTypes: WeightTypes = {};
   readonly type = 'gpt2' as const;
   readonly config: Required<Omit<Gpt2Config, 'n_ctx' | 'activation_function' | 'bos_token_id'>>;
 
@@ -85,7 +89,7 @@ export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2Handle> {
     const handle = this.live();
     try {
       throwIfError(handle.configure(this.config), 'loadModel');
-      loadCheckpoint(mod, handle, this.staging, file, gpt2Names, options.dtype);
+      this.weightTypes = loadCheckpoint(mod, handle, this.staging, file, gpt2Names, options.dtype);
     } catch (e) {
       this.dispose();
       throw e;

@@ -4,6 +4,7 @@
 // K/V head each reads), RMSNorm, SwiGLU. run / predictNext / loss / generate are the decoder-only
 // models' shared ones (decoder_model.ts).
 import { checkpointTensors, configEps, configInt, isStreamed, loadCheckpoint, streamCheckpoint } from '../loading/checkpoint.js';
+import type { WeightTypes } from '../loading/checkpoint.js';
 import type { CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import type { ChatDefaults, RunOptions, RunResult } from './decoder_model.js';
@@ -223,6 +224,9 @@ export interface LlamaRunResult extends RunResult {
 
 /** A Llama-family (decoder-only) language model. */
 export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
+  /** Each weight tensor's type as the model holds it, by its checkpoint name ('F32', 'F16', 'Q8_0',
+   * 'Q4_K', ...): the dtype asked for, or F16 where a matrix's width is not whole 32-value blocks. */
+  weightTypes: WeightTypes = {};
   readonly type = 'llama' as const;
   readonly config: LlamaConfig;
   /** @internal Settles once weights that stream in (a GGUF file being read) are all in. */
@@ -245,9 +249,9 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     try {
       throwIfError(handle.configure({ ...config, rope_layers: config.rope_layers.every(Boolean) ? '' : config.rope_layers.map(Number).join(''), rope_scaling: { rope_type: r.type, factor: r.factor, low_freq_factor: r.lowFreqFactor,
         high_freq_factor: r.highFreqFactor, original_max_position_embeddings: r.originalMaxPositionEmbeddings } }), 'loadModel');
-      if (file) loadCheckpoint(mod, handle, this.staging, file, (name) => [name], options.dtype);
+      if (file) this.weightTypes = loadCheckpoint(mod, handle, this.staging, file, (name) => [name], options.dtype);
       else this.loading = streamCheckpoint(mod, handle, this.staging, weights as StreamedTensors, (name) => [name], options.dtype)
-        .catch((e) => {
+        .then((types) => { this.weightTypes = types; }, (e) => {
           this.dispose();
           throw e;
         });

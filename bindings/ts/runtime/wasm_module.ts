@@ -138,7 +138,9 @@ export interface CheckpointHandle {
    * there directly before setTensor; 0: stage them. */
   storedDestination(name: string, count: number, dtype: Dtype): Address;
   /** How the weights are held; before any tensor is set. */
-  setWeightStorage(storage: WeightStorage): string;
+  setWeightStorage(storage: WeightStorage): void;
+  /** The type tensor i is held in ('Q8_0', 'F16', ...; '' before it is set). */
+  tensorHeldType(i: number): DtypeName | '';
   finalize(): string;
 }
 
