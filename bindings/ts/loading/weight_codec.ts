@@ -32,7 +32,7 @@ export function encodeWeights(mod: WasmModule, values: Float32Array, cols: numbe
   const code = enumValue(mod.Dtype, type, 'encodeWeights: type');
   const rows = checkShape('encodeWeights', values.length, cols);
   return withStaging(mod, (staging) => {
-    const rowBytes = bytesPerRow(mod, type, cols);
+    const rowBytes = bytesPerRow(mod, type, cols, 'encodeWeights');
     const src = staging.plan(values.length * 4), dst = staging.plan(rows * rowBytes);
     staging.commit();
     staging.writeF32(src, values);
@@ -44,7 +44,7 @@ export function encodeWeights(mod: WasmModule, values: Float32Array, cols: numbe
 /** GGUF rows of `cols` values in `type` back to float32 (bytes.length must be whole rows). */
 export function decodeWeights(mod: WasmModule, bytes: Uint8Array, cols: number, type: WeightTypeName): Float32Array {
   const code = enumValue(mod.Dtype, type, 'decodeWeights: type');
-  const rowBytes = bytesPerRow(mod, type, cols);
+  const rowBytes = bytesPerRow(mod, type, cols, 'decodeWeights');
   if (bytes.length % rowBytes !== 0)
     throw new AttentionError(`decodeWeights: ${bytes.length} bytes are not whole rows of ${cols} ${type} values (${rowBytes} bytes each)`);
   const rows = bytes.length / rowBytes;
@@ -59,10 +59,10 @@ export function decodeWeights(mod: WasmModule, bytes: Uint8Array, cols: number, 
 
 /** Bytes of one row of `cols` values in `type` (GGUF's block sizes); a named error when cols is
  * not whole blocks. */
-export function bytesPerRow(mod: WasmModule, type: WeightTypeName, cols: number): number {
+export function bytesPerRow(mod: WasmModule, type: WeightTypeName, cols: number, what: string): number {
   const t = GGUF_TENSOR_TYPES.find((g) => g.name === type);
-  if (!t) throw new AttentionError(`unknown weight type ${show(type)} (known: ${enumNames(mod.Dtype).join(', ')})`);
+  if (!t) throw new AttentionError(`${what}: unknown weight type ${show(type)} (known: ${enumNames(mod.Dtype).join(', ')})`);
   if (!Number.isInteger(cols) || cols < 1 || cols % t.blockElements !== 0)
-    throw new AttentionError(`cols must be a positive multiple of ${t.blockElements} for ${type}, got ${show(cols)}`);
+    throw new AttentionError(`${what}: cols must be a positive multiple of ${t.blockElements} for ${type}, got ${show(cols)}`);
   return (cols / t.blockElements) * t.blockBytes;
 }
