@@ -1,5 +1,6 @@
 // Packages the TypeScript wrapper and the Emscripten glue into dist/: the browser/bundler ES module
-// (index.js, from bindings/ts/index.ts: no Node module in it), the analysis entry (analysis.js), the Node ES module (index.node.js)
+// (index.js, from bindings/ts/index.ts: no Node module in it), the analysis entry (analysis.js), the worker
+// entry (worker.js, which starts worker-entry.js), the Node ES module (index.node.js)
 // and CommonJS file (index.cjs), both from bindings/ts/index_node.ts, the .wasm files beside them
 // and the type declarations.
 import { build } from 'esbuild';
@@ -37,6 +38,16 @@ await build({ ...common, entryPoints: [join(root, 'bindings/ts/index.ts')], form
 // The analysis entry: the head rules and name helpers alone, for a page's main thread (the demo, the
 // widget), with no WebAssembly glue in it.
 await build({ ...common, entryPoints: [join(root, 'bindings/ts/analysis/index.ts')], format: 'esm', outfile: join(dist, 'analysis.js') });
+// The worker entry (attention-wasm/worker): worker.js starts worker-entry.js, which imports the
+// library from index.js beside it (kept external: one copy of the library in the package).
+await build({ ...common, entryPoints: [join(root, 'bindings/ts/worker.ts')], format: 'esm', outfile: join(dist, 'worker.js') });
+const libraryBeside = {
+  name: 'library-beside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/index\.js$/ }, (args) => (args.importer.endsWith('worker_entry.ts') ? { path: './index.js', external: true } : undefined));
+  },
+};
+await build({ ...common, plugins: [...common.plugins, libraryBeside], entryPoints: [join(root, 'bindings/ts/worker_entry.ts')], format: 'esm', outfile: join(dist, 'worker-entry.js') });
 const node = { ...common, entryPoints: [join(root, 'bindings/ts/index_node.ts')], platform: 'node', target: 'node18' };
 await build({ ...node, format: 'esm', outfile: join(dist, 'index.node.js') });
 await build({

@@ -22,7 +22,7 @@ afterAll(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
 test('the tarball holds only what users need', () => {
   const files = fs.readdirSync(path.join(dir, 'node_modules/attention-wasm/dist')).sort();
   expect(files).toEqual(['analysis.js', 'attention_scalar.wasm', 'attention_simd.wasm', 'attention_threads.cjs', 'attention_threads.wasm',
-    'attention_threads.worker.cjs', 'index.cjs', 'index.d.ts', 'index.js', 'index.node.js', 'models', 'types', 'widget']);
+    'attention_threads.worker.cjs', 'index.cjs', 'index.d.ts', 'index.js', 'index.node.js', 'models', 'types', 'widget', 'worker-entry.js', 'worker.js']);
   // package.json says MIT: the licence text ships with the package.
   expect(fs.readFileSync(path.join(dir, 'node_modules/attention-wasm/LICENSE'), 'utf8')).toMatch(/^MIT License/);
   // The README and the pages it links to (docs/*.md) ship, so its links work in node_modules; the
@@ -49,6 +49,13 @@ test('the registry page can resolve README links, and the browser entry holds no
   for (const f of ['dist/widget/attention-view.js', 'dist/widget/worker.js', 'dist/models/brown-gpt2/model.safetensors', 'dist/models/brown-bert/model.safetensors', 'dist/models/g2p-bart/model.safetensors'])
     expect(fs.existsSync(path.join(dir, 'node_modules/attention-wasm', f))).toBe(true);
   expect(pkg.exports['./widget']).toBe('./dist/widget/attention-view.js');
+  // The worker entry: its types, and the worker script it starts beside it, which imports the
+  // library from index.js (one copy of the library in the package).
+  expect(pkg.exports['./worker']).toEqual({ types: './dist/types/worker.d.ts', default: './dist/worker.js' });
+  const workerEntry = fs.readFileSync(path.join(dir, 'node_modules/attention-wasm/dist/worker.js'), 'utf8');
+  expect(workerEntry).toMatch(/new Worker\(new URL\(["']\.\/worker-entry\.js["'], import\.meta\.url\), \{ type: ["']module["'] \}\)/);
+  expect(fs.readFileSync(path.join(dir, 'node_modules/attention-wasm/dist/worker-entry.js'), 'utf8')).toMatch(/from "\.\/index\.js"/);
+  expect(fs.existsSync(path.join(dir, 'node_modules/attention-wasm/dist/types/worker.d.ts'))).toBe(true);
 });
 
 test('export conditions: Node gets the Node entry, bundlers for browsers the browser entry', async () => {
