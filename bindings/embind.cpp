@@ -241,6 +241,14 @@ class ModelHandle {
     out.set("bQ", view(head_.b_q)), out.set("bK", view(head_.b_k)), out.set("bV", view(head_.b_v)), out.set("bO", view(head_.b_o));
     return out;
   }
+  // Head ablation (MultiHeadAttention::set_heads_off): n flags (1 = off) for layer `layer` of
+  // `part`, or n = 0 for every head on. Every later forward, decode and step reads them.
+  std::string setHeadsOff(attn::AttentionPart part, int layer, Address flags, int n) {
+    // The model is not const here: the const accessor's module may be written through.
+    auto* a = const_cast<attn::MultiHeadAttention*>(model_.attention_layer(part, layer));
+    if (!a) return "layer " + std::to_string(layer) + " out of range";
+    return a->set_heads_off(at<const std::uint8_t>(flags), n);
+  }
   // The boolean mask the layer's last call with weights or a trace applied: { batch, seqQ, seqK,
   // hidden (a view, 1 = hidden) }, or null before any such call.
   emscripten::val appliedMask(attn::AttentionPart part, int layer) const {
@@ -292,6 +300,9 @@ void bind_model_handle(emscripten::class_<H>& c) {
       .function("traceSize", optional_override([](const H& h, TraceSlot slot) { return h.traceSize(slot); }))
       .function("headWeights", optional_override([](H& h, attn::AttentionPart part, int layer, int head) {
                   return h.headWeights(part, layer, head);
+                }))
+      .function("setHeadsOff", optional_override([](H& h, attn::AttentionPart part, int layer, Address flags, int n) {
+                  return h.setHeadsOff(part, layer, flags, n);
                 }))
       .function("appliedMask", optional_override([](const H& h, attn::AttentionPart part, int layer) {
                   return h.appliedMask(part, layer);

@@ -16,7 +16,8 @@ export type { GenerateOptions, GenerateResult, Gpt2Config, RunOptions, RunResult
 export type { ChatOptions, ChatResult } from './models/decoder_model.js';
 export type { ChatMessage, ChatTemplateOptions } from './models/chat.js';
 export { BartModel, MAX_PRONOUNCE_WORDS, MAX_LENGTH_PENALTY } from './models/bart_model.js';
-export type { BartConfig, Pronunciation, Seq2SeqOptions, Seq2SeqResult, Seq2SeqRunResult } from './models/bart_model.js';
+export type { BartConfig, Pronunciation, Seq2SeqOptions, Seq2SeqResult, Seq2SeqRunOptions, Seq2SeqRunResult } from './models/bart_model.js';
+export type { AblatedHead } from './models/head_ablation.js';
 export { arpabetToIpa } from './tokenizers/arpabet.js';
 export { SymbolTokenizer } from './tokenizers/symbol_tokenizer.js';
 export { MAX_BEAMS } from './models/decoding.js';
@@ -58,6 +59,8 @@ export type { PyTorchMultiheadAttentionState } from './attention/pytorch.js';
 export type { AttnMask, BoolInput, FloatInput } from './validate.js';
 export { nearestName, unknownName } from './validate.js';
 export * as headRules from './analysis/head_rules.js';
+export { attentionRollout } from './analysis/rollout.js';
+export type { RolloutOptions } from './analysis/rollout.js';
 
 export { AttentionModule } from './attention_module.js';
 export type { Model } from './attention_module.js';

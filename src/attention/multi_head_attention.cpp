@@ -70,6 +70,7 @@ std::string MultiHeadAttention::configure(const MhaConfig& config) {
   cfg_ = c;
   configured_ = true;
   has_weights_ = false;
+  heads_off_.clear();
   return "";
 }
 
@@ -219,6 +220,27 @@ std::string MultiHeadAttention::head_weights(int head, HeadWeights* out) const {
   return "";
 }
 
+std::string MultiHeadAttention::set_heads_off(const std::uint8_t* off, int n) {
+  if (!configured_) return "not configured";
+  if (n == 0) {
+    heads_off_.clear();
+    return "";
+  }
+  if (n != cfg_.num_heads)
+    return "heads to switch off: need " + std::to_string(cfg_.num_heads) + " flags (one per head), got " + std::to_string(n);
+  heads_off_.assign(off, off + n);
+  if (std::none_of(heads_off_.begin(), heads_off_.end(), [](std::uint8_t f) { return f != 0; })) heads_off_.clear();
+  return "";
+}
+
+void MultiHeadAttention::zero_heads_off(float* concat, std::size_t rows) const {
+  if (heads_off_.empty()) return;
+  const int hz = z_width(), dv = cfg_.d_v;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (int h = 0; h < cfg_.num_heads; ++h)
+      if (heads_off_[h]) std::fill_n(concat + r * hz + std::size_t(h) * dv, dv, 0.0f);
+}
+
 std::string MultiHeadAttention::project(const float* x, int rows, const Projection& p, float* y, int ldy) const {
   return linear(*kn_, x, rows, p.w, p.b, y, ldy);  // b is zeros without bias
 }
@@ -324,7 +346,9 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   if (err.empty() && (weights || trace)) err = mask_.fill(masks, in.batch, c.num_heads, in.seq_q, in.seq_k);
   if (!err.empty()) return err;
 
-  // Step 3: Concat(head_1..head_h) is already laid out in concat_; project it by W^O.
+  // Step 3: Concat(head_1..head_h) is already laid out in concat_ (switched-off heads zeroed);
+  // project it by W^O.
+  zero_heads_off(concat_.data(), q_rows);
   err = project(concat_.data(), static_cast<int>(q_rows), proj_o_, output, c.d_model);
   if (!err.empty()) return err;
 
@@ -468,6 +492,7 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   err = attention(*kn_, s, qs, ks, vs, zs, m, scale, weights, nullptr, ws_);
   if (err.empty() && weights) err = mask_.fill(m, batch, c.num_heads, seq_q, cache.length);
   if (!err.empty()) return err;
+  zero_heads_off(concat_.data(), q_rows);
   return project(concat_.data(), static_cast<int>(q_rows), proj_o_, output, c.d_model);
 }
 

@@ -6,6 +6,7 @@
 //   head i owns column block i of W^Q, W^K, W^V and row block i of W^O.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -158,6 +159,13 @@ class MultiHeadAttention {
   // output: batch x seq_q x d_model. weights (optional): batch x heads x seq_q x seq_k.
   std::string forward(const MhaInput& in, float* output, float* weights, MhaTrace* trace);
 
+  // Head ablation: the query heads flagged in `off` (n = num_heads flags, 1 = off) have their
+  // outputs set to zero before W^O in every later forward and forward_cached call, so W^O's bias
+  // and the other heads alone make the layer's output (the causal test of what a head does). n = 0
+  // switches every head back on. "" = ok.
+  std::string set_heads_off(const std::uint8_t* off, int n);
+  bool any_head_off() const { return !heads_off_.empty(); }
+
   // Head `head`'s weights (HeadWeights), decoded from their storage. "" = ok.
   std::string head_weights(int head, HeadWeights* out) const;
   // The masks of the last call that returned weights or a trace (forward or forward_cached).
@@ -191,6 +199,8 @@ class MultiHeadAttention {
   // Points the projections into w_in_ (and the separate matrices), after the weights change.
   void set_projections();
   std::string copy_biases(const float* b_q, const float* b_k, const float* b_v, const float* b_o);
+  // Zeroes the switched-off heads' column blocks of `rows` concatenated head outputs (set_heads_off).
+  void zero_heads_off(float* concat, std::size_t rows) const;
   // Widths of the projections: Q (heads x d_k), K (K/V heads x d_k), V (K/V heads x d_v), and the
   // concatenated head outputs (heads x d_v); the query heads per K/V head.
   int q_width() const { return cfg_.num_heads * cfg_.d_k; }
@@ -210,6 +220,7 @@ class MultiHeadAttention {
   Projection proj_all_{}, proj_q_{}, proj_k_{}, proj_v_{}, proj_o_{};
   bool fused_ = false;
   Buffer qkv_, k_, v_, concat_;  // per-call scratch, kept to avoid re-allocating
+  std::vector<std::uint8_t> heads_off_;  // num_heads flags (1 = off), or empty: every head on
   AppliedMask mask_;
   AttentionWorkspace ws_;
 };

@@ -3,3 +3,5 @@
 // entry loads (about 70 KB a page would carry for nothing).
 export * as headRules from './head_rules.js';
 export { nearestName, unknownName } from '../validate.js';
+export { attentionRollout } from './rollout.js';
+export type { RolloutOptions } from './rollout.js';

@@ -24,6 +24,7 @@ import type { BartHandle, TokenBatch, WasmModule } from '../runtime/wasm_module.
 import { WasmObject } from '../runtime/wasm_object.js';
 import { readAppliedMask, readHeadWeights, type AppliedMask, type HeadWeights } from './layer_inspection.js';
 import type { AttentionPartName } from '../runtime/wasm_module.js';
+import { checkAblation, withHeadsOff, type AblatedHead, type AttentionSizes } from './head_ablation.js';
 
 /** A BART checkpoint in memory. tokenizer: vocab.json (symbols: the shipped spelling-to-sound
  * model), with merges.txt for byte-level BPE (Hugging Face's BART checkpoints), or a tokenizer. */
@@ -170,6 +171,12 @@ export const MAX_PRONOUNCE_WORDS = 64;
  * has positions for, so a beam's score (log-probability / length^penalty) is never NaN. */
 export const MAX_LENGTH_PENALTY = 10;
 
+/** run()'s options: a layer to trace, and heads to switch off for the pass (their outputs set to
+ * zero before W^O; part 'self' is the encoder's self-attention, 'decoder' the decoder's, 'cross'
+ * the cross-attention). */
+export interface Seq2SeqRunOptions extends Pick<Seq2SeqOptions, 'traceLayer' | 'traceKind'> {
+  ablate?: AblatedHead[];
+}
 type TraceOptions = Pick<Seq2SeqOptions, 'traceLayer' | 'traceKind'>;
 
 /** generate() and pronounce()'s option rules; the layer range comes from the config. */
@@ -203,7 +210,7 @@ export class BartModel extends WasmObject<BartHandle> {
   readonly tokenizer: SymbolTokenizer | BpeTokenizer;
   private generating = false;
   private readonly rules: Rules<Seq2SeqOptions>;
-  private readonly traceRules: Rules<TraceOptions>;
+  private readonly traceRules: Rules<Seq2SeqRunOptions>;
 
   /** @internal use AttentionModule.loadModel */
   constructor(mod: WasmModule, files: BartFiles, options: ModelLoadOptions = {}) {
@@ -218,7 +225,7 @@ export class BartModel extends WasmObject<BartHandle> {
     this.config = config;
     this.tokenizer = tokenizer;
     this.rules = seq2seqRules(config);
-    this.traceRules = { traceLayer: this.rules.traceLayer, traceKind: this.rules.traceKind };
+    this.traceRules = { traceLayer: this.rules.traceLayer, traceKind: this.rules.traceKind, ablate: is.any };
     const handle = this.live();
     try {
       const c = config;
@@ -361,7 +368,7 @@ export class BartModel extends WasmObject<BartHandle> {
    * the decoder over `decoderInput` (ids, starting with decoder_start_token_id). Returns the
    * encoder output (S x d_model), the logits (T x vocab) and every attention map.
    */
-  run(source: string | number[], decoderInput: number[], options?: TraceOptions): Seq2SeqRunResult {
+  run(source: string | number[], decoderInput: number[], options?: Seq2SeqRunOptions): Seq2SeqRunResult {
     const o = checkOptions('run', options, this.traceRules);
     const src = this.frameSource('run', source);
     const c = this.config, V = c.vocab_size, P = c.max_position_embeddings;
@@ -375,7 +382,15 @@ export class BartModel extends WasmObject<BartHandle> {
     });
     if (dec[0] !== c.decoder_start_token_id)
       throw new AttentionError(`run: the decoder input must start with decoder_start_token_id (${c.decoder_start_token_id}), got ${showIds(dec)}`);
-    return this.teacherForced('run', src, dec, o);
+    const sizes = this.attentionSizes();
+    const ablate = checkAblation('run', o.ablate ?? [], sizes);
+    return withHeadsOff(this.mod, this.live(), this.staging, 'run', ablate, sizes, () => this.teacherForced('run', src, dec, o));
+  }
+
+  /** The layers and heads of the encoder's self-attention, the decoder's and the cross-attention. */
+  private attentionSizes(): AttentionSizes {
+    const c = this.config, decoder = { layers: c.decoder_layers, heads: c.decoder_attention_heads };
+    return { self: { layers: c.encoder_layers, heads: c.encoder_attention_heads }, decoder, cross: decoder };
   }
 
   /** run() on checked ids and options; `where` names the public method in errors. */

@@ -21,6 +21,7 @@ import { WasmObject } from '../runtime/wasm_object.js';
 import { WordPieceTokenizer } from '../tokenizers/wordpiece_tokenizer.js';
 import type { WordPieceFiles } from '../tokenizers/wordpiece_tokenizer.js';
 import { readAppliedMask, readHeadWeights, type AppliedMask, type HeadWeights } from './layer_inspection.js';
+import { checkAblation, withHeadsOff, type AblatedHead } from './head_ablation.js';
 
 /** How sentence-transformers turns a BERT's hidden states into one vector per sentence. */
 export interface SentenceEmbeddingConfig {
@@ -85,6 +86,9 @@ export interface BertConfig {
 export type BertInput = string | readonly [string, string] | { tokens: number[]; tokenTypes?: number[] };
 
 export interface BertRunOptions {
+  /** Heads to switch off for this run: their outputs are set to zero before W^O (layer and head
+   * counted from 0). The causal test of what a head does. */
+  ablate?: AblatedHead[];
   /** Return per-layer, per-head attention weights: num_hidden_layers x heads x n x n. */
   attention?: boolean;
   /** Return every intermediate of this layer's attention (see MultiHeadTrace): 0 to num_hidden_layers - 1. */
@@ -242,33 +246,37 @@ export class BertModel extends WasmObject<BertHandle> {
     const n = tokens.length;
     const trace = o.traceLayer;
     if (o.logits && !this.hasMaskedLmHead) throw new AttentionError('run: logits need the masked-LM head (cls.predictions.*), which this checkpoint does not have');
+    const sizes = { self: { layers: L, heads: H } };
+    const ablate = checkAblation('run', o.ablate ?? [], sizes);
     const st = this.staging;
-    const rt = st.plan(n * 4), rty = st.plan(n * 4), rh = st.plan(n * D * 4), ra = st.plan(o.attention ? L * H * n * n * 4 : 0);
-    const rl = st.plan(o.logits ? n * V * 4 : 0), rp = st.plan(this.hasPooler ? D * 4 : 0), rm = st.plan(padding ? n : 0);
-    try {
-      st.commit();
-      st.writeI32(rt, tokens);
-      st.writeI32(rty, tokenTypes);
-      if (padding) st.writeU8(rm, Uint8Array.from(padding));
-      throwIfError(handle.forward({ tokens: rt.ptr, token_types: rty.ptr, padding: padding ? rm.ptr : 0, batch: 1, length: n }, rh.ptr, ra.ptr, trace ?? -1), 'run');
-      const result: BertRunResult = {
-        tokens, tokenTypes, tokenTexts: tokens.map((t) => this.tokenizer.tokenText(t)), hidden: st.readF32(rh, n * D),
-      };
-      if (padding) result.padding = padding;
-      if (o.attention) result.attention = st.readF32(ra, L * H * n * n);
-      if (trace !== undefined) result.trace = readMhaTrace(this.mod, handle, { numHeads: H, dK: D / H, dV: D / H, dModel: D }, 1, n, n);
-      if (o.logits) {
-        throwIfError(handle.mlmLogits(rh.ptr, n, rl.ptr), 'run');
-        result.logits = st.readF32(rl, n * V);
+    return withHeadsOff(this.mod, handle, st, 'run', ablate, sizes, () => {
+      const rt = st.plan(n * 4), rty = st.plan(n * 4), rh = st.plan(n * D * 4), ra = st.plan(o.attention ? L * H * n * n * 4 : 0);
+      const rl = st.plan(o.logits ? n * V * 4 : 0), rp = st.plan(this.hasPooler ? D * 4 : 0), rm = st.plan(padding ? n : 0);
+      try {
+        st.commit();
+        st.writeI32(rt, tokens);
+        st.writeI32(rty, tokenTypes);
+        if (padding) st.writeU8(rm, Uint8Array.from(padding));
+        throwIfError(handle.forward({ tokens: rt.ptr, token_types: rty.ptr, padding: padding ? rm.ptr : 0, batch: 1, length: n }, rh.ptr, ra.ptr, trace ?? -1), 'run');
+        const result: BertRunResult = {
+          tokens, tokenTypes, tokenTexts: tokens.map((t) => this.tokenizer.tokenText(t)), hidden: st.readF32(rh, n * D),
+        };
+        if (padding) result.padding = padding;
+        if (o.attention) result.attention = st.readF32(ra, L * H * n * n);
+        if (trace !== undefined) result.trace = readMhaTrace(this.mod, handle, { numHeads: H, dK: D / H, dV: D / H, dModel: D }, 1, n, n);
+        if (o.logits) {
+          throwIfError(handle.mlmLogits(rh.ptr, n, rl.ptr), 'run');
+          result.logits = st.readF32(rl, n * V);
+        }
+        if (this.hasPooler) {
+          throwIfError(handle.pooler(rh.ptr, 1, n, rp.ptr), 'run');
+          result.pooled = st.readF32(rp, D);
+        }
+        return result;
+      } finally {
+        st.release();
       }
-      if (this.hasPooler) {
-        throwIfError(handle.pooler(rh.ptr, 1, n, rp.ptr), 'run');
-        result.pooled = st.readF32(rp, D);
-      }
-      return result;
-    } finally {
-      st.release();
-    }
+    });
   }
 
   /**
@@ -287,15 +295,17 @@ export class BertModel extends WasmObject<BertHandle> {
   /**
    * Fill in the blank: for each [MASK] in the text (or pair), the k most likely tokens (k from 1
    * to vocab_size). Special tokens ([CLS], [SEP], [PAD], [MASK], [UNK]) are never proposed.
+   * `options.ablate` switches heads off as in run().
    */
-  fillMask(input: string | readonly [string, string], k = 5): FillMaskResult[] {
+  fillMask(input: string | readonly [string, string], k = 5, options?: { ablate?: AblatedHead[] }): FillMaskResult[] {
     is.int(1, this.config.vocab_size)(k, 'fillMask: k');
+    const { ablate } = checkOptions('fillMask', options, { ablate: is.any });
     this.live();
     if (!this.hasMaskedLmHead) throw new AttentionError('fillMask: needs the masked-LM head (cls.predictions.*), which this checkpoint does not have');
     const enc = this.encodeInput(input, 'fillMask');
     const positions = enc.tokens.flatMap((t, i) => (t === this.tokenizer.maskId ? [i] : []));
     if (positions.length === 0) throw new AttentionError('fillMask: the text has no [MASK] token');
-    const r = this.run({ tokens: enc.tokens, tokenTypes: enc.tokenTypes }, { logits: true });
+    const r = this.run({ tokens: enc.tokens, tokenTypes: enc.tokenTypes }, { logits: true, ...(ablate ? { ablate } : {}) });
     const V = this.config.vocab_size, tk = this.tokenizer;
     const specials = new Set([tk.padId, tk.unkId, tk.clsId, tk.sepId, tk.maskId]);
     const allowed = (id: number) => id < tk.vocabSize && !specials.has(id);
@@ -434,7 +444,7 @@ const IDS_INPUT_RULES: Rules<{ tokens: number[]; tokenTypes?: number[] }> = { to
 /** run()'s option rules; the ranges come from the model's config. */
 function runRules(c: BertConfig): Rules<BertRunOptions> {
   return {
-    attention: is.boolean, logits: is.boolean,
+    attention: is.boolean, logits: is.boolean, ablate: is.any,
     traceLayer: is.int(0, c.num_hidden_layers - 1), padTo: is.int(1, c.max_position_embeddings),
   };
 }

@@ -14,6 +14,7 @@ import type { Rule, Rules } from '../validate.js';
 import { WasmObject } from '../runtime/wasm_object.js';
 import { readAppliedMask, readHeadWeights, type AppliedMask, type HeadWeights } from './layer_inspection.js';
 import { CHAT_TEMPLATE_RULES, renderChatTemplate } from './chat.js';
+import { checkAblation, withHeadsOff, type AblatedHead } from './head_ablation.js';
 import type { ChatMessage, ChatTemplateOptions, ChatTemplateSource } from './chat.js';
 
 export interface RunOptions {
@@ -28,6 +29,9 @@ export interface RunOptions {
    * The language-model head is most of a short run's work, and the last position alone gives the
    * next-token predictions. (Hugging Face's `logits_to_keep`, except that 0 means none here.) */
   logitsToKeep?: number;
+  /** Heads to switch off for this run: their outputs are set to zero before W^O (layer and head
+   * counted from 0). The causal test of what a head does. */
+  ablate?: AblatedHead[];
 }
 
 export interface RunResult {
@@ -125,7 +129,7 @@ const stopString: Rule = (v, name) => {
 const MAX_STOPS = 1000;
 
 // traceLayer and logitsToKeep depend on the model and the input: their ranges are checked in run().
-const RUN_RULES: Rules<RunOptions> = { prependBos: is.boolean, attention: is.boolean, traceLayer: is.any, logitsToKeep: is.any };
+const RUN_RULES: Rules<RunOptions> = { prependBos: is.boolean, attention: is.boolean, traceLayer: is.any, logitsToKeep: is.any, ablate: is.any };
 
 const GENERATE_RULES: Rules<GenerateOptions> = {
   ...SAMPLING_RULES, ...BEAM_RULES, maxNewTokens: is.int(0), stop: is.array(stopString, MAX_STOPS),
@@ -220,22 +224,26 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
     const trace = options.traceLayer;
     if (trace !== undefined && (!Number.isInteger(trace) || trace < 0 || trace >= L))
       throw new AttentionError(`run: traceLayer must be an integer in [0, ${L - 1}], got ${show(trace)}`);
+    const sizes = { self: { layers: L, heads: H } };
+    const ablate = checkAblation('run', options.ablate ?? [], sizes);
     const st = this.staging;
-    const rt = st.plan(n * 4), rl = st.plan(keep * V * 4), ra = st.plan(options.attention ? L * H * n * n * 4 : 0);
-    try {
-      st.commit();
-      st.writeI32(rt, tokens);
-      throwIfError(handle.forward(rt.ptr, n, rl.ptr, ra.ptr, trace ?? -1, keep), 'run');
-      const result: RunResult = {
-        tokens, tokenTexts: tokens.map((t) => this.tokenText(t)), logits: st.readF32(rl, keep * V), logitsFrom: n - keep,
-      };
-      this.ownLogits.add(result.logits);
-      if (options.attention) result.attention = st.readF32(ra, L * H * n * n);
-      if (trace !== undefined) result.trace = this.readTrace(handle, n);
-      return result;
-    } finally {
-      st.release();
-    }
+    return withHeadsOff(this.mod, handle, st, 'run', ablate, sizes, () => {
+      const rt = st.plan(n * 4), rl = st.plan(keep * V * 4), ra = st.plan(options.attention ? L * H * n * n * 4 : 0);
+      try {
+        st.commit();
+        st.writeI32(rt, tokens);
+        throwIfError(handle.forward(rt.ptr, n, rl.ptr, ra.ptr, trace ?? -1, keep), 'run');
+        const result: RunResult = {
+          tokens, tokenTexts: tokens.map((t) => this.tokenText(t)), logits: st.readF32(rl, keep * V), logitsFrom: n - keep,
+        };
+        this.ownLogits.add(result.logits);
+        if (options.attention) result.attention = st.readF32(ra, L * H * n * n);
+        if (trace !== undefined) result.trace = this.readTrace(handle, n);
+        return result;
+      } finally {
+        st.release();
+      }
+    });
   }
 
   /** The k most likely next tokens after `position` (default: the last) of a run's logits. */

@@ -164,6 +164,8 @@ export interface ModelHandle<Config> extends CheckpointHandle, TraceHandle {
   weightBytes(): number;
   headWeights(part: AttentionPart, layer: number, head: number): HeadWeightsViews;
   appliedMask(part: AttentionPart, layer: number): AppliedMaskView | null;
+  /** Head ablation: n flags (1 = off) for one layer of `part`, read by every later call; n = 0: every head on. */
+  setHeadsOff(part: AttentionPart, layer: number, flags: Address, n: number): string;
   delete(): void;
 }
 
