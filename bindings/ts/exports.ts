@@ -16,7 +16,7 @@ export type { GenerateOptions, GenerateResult, Gpt2Config, RunOptions, RunResult
 export type { ChatOptions, ChatResult } from './models/decoder_model.js';
 export type { ChatMessage, ChatTemplateOptions } from './models/chat.js';
 export { BartModel, MAX_PRONOUNCE_WORDS, MAX_LENGTH_PENALTY } from './models/bart_model.js';
-export type { BartConfig, Pronunciation, Seq2SeqOptions, Seq2SeqResult, Seq2SeqRunOptions, Seq2SeqRunResult } from './models/bart_model.js';
+export type { BartConfig, Pronunciation, Seq2SeqOptions, Seq2SeqResult, Seq2SeqRunOptions, Seq2SeqRunResult, StepAttention } from './models/bart_model.js';
 export type { AblatedHead } from './models/head_ablation.js';
 export { arpabetToIpa } from './tokenizers/arpabet.js';
 export { SymbolTokenizer } from './tokenizers/symbol_tokenizer.js';

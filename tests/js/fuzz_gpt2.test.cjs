@@ -95,7 +95,7 @@ test('calls after dispose() are named errors', async () => {
 });
 
 test('no false positive: every documented key is accepted', async () => {
-  const runOptions = { prependBos: true, attention: true, traceLayer: 1, logitsToKeep: 2 };
+  const runOptions = { prependBos: true, attention: true, traceLayer: 1, logitsToKeep: 2, ablate: [{ layer: 1, head: 0 }] };
   expect(Object.keys(runOptions).sort()).toEqual(documentedKeys('RunOptions'));
   const r = model.run(TEXT, runOptions);
   expect(r.trace.weights.length).toBeGreaterThan(0);

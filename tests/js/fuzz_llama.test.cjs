@@ -69,7 +69,7 @@ test('generate: hostile prompts and options', async () => {
 
 test('no false positive: every documented key is accepted', async () => {
   const run = {};
-  for (const key of documentedKeys('RunOptions')) run[key] = { prependBos: true, attention: true, traceLayer: 1, logitsToKeep: 2 }[key];
+  for (const key of documentedKeys('RunOptions')) run[key] = { prependBos: true, attention: true, traceLayer: 1, logitsToKeep: 2, ablate: [{ layer: 0, head: 1 }] }[key];
   expect(Object.values(run).every((v) => v !== undefined)).toBe(true);
   expect(model.run(TEXT, run).trace.shapes.k).toEqual([1, 2, 6, 4]);  // bos + 5 letters
   const out = await model.generate(TEXT, { maxNewTokens: 3, temperature: 0.8, topK: 5, topP: 0.9, seed: 1, stop: ['zz'], attention: true, onToken: () => {} });

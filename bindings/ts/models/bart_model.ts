@@ -73,6 +73,18 @@ export interface Seq2SeqOptions {
   /** Which attention of traceLayer to trace: 'cross' (default: Q from the decoder, K and V from
    * the encoder output) or 'self' (the decoder's masked self-attention). */
   traceKind?: 'cross' | 'self';
+  /** Greedy (beams 1) only: each output step's attention as the KV-cache step computed it, in
+   * the result's tokenAttention (nothing is run twice). */
+  attention?: boolean;
+}
+
+/** One output step's attention, read from the KV-cache step that produced output t (its input:
+ * decoder_start_token_id, then output t - 1). */
+export interface StepAttention {
+  /** decoder_layers x heads x (t + 1): the decoder's masked self-attention over outputs so far. */
+  self: Float32Array;
+  /** decoder_layers x heads x S: where the step looked in the source. */
+  cross: Float32Array;
 }
 
 export interface Seq2SeqResult {
@@ -98,6 +110,9 @@ export interface Seq2SeqResult {
   /** decoder_layers x heads x T x S: where each output step looked in the source. */
   crossAttention: Float32Array;
   trace?: MultiHeadTrace;
+  /** With `attention` (greedy): one entry per row of outputTexts, from the cached decoding steps;
+   * entry t equals row t of selfAttention and crossAttention. */
+  tokenAttention?: StepAttention[];
 }
 
 /** What run() returns: one teacher-forced pass (T = decoder input length, S = source length). */
@@ -184,7 +199,7 @@ function seq2seqRules(c: BartConfig): Rules<Seq2SeqOptions> {
   return {
     beams: is.int(1, MAX_BEAMS), maxNewTokens: is.int(1),
     lengthPenalty: is.number(-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY),
-    traceLayer: is.int(0, c.decoder_layers - 1), traceKind: is.oneOf('cross', 'self'),
+    traceLayer: is.int(0, c.decoder_layers - 1), traceKind: is.oneOf('cross', 'self'), attention: is.boolean,
   };
 }
 
@@ -313,7 +328,7 @@ export class BartModel extends WasmObject<BartHandle> {
       } finally {
         st.release();
       }
-      const stepper = this.stepper(where);
+      const stepper = this.stepper(where, o.attention === true && beams === 1 ? S : 0);
       const first = stepper.step([c.decoder_start_token_id], 1);
       const hyps = beamSearch(stepper, first, { beams, maxNewTokens: capacity, endTokenId: c.eos_token_id, lengthPenalty: alpha });
       const best = hyps[0];
@@ -326,6 +341,7 @@ export class BartModel extends WasmObject<BartHandle> {
         hypotheses: hyps.map((h) => ({ tokens: h.tokens, text: this.tokenizer.decode(h.tokens), score: h.score })),
         outputTexts: [...texts(best.tokens), ...(best.finished ? [this.tokenizer.tokenText(c.eos_token_id)] : [])].slice(0, decoderIn.length),
         encoderAttention, selfAttention, crossAttention, ...(tr ? { trace: tr } : {}),
+        ...(stepper.attention.length ? { tokenAttention: stepper.attention.slice(0, decoderIn.length) } : {}),
       };
     } finally {
       this.generating = false;
@@ -422,18 +438,25 @@ export class BartModel extends WasmObject<BartHandle> {
     }
   }
 
-  /** The decoder's KV cache as the decoding loop sees it. */
-  private stepper(where: string): Stepper {
+  /** The decoder's KV cache as the decoding loop sees it. With `source` > 0 (its length S; one
+   * sequence), each single-token step's attention is kept in `attention`. */
+  private stepper(where: string, source = 0): Stepper & { attention: StepAttention[] } {
     const handle = this.live(), st = this.staging, V = this.config.vocab_size;
+    const LH = this.config.decoder_layers * this.config.decoder_attention_heads;
     let batch = 1;
+    const attention: StepAttention[] = [];
     return {
       vocabSize: V,
+      attention,
       step(tokens: number[], n: number): Float32Array {
+        const keep = source > 0 && batch === 1 && n === 1, length = handle.cachedLength() + n;
         const rt = st.plan(tokens.length * 4), rl = st.plan(batch * V * 4);
+        const rself = st.plan(keep ? LH * length * 4 : 0), rcross = st.plan(keep ? LH * source * 4 : 0);
         try {
           st.commit();
           st.writeI32(rt, tokens);
-          throwIfError(handle.step(rt.ptr, n, { logits: rl.ptr, self_attention: 0, cross_attention: 0 }), where);
+          throwIfError(handle.step(rt.ptr, n, { logits: rl.ptr, self_attention: rself.ptr, cross_attention: rcross.ptr }), where);
+          if (keep) attention.push({ self: st.readF32(rself, LH * length), cross: st.readF32(rcross, LH * source) });
           return st.readF32(rl, batch * V);
         } finally {
           st.release();

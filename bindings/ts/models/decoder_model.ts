@@ -58,7 +58,8 @@ export interface GenerateOptions extends SamplingOptions, BeamSearchOptions {
    * knows its output only at the end). */
   onToken?: (event: TokenEvent) => void;
   /** Include each new token's attention (n_layer x n_head x its position + 1) in onToken's event
-   * (greedy and sampling). */
+   * and in the result's tokenAttention (greedy and sampling), read from the KV-cache step that
+   * feeds the token: nothing is run twice. */
   attention?: boolean;
   /** Aborting it stops the generation after the current token (beam search: after the current
    * step); the promise resolves with what was generated so far and finishReason "abort". */
@@ -97,6 +98,10 @@ export interface GenerateResult extends DecodingScores {
   /** Decoding steps per second after the first: new tokens per second (beam search: steps, each
    * adding a token to every beam). 0 with fewer than two steps. */
   tokensPerSecond: number;
+  /** With `attention` (greedy and sampling): for each of `tokens`, at position p (prompt length +
+   * its index), n_layer x n_head x (p + 1): how that position attends to itself and every earlier
+   * one, as onToken's event has it. */
+  tokenAttention?: Float32Array[];
 }
 
 /** chat()'s options: generate()'s (but prependBos: the template puts BOS where the model wants
@@ -118,7 +123,11 @@ export interface ChatDefaults extends ChatTemplateSource {
 }
 
 /** What a decoding loop hands back: hypotheses best first, and when its first step completed. */
-interface Decoded { hypotheses: Hypothesis[]; finishReason: GenerateResult['finishReason']; firstAt: number; steps: number }
+interface Decoded {
+  hypotheses: Hypothesis[]; finishReason: GenerateResult['finishReason']; firstAt: number; steps: number;
+  /** Each kept token's attention row (sampleDecode with the attention option). */
+  attention?: Float32Array[];
+}
 
 /** A stop string: not empty (it would match at once). */
 const stopString: Rule = (v, name) => {
@@ -463,11 +472,11 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
   private async sampleDecode(stepper: Stepper & { attention?: Float32Array }, first: Float32Array, room: number, ends: readonly number[],
     options: Omit<GenerateOptions, 'prependBos'>): Promise<Decoded> {
     const sampling = samplingDefaults(options), random = seededRandom(sampling.seed), stops = options.stop ?? [];
-    const tokens: number[] = [];
+    const tokens: number[] = [], rows: Float32Array[] = [];
     let logits = first, logProb = 0, emitted = '', firstAt = 0;
     const done = (finishReason: Decoded['finishReason'], ended = false): Decoded => ({
       hypotheses: [{ tokens, logProb, finished: ended, score: lengthNormalized(logProb, tokens.length, ended, options.lengthPenalty ?? 1) }],
-      finishReason, firstAt, steps: tokens.length,
+      finishReason, firstAt, steps: tokens.length, ...(options.attention ? { attention: rows } : {}),
     });
     for (let i = 0; i < room; i++) {
       if (options.signal?.aborted) return done('abort');
@@ -480,6 +489,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
       tokens.push(token);
       // Feed it now: the next logits, and (when asked) its own attention row for the event.
       if (i + 1 < room || options.attention) logits = stepper.step([token], 1);
+      if (stepper.attention) rows.push(stepper.attention);
       // Emit whole characters only: a byte token may end inside a UTF-8 sequence.
       const text = this.decodeIds(tokens);
       const ready = text.endsWith('\ufffd') ? emitted : text;
@@ -521,6 +531,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
       promptTokens, tokens: best.tokens, text: outputs[0].text, finishReason: d.finishReason,
       score: best.score, finished: best.finished, hypotheses: outputs,
       timeToFirstTokenMs: firstAt - t0, tokensPerSecond: d.steps > 1 && now > firstAt ? (d.steps - 1) / ((now - firstAt) / 1000) : 0,
+      ...(d.attention ? { tokenAttention: d.attention } : {}),
     };
   }
 
