@@ -5,10 +5,13 @@
 import { AttentionError } from './errors.js';
 import type { AttentionModule, ModelSource } from './attention_module.js';
 import type { LoadOptions } from './runtime/loader.js';
-import type { BartModel } from './models/bart_model.js';
-import type { BertModel } from './models/bert_model.js';
+import type { BartModel, Seq2SeqOptions, Seq2SeqResultFor, Seq2SeqRunOptions, Seq2SeqRunResult, Seq2SeqTraced } from './models/bart_model.js';
+import type { BertInput, BertModel, BertRunOptions, BertRunResultFor } from './models/bert_model.js';
 import type { Gpt2Model } from './models/gpt2_model.js';
-import type { LlamaModel } from './models/llama_model.js';
+import type { LlamaModel, LlamaRunResult } from './models/llama_model.js';
+import type { ChatOptions, ChatResult, GenerateOptions, GenerateResult, RunOptions, RunResult, RunResultFor, WithTokenAttention } from './models/decoder_model.js';
+import type { ChatMessage } from './models/chat.js';
+import type { ForwardOptions, ForwardResultFor, MultiHeadAttention, MultiHeadAttentionConfig } from './attention/multi_head_attention.js';
 import type { HubOptions } from './hub/hub.js';
 import type { ModelLoadOptions } from './loading/weight_dtype.js';
 import type { ShippedModel } from './loading/shipped_models.js';
@@ -37,16 +40,41 @@ export type Remote<T> = {
   readonly [K in keyof T]: T[K] extends AnyFunction ? RemoteMethod<T[K]> : K extends 'tokenizer' ? Remote<T[K]> : T[K];
 };
 
+// The methods whose result the options shape (forward, run, generate with attention) keep their
+// narrowing across the worker: a mapped type would see only their widest signature.
+
+/** A decoder (GPT-2, Llama family) in the worker. */
+export type RemoteDecoder<M extends Gpt2Model | LlamaModel, R extends RunResult> = Omit<Remote<M>, 'run' | 'generate' | 'chat'> & {
+  run<O extends RunOptions = RunOptions>(input: string | number[], opts?: O): Promise<RunResultFor<O, R>>;
+  generate(prompt: string | number[], opts: WithTokenAttention<GenerateOptions>): Promise<GenerateResult & { tokenAttention: Float32Array[] }>;
+  generate(prompt: string | number[], opts?: GenerateOptions): Promise<GenerateResult>;
+  chat(messages: ChatMessage[], opts: WithTokenAttention<ChatOptions>): Promise<ChatResult & { tokenAttention: Float32Array[] }>;
+  chat(messages: ChatMessage[], opts?: ChatOptions): Promise<ChatResult>;
+};
+export type RemoteGpt2Model = RemoteDecoder<Gpt2Model, RunResult>;
+export type RemoteLlamaModel = RemoteDecoder<LlamaModel, LlamaRunResult>;
+export type RemoteBertModel = Omit<Remote<BertModel>, 'run'> & {
+  run<O extends BertRunOptions = BertRunOptions>(input: BertInput, options?: O): Promise<BertRunResultFor<O>>;
+};
+export type RemoteBartModel = Omit<Remote<BartModel>, 'run' | 'generate'> & {
+  generate<O extends Seq2SeqOptions = Seq2SeqOptions>(source: string | number[], options?: O): Promise<Seq2SeqResultFor<O>>;
+  run<O extends Seq2SeqRunOptions = Seq2SeqRunOptions>(source: string | number[], decoderInput: number[], options?: O): Promise<Seq2SeqTraced<Seq2SeqRunResult, O>>;
+};
+export type RemoteMultiHeadAttention = Omit<Remote<MultiHeadAttention>, 'forward'> & {
+  forward<O extends ForwardOptions = ForwardOptions>(query: FloatInput, opts?: O): Promise<ForwardResultFor<O>>;
+};
+
 /** A model loaded in the worker; narrow it with `model.type` as a model on the page. */
-export type RemoteModel = Remote<Gpt2Model> | Remote<BertModel> | Remote<BartModel> | Remote<LlamaModel>;
+export type RemoteModel = RemoteGpt2Model | RemoteBertModel | RemoteBartModel | RemoteLlamaModel;
 
 /** loadAttention()'s API, in a worker. */
-export interface WorkerAttention extends Omit<Remote<AttentionModule>, 'loadModel' | 'scaledDotProductAttention'> {
-  loadModel(source: ShippedModel<'gpt2'>, options?: HubOptions & ModelLoadOptions): Promise<Remote<Gpt2Model>>;
-  loadModel(source: ShippedModel<'bert'>, options?: HubOptions & ModelLoadOptions): Promise<Remote<BertModel>>;
-  loadModel(source: ShippedModel<'bart'>, options?: HubOptions & ModelLoadOptions): Promise<Remote<BartModel>>;
-  loadModel(source: ShippedModel<'llama'>, options?: HubOptions & ModelLoadOptions): Promise<Remote<LlamaModel>>;
+export interface WorkerAttention extends Omit<Remote<AttentionModule>, 'loadModel' | 'scaledDotProductAttention' | 'createMultiHeadAttention'> {
+  loadModel(source: ShippedModel<'gpt2'>, options?: HubOptions & ModelLoadOptions): Promise<RemoteGpt2Model>;
+  loadModel(source: ShippedModel<'bert'>, options?: HubOptions & ModelLoadOptions): Promise<RemoteBertModel>;
+  loadModel(source: ShippedModel<'bart'>, options?: HubOptions & ModelLoadOptions): Promise<RemoteBartModel>;
+  loadModel(source: ShippedModel<'llama'>, options?: HubOptions & ModelLoadOptions): Promise<RemoteLlamaModel>;
   loadModel(source: ModelSource, options?: HubOptions & ModelLoadOptions): Promise<RemoteModel>;
+  createMultiHeadAttention(config: MultiHeadAttentionConfig): Promise<RemoteMultiHeadAttention>;
   scaledDotProductAttention<O extends ScaledDotProductAttentionOptions>(q: FloatInput, k: FloatInput, v: FloatInput, options: O): Promise<ScaledDotProductAttentionResultFor<O>>;
   /** Ends the worker and everything in it; calls still running (and later ones) reject. */
   terminate(): void;

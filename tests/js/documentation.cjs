@@ -30,4 +30,35 @@ function anchors(markdown) {
   return out;
 }
 
-module.exports = { root, documentationFiles, documentationText, anchors };
+const LANGS = ['js', 'ts', 'cjs', 'mjs'];
+
+/** The code blocks of one file: { file, lang, code, line } in its order. */
+function codeBlocks(file, markdown) {
+  const out = [];
+  const re = /^```(\w+)\n([\s\S]*?)^```/gm;
+  for (let m; (m = re.exec(markdown));)
+    if (LANGS.includes(m[1])) out.push({ file, lang: m[1], code: m[2], line: markdown.slice(0, m.index).split('\n').length });
+  return out;
+}
+
+/** A file name for a block: README.md line 31 -> readme-31, docs/models.md line 12 -> docs-models-12. */
+const slug = (b) => `${b.file.replace(/\.md$/, '').replace(/[^\w]+/g, '-').toLowerCase()}-${b.line}`;
+
+/** A program's first line names its file (`// next-word.mjs`); any other block is a fragment. */
+const isProgram = (code) => /^\/\/ [\w.-]+\.(mjs|cjs|js|ts|mts)\b/.test(code);
+
+// What the fragments take as given (they say so in their prose).
+const CONTEXT = `import type { AttentionModule, Gpt2Model, MultiHeadAttention, PyTorchMultiheadAttentionState } from 'attention-wasm';
+declare const attn: AttentionModule, mha: MultiHeadAttention, model: Gpt2Model, state: PyTorchMultiheadAttentionState;
+declare const q: Float32Array, k: Float32Array, v: Float32Array, controller: AbortController, output: HTMLElement, commitHash: string;
+`;
+
+/** A fragment as a TypeScript module: its imports at the top, the rest inside an async function. */
+function fragmentModule(code) {
+  const lines = code.split('\n');
+  const imports = lines.filter((l) => /^import\b/.test(l));
+  const body = lines.filter((l) => !/^import\b/.test(l));
+  return `${imports.join('\n')}\n${CONTEXT}export async function fragment() {\n${body.join('\n')}\n}\n`;
+}
+
+module.exports = { root, documentationFiles, documentationText, anchors, codeBlocks, slug, isProgram, fragmentModule, LANGS };

@@ -3,8 +3,7 @@
 // - every program block (```js, ```ts or ```cjs whose first line names its file, `// name.mjs`)
 //   runs as written (TypeScript with its types stripped), and each number it prints is one its
 //   `console.log(...) // comment` states;
-// - every block but CommonJS type-checks under `tsc --strict` (a fragment, which needs context such
-//   as `attn` or `model`, inside a function, with that context declared);
+// - (every block but CommonJS type-checks under `tsc --strict`: types.test.cjs, one fast tsc run);
 // - the package size figures are what `npm pack` says (scripts/package_sizes.mjs --check);
 // - every relative link of README.md and docs/*.md names a file of the repository (and a heading
 //   of it, for a #fragment), and every docs page ships in the package (package.json "files").
@@ -14,40 +13,9 @@ const path = require('node:path');
 const { transformSync } = require('esbuild');
 const { installPackedApp } = require('../browser/packed_app.cjs');
 const { root } = require('./helpers.cjs');
-const { documentationFiles, anchors } = require('./documentation.cjs');
+const { documentationFiles, anchors, codeBlocks, isProgram, slug } = require('./documentation.cjs');
 
 const DOCS = documentationFiles();
-const LANGS = ['js', 'ts', 'cjs', 'mjs'];
-
-/** The code blocks of one file: { file, lang, code, line } in its order. */
-function codeBlocks(file, markdown) {
-  const out = [];
-  const re = /^```(\w+)\n([\s\S]*?)^```/gm;
-  for (let m; (m = re.exec(markdown));)
-    if (LANGS.includes(m[1])) out.push({ file, lang: m[1], code: m[2], line: markdown.slice(0, m.index).split('\n').length });
-  return out;
-}
-
-/** A file name for a block: README.md line 31 -> readme-31, docs/models.md line 12 -> docs-models-12. */
-const slug = (b) => `${b.file.replace(/\.md$/, '').replace(/[^\w]+/g, '-').toLowerCase()}-${b.line}`;
-
-/** A program's first line names its file (`// next-word.mjs`); any other block is a fragment. */
-const isProgram = (code) => /^\/\/ [\w.-]+\.(mjs|cjs|js|ts|mts)\b/.test(code);
-
-// What the fragments take as given (they say so in their prose).
-const CONTEXT = `import type { AttentionModule, Gpt2Model, MultiHeadAttention, PyTorchMultiheadAttentionState } from 'attention-wasm';
-declare const attn: AttentionModule, mha: MultiHeadAttention, model: Gpt2Model, state: PyTorchMultiheadAttentionState;
-declare const q: Float32Array, k: Float32Array, v: Float32Array, controller: AbortController, output: HTMLElement, commitHash: string;
-`;
-
-/** A fragment as a TypeScript module: its imports at the top, the rest inside an async function. */
-function fragmentModule(code) {
-  const lines = code.split('\n');
-  const imports = lines.filter((l) => /^import\b/.test(l));
-  const body = lines.filter((l) => !/^import\b/.test(l));
-  return `${imports.join('\n')}\n${CONTEXT}export async function fragment() {\n${body.join('\n')}\n}\n`;
-}
-
 /** The numbers in a text (signs and decimals kept). */
 const numbers = (text) => (text.match(/-?\d+(\.\d+)?(e-?\d+)?/g) ?? []).map((s) => ({ value: Number(s), decimals: (s.split('.')[1] ?? '').length }));
 
@@ -87,26 +55,6 @@ describe.each(programs.map((b) => [`${b.file} line ${b.line} (${b.lang})`, b]))(
     });
   }, 150000);
 });
-
-test('every ts/js block type-checks under tsc --strict against the packed types', () => {
-  const dir = path.join(app.dir, 'typecheck');
-  fs.mkdirSync(dir, { recursive: true });
-  const files = [];
-  for (const b of blocks.filter((x) => x.lang !== 'cjs')) {
-    const name = `${slug(b)}.ts`;
-    fs.writeFileSync(path.join(dir, name), isProgram(b.code) ? `${b.code}\nexport {};\n` : fragmentModule(b.code));
-    files.push(name);
-  }
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], types: [] },
-    files,
-  }));
-  try {
-    execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, encoding: 'utf8' });
-  } catch (e) {
-    throw new Error(`tsc --strict on the documentation's blocks (readme-N.ts = README.md line N, docs-<page>-N.ts = docs/<page>.md line N):\n${e.stdout}`);
-  }
-}, 120000);
 
 test('the package size figures are the ones npm pack gives', () => {
   execFileSync(process.execPath, [path.join(root, 'scripts/package_sizes.mjs'), '--check'], { cwd: root, encoding: 'utf8', stdio: 'pipe' });

@@ -128,6 +128,13 @@ export interface Seq2SeqRunResult {
   trace?: MultiHeadTrace;
 }
 
+/** A result of generate() or run() as the options make it: `trace` is there with a `traceLayer`. */
+export type Seq2SeqTraced<R extends { trace?: MultiHeadTrace }, O> = R & (O extends { traceLayer: number } ? { trace: MultiHeadTrace } : unknown);
+
+/** generate()'s result as the options make it: `trace` with a `traceLayer`, `tokenAttention` with
+ * `attention: true` when greedy (beams absent or 1). */
+export type Seq2SeqResultFor<O> = Seq2SeqTraced<Seq2SeqResult, O> & (O extends { attention: true; beams?: 1 } ? { tokenAttention: StepAttention[] } : unknown);
+
 export interface Pronunciation {
   word: string;
   /** ARPAbet phonemes, e.g. ["F", "OW", "N"]. */
@@ -303,9 +310,9 @@ export class BartModel extends WasmObject<BartHandle> {
    * search with `beams` (at most MAX_BEAMS), through the KV cache; then the attention of the best
    * output. maxNewTokens is capped by the positions (max_position_embeddings).
    */
-  generate(source: string | number[], options?: Seq2SeqOptions): Seq2SeqResult {
+  generate<O extends Seq2SeqOptions = Seq2SeqOptions>(source: string | number[], options?: O): Seq2SeqResultFor<O> {
     const o = checkOptions('generate', options, this.rules);
-    return this.decodeSource('generate', this.frameSource('generate', source), o);
+    return this.decodeSource('generate', this.frameSource('generate', source), o) as Seq2SeqResultFor<O>;
   }
 
   /** generate() on a checked source and checked options; `where` names the public method. */
@@ -384,7 +391,7 @@ export class BartModel extends WasmObject<BartHandle> {
    * the decoder over `decoderInput` (ids, starting with decoder_start_token_id). Returns the
    * encoder output (S x d_model), the logits (T x vocab) and every attention map.
    */
-  run(source: string | number[], decoderInput: number[], options?: Seq2SeqRunOptions): Seq2SeqRunResult {
+  run<O extends Seq2SeqRunOptions = Seq2SeqRunOptions>(source: string | number[], decoderInput: number[], options?: O): Seq2SeqTraced<Seq2SeqRunResult, O> {
     const o = checkOptions('run', options, this.traceRules);
     const src = this.frameSource('run', source);
     const c = this.config, V = c.vocab_size, P = c.max_position_embeddings;
@@ -400,7 +407,7 @@ export class BartModel extends WasmObject<BartHandle> {
       throw new AttentionError(`run: the decoder input must start with decoder_start_token_id (${c.decoder_start_token_id}), got ${showIds(dec)}`);
     const sizes = this.attentionSizes();
     const ablate = checkAblation('run', o.ablate ?? [], sizes);
-    return withHeadsOff(this.mod, this.live(), this.staging, 'run', ablate, sizes, () => this.teacherForced('run', src, dec, o));
+    return withHeadsOff(this.mod, this.live(), this.staging, 'run', ablate, sizes, () => this.teacherForced('run', src, dec, o)) as Seq2SeqTraced<Seq2SeqRunResult, O>;
   }
 
   /** The layers and heads of the encoder's self-attention, the decoder's and the cross-attention. */

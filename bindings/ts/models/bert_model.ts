@@ -116,6 +116,14 @@ export interface BertRunResult {
   padding?: number[];
 }
 
+/** BertRunResult as the options make it: `attention` with `attention: true`, `trace` with a
+ * `traceLayer`, `logits` with `logits: true`, `padding` with `padTo`. */
+export type BertRunResultFor<O> = BertRunResult
+  & (O extends { attention: true } ? { attention: Float32Array } : unknown)
+  & (O extends { traceLayer: number } ? { trace: MultiHeadTrace } : unknown)
+  & (O extends { logits: true } ? { logits: Float32Array } : unknown)
+  & (O extends { padTo: number } ? { padding: number[] } : unknown);
+
 export interface FillMaskResult {
   /** Index of the [MASK] token in the tokenized input ([CLS] is 0). */
   position: number;
@@ -233,7 +241,7 @@ export class BertModel extends WasmObject<BertHandle> {
   }
 
   /** Runs the encoder on one input: text, a text pair, or token ids. */
-  run(input: BertInput, options?: BertRunOptions): BertRunResult {
+  run<O extends BertRunOptions = BertRunOptions>(input: BertInput, options?: O): BertRunResultFor<O> {
     const o = checkOptions('run', options, this.runRules);
     const handle = this.live();
     const { num_hidden_layers: L, num_attention_heads: H, hidden_size: D, vocab_size: V } = this.config;
@@ -276,7 +284,7 @@ export class BertModel extends WasmObject<BertHandle> {
       } finally {
         st.release();
       }
-    });
+    }) as BertRunResultFor<O>;
   }
 
   /**

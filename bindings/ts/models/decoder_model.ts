@@ -47,6 +47,18 @@ export interface RunResult {
   trace?: MultiHeadTrace;
 }
 
+/** RunResult as the options make it: `attention` is there with `attention: true`, `trace` with a
+ * `traceLayer` (no `?.` needed on what was asked for), as forward()'s result. */
+export type RunResultFor<O, R extends RunResult = RunResult> = R
+  & (O extends { attention: true } ? { attention: Float32Array } : unknown)
+  & (O extends { traceLayer: number } ? { trace: NonNullable<R['trace']> } : unknown);
+
+/** generate()'s and chat()'s options with `attention: true` (greedy or sampling): onToken's
+ * event and the result's tokenAttention hold the attention. */
+export type WithTokenAttention<O> = Omit<O, 'attention' | 'onToken' | 'beams'> & {
+  attention: true; beams?: 1; onToken?: (event: TokenEvent & { attention: Float32Array }) => void;
+};
+
 export interface GenerateOptions extends SamplingOptions, BeamSearchOptions {
   /** How many tokens to add at most (default 32; the context length caps prompt + new tokens). */
   maxNewTokens?: number;
@@ -219,7 +231,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
   protected abstract readTrace(handle: H, n: number): MultiHeadTrace;
 
   /** Runs the model on text (tokenized here) or on token ids. */
-  run(input: string | number[], opts?: RunOptions): RunResult {
+  run<O extends RunOptions = RunOptions>(input: string | number[], opts?: O): RunResultFor<O> {
     const handle = this.live();
     const options = checkOptions('run', opts, RUN_RULES);
     const tokens = this.inputTokens('run', input, 'input', options.prependBos === true);
@@ -252,7 +264,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
       } finally {
         st.release();
       }
-    });
+    }) as RunResultFor<O>;
   }
 
   /** The k most likely next tokens after `position` (default: the last) of a run's logits. */
@@ -383,10 +395,12 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
    * the end-of-text token, a stop string or the signal. One generation per model at a time; a
    * dispose() while it runs ends it at its next step with an AttentionError of code 'aborted'.
    */
-  async generate(prompt: string | number[], opts?: GenerateOptions): Promise<GenerateResult> {
+  generate(prompt: string | number[], opts: WithTokenAttention<GenerateOptions>): Promise<GenerateResult & { tokenAttention: Float32Array[] }>;
+  generate(prompt: string | number[], opts?: GenerateOptions): Promise<GenerateResult>;
+  async generate(prompt: string | number[], opts?: GenerateOptions | WithTokenAttention<GenerateOptions>): Promise<GenerateResult> {
     const t0 = performance.now();
     this.live();
-    const options = checkOptions('generate', opts, GENERATE_RULES);
+    const options = checkOptions('generate', opts as GenerateOptions | undefined, GENERATE_RULES);
     const promptTokens = this.inputTokens('generate', prompt, 'prompt', options.prependBos === true);
     const { context: P } = this.shape;
     if (promptTokens.length === 0) throw new AttentionError('generate: the prompt has no tokens (pass prependBos to start from bos)');
@@ -433,10 +447,12 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
    * <|eot_id|>, <end_of_turn>, <|end|>, ...). The reply is `text`; append
    * `{ role: 'assistant', content: text }` to the messages to go on.
    */
-  async chat(messages: ChatMessage[], opts?: ChatOptions): Promise<ChatResult> {
+  chat(messages: ChatMessage[], opts: WithTokenAttention<ChatOptions>): Promise<ChatResult & { tokenAttention: Float32Array[] }>;
+  chat(messages: ChatMessage[], opts?: ChatOptions): Promise<ChatResult>;
+  async chat(messages: ChatMessage[], opts?: ChatOptions | WithTokenAttention<ChatOptions>): Promise<ChatResult> {
     const t0 = performance.now();
     this.live();
-    const options = checkOptions('chat', opts, CHAT_RULES);
+    const options = checkOptions('chat', opts as ChatOptions | undefined, CHAT_RULES);
     const { tools, documents, chatTemplate, variables, ...generation } = options;
     const prompt = renderChatTemplate('chat', this.chatSource(), messages, { tools, documents, chatTemplate, variables, addGenerationPrompt: true });
     const P = this.shape.context;

@@ -7,7 +7,7 @@ import { checkpointTensors, configEps, configInt, isStreamed, loadCheckpoint, st
 import type { WeightTypes } from '../loading/checkpoint.js';
 import type { CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
-import type { ChatDefaults, RunOptions, RunResult } from './decoder_model.js';
+import type { ChatDefaults, RunOptions, RunResult, RunResultFor } from './decoder_model.js';
 import { readChatTemplates } from './chat.js';
 import { AttentionError, throwIfError } from '../errors.js';
 import { HfTokenizer } from '../tokenizers/hf_tokenizer.js';
@@ -272,8 +272,8 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
 
   /** Runs the model on text (tokenized with tokenizer.json, its template's BOS included) or on
    * token ids; the trace also holds Q and K before the rotation. */
-  run(input: string | number[], opts?: RunOptions): LlamaRunResult {
-    return super.run(input, opts) as LlamaRunResult;
+  run<O extends RunOptions = RunOptions>(input: string | number[], opts?: O): RunResultFor<O, LlamaRunResult> {
+    return super.run(input, opts) as RunResultFor<O, LlamaRunResult>;
   }
 
   /** A rendered chat's ids: its text as it is, the template having written BOS and the rest. */
