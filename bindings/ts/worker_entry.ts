@@ -90,10 +90,9 @@ function revive(value: unknown, call: number, depth = 0): unknown {
   if (depth > 4 || value === null || typeof value !== 'object') return value;
   if (isCallback(value)) {
     const callback = value.__attnCallback;
-    return (...args: unknown[]) => {
-      const described = args.map((a) => describe(a));
-      scope.postMessage({ type: 'callback', id: call, callback, args: described }, transferables(described, heapBytes()));
-    };
+    // An event's arrays are copied, not transferred: the library may keep them (generate's
+    // tokenAttention holds the rows onToken's events carried).
+    return (...args: unknown[]) => scope.postMessage({ type: 'callback', id: call, callback, args: args.map((a) => describe(a)) });
   }
   if (isSignal(value)) {
     const controller = new AbortController();

@@ -64,6 +64,9 @@ function expectSameAsPage(result) {
   expect(result.error).toEqual({ name: 'AttentionError', message: expect.stringMatching(/^run: /) });
   expect(result.afterError).toBeGreaterThan(0);
   expect(result.tokenizerIds[0]).toEqual(result.tokenizerIds[1]);
+  expect(result.tokenAttention[0]).toHaveLength(3);
+  expect(result.tokenAttention[0][0].length).toBeGreaterThan(0);
+  expect(result.tokenAttention[1]).toEqual(result.tokenAttention[0]);
   expect(result.memoryBytes).toBeGreaterThan(0);
   expect(result.disposed).toBe(true);
   expect(result.disposedError).toMatch(/disposed/);

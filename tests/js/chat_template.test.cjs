@@ -246,7 +246,7 @@ describe('model.chat on brown-llama with a simple template', () => {
     expect(brown.chatEndIds()).toEqual([EOT]);
   });
 
-  test("another id of generation_config.json's eos_token_id list ends the turn too, greedy and beam search (chat only; generate keeps to eos)", async () => {
+  test("another id of generation_config.json's eos_token_id list ends the turn too, greedy and beam search (and generate(), as in transformers)", async () => {
     const first = await brown.chat(CONVERSATION, { chatTemplate: SIMPLE, maxNewTokens: 100 });
     expect(first.tokens.length).toBeGreaterThanOrEqual(3);
     const stopAt = first.tokens[2];  // a token greedy decoding writes third: now an end-of-turn id
@@ -262,7 +262,8 @@ describe('model.chat on brown-llama with a simple template', () => {
       expect(out.finishReason).toBe('eos');
       expect(out.tokens).toEqual(first.tokens.slice(0, at));
       const plain = await model.generate(first.promptTokens, { maxNewTokens: first.tokens.length });
-      expect(plain.tokens).toEqual(first.tokens);
+      expect(plain.finishReason).toBe('eos');
+      expect(plain.tokens).toEqual(first.tokens.slice(0, at));
       // Beam search: any of the ids ends a hypothesis, and none is inside one.
       const beam = await model.chat(CONVERSATION, { chatTemplate: SIMPLE, maxNewTokens: 30, beams: 3 });
       expect(beam.finishReason).toBe('eos');

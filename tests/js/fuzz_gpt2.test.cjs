@@ -103,7 +103,7 @@ test('no false positive: every documented key is accepted', async () => {
   const events = [];
   const options = {
     maxNewTokens: 3, stop: ['\u0000'], prependBos: true, beams: 1, lengthPenalty: 1, onToken: (e) => events.push(e), attention: true,
-    signal: new AbortController().signal, temperature: 0.8, topK: 20, topP: 0.9, seed: 5,
+    signal: new AbortController().signal, temperature: 0.8, topK: 20, topP: 0.9, seed: 5, minP: 0.05, repetitionPenalty: 1.2,
   };
   expect(Object.keys(options).sort()).toEqual(documentedKeys('GenerateOptions'));
   const g = await model.generate(TEXT, options);

@@ -3,9 +3,9 @@
 // class adds its config, its tokenizer and its checkpoint names.
 import { AttentionError, throwIfError } from '../errors.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
-import { BEAM_RULES, BeamSearch, SAMPLING_RULES, chooseToken, lengthNormalized, samplingDefaults, seededRandom, signalRule,
+import { BEAM_RULES, BeamSearch, SAMPLING_RULES, chooseToken, lengthNormalized, penalizeRepeats, samplingDefaults, seededRandom, signalRule,
   yieldToEventLoop } from './decoding.js';
-import type { BeamSearchOptions, DecodingScores, Hypothesis, SamplingOptions, Stepper } from './decoding.js';
+import type { BeamSearchOptions, DecodingScores, GenerationDefaults, Hypothesis, SamplingOptions, Stepper } from './decoding.js';
 import { logSumExpRows, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
 import type { DecoderModelHandle, WasmModule } from '../runtime/wasm_module.js';
@@ -60,7 +60,8 @@ export type WithTokenAttention<O> = Omit<O, 'attention' | 'onToken' | 'beams'> &
 };
 
 export interface GenerateOptions extends SamplingOptions, BeamSearchOptions {
-  /** How many tokens to add at most (default 32; the context length caps prompt + new tokens). */
+  /** How many tokens to add at most (default: generation_config.json's max_new_tokens, else 32; the
+   * context length caps prompt + new tokens). */
   maxNewTokens?: number;
   /** Stop as soon as the generated text contains one of these strings (left out of the result). */
   stop?: string[];
@@ -188,10 +189,14 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
   private readonly eosId: number | undefined;
   protected readonly shape: DecoderShape;
   private readonly chatDefaults: ChatDefaults;
+  /** What the checkpoint's generation_config.json sets for generate() and chat() (sampling,
+   * repetition penalty, max_new_tokens, end ids): used unless an option says otherwise. */
+  readonly generationDefaults: GenerationDefaults;
 
   protected constructor(mod: WasmModule, handle: H, name: string, tokenizer: T, shape: DecoderShape,
-    bosTokenId: number | undefined, eosTokenId: number | undefined, chat: ChatDefaults = {}) {
+    bosTokenId: number | undefined, eosTokenId: number | undefined, chat: ChatDefaults = {}, generation: GenerationDefaults = {}) {
     super(mod, handle, name);
+    this.generationDefaults = generation;
     this.tokenizer = tokenizer;
     this.shape = shape;
     this.bosTokenId = bosTokenId;
@@ -390,9 +395,11 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
 
   /**
    * Continues the prompt token by token through the KV cache: each new token costs one position,
-   * not a re-run of the prefix. Greedy by default; temperature/topK/topP/seed sample
-   * reproducibly; beams > 1 runs beam search (ranked with lengthPenalty). Stops at maxNewTokens,
-   * the end-of-text token, a stop string or the signal. One generation per model at a time; a
+   * not a re-run of the prefix. Greedy by default (or as the checkpoint's generation_config.json
+   * says: generationDefaults); temperature/topK/topP/minP/seed sample reproducibly,
+   * repetitionPenalty discourages repeats; beams > 1 runs beam search (ranked with lengthPenalty,
+   * by the model's own probabilities: the sampling options do not apply). Stops at maxNewTokens,
+   * the end-of-text token (or generation_config.json's end ids), a stop string or the signal. One generation per model at a time; a
    * dispose() while it runs ends it at its next step with an AttentionError of code 'aborted'.
    */
   generate(prompt: string | number[], opts: WithTokenAttention<GenerateOptions>): Promise<GenerateResult & { tokenAttention: Float32Array[] }>;
@@ -405,13 +412,19 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
     const { context: P } = this.shape;
     if (promptTokens.length === 0) throw new AttentionError('generate: the prompt has no tokens (pass prependBos to start from bos)');
     if (promptTokens.length >= P) throw new AttentionError(`generate: the prompt's ${promptTokens.length} tokens leave no room in the model's context of ${P}`);
-    return this.decodeFrom('generate', promptTokens, options, this.eosTokenId === undefined ? [] : [this.eosTokenId], t0);
+    return this.decodeFrom('generate', promptTokens, options, this.generateEndIds(), t0);
+  }
+
+  /** The ids that end generate(): eosTokenId and generation_config.json's eos_token_id list. */
+  private generateEndIds(): number[] {
+    const ids = [...(this.eosTokenId === undefined ? [] : [this.eosTokenId]), ...(this.generationDefaults.eosTokenIds ?? [])];
+    return ids.filter((id, i) => ids.indexOf(id) === i && id < this.shape.vocab);
   }
 
   /** Generation from prompt ids (checked to fit), ending at any of `ends`: generate's and chat's loop. */
   private async decodeFrom(where: string, promptTokens: number[], options: Omit<GenerateOptions, 'prependBos'>, ends: readonly number[],
     t0: number): Promise<GenerateResult> {
-    const maxNew = options.maxNewTokens ?? 32, beams = options.beams ?? 1, P = this.shape.context;
+    const maxNew = options.maxNewTokens ?? this.generationDefaults.maxNewTokens ?? 32, beams = options.beams ?? 1, P = this.shape.context;
     if (this.generating) throw new AttentionError(`${where}: this model is already generating; await the previous call`);
     this.generating = true;
     try {
@@ -419,7 +432,7 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
       const first = stepper.step(promptTokens, promptTokens.length);
       const room = Math.min(maxNew, P - promptTokens.length);
       const decoded = beams > 1 ? await this.beamDecode(stepper, first, room, ends, options)
-        : await this.sampleDecode(stepper, first, room, ends, options);
+        : await this.sampleDecode(stepper, first, room, ends, options, promptTokens);
       return this.generateResult(promptTokens, decoded, options.stop ?? [], t0);
     } finally {
       this.generating = false;
@@ -486,8 +499,10 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
 
   /** Greedy or sampled decoding, one token per step, streamed through onToken. */
   private async sampleDecode(stepper: Stepper & { attention?: Float32Array }, first: Float32Array, room: number, ends: readonly number[],
-    options: Omit<GenerateOptions, 'prependBos'>): Promise<Decoded> {
-    const sampling = samplingDefaults(options), random = seededRandom(sampling.seed), stops = options.stop ?? [];
+    options: Omit<GenerateOptions, 'prependBos'>, promptTokens: readonly number[]): Promise<Decoded> {
+    const sampling = samplingDefaults(options, this.generationDefaults), random = seededRandom(sampling.seed), stops = options.stop ?? [];
+    // The tokens a repetition penalty discourages: the prompt's and the output's so far.
+    const seen = new Set(promptTokens);
     const tokens: number[] = [], rows: Float32Array[] = [];
     let logits = first, logProb = 0, emitted = '', firstAt = 0;
     const done = (finishReason: Decoded['finishReason'], ended = false): Decoded => ({
@@ -496,13 +511,14 @@ export abstract class DecoderModel<T extends DecoderTokenizer, H extends Decoder
     });
     for (let i = 0; i < room; i++) {
       if (options.signal?.aborted) return done('abort');
-      const token = chooseToken(logits, sampling, random);
+      const token = chooseToken(penalizeRepeats(logits, seen, sampling.repetitionPenalty), sampling, random);
       if (i === 0) firstAt = performance.now();
       // The model's own probability, not the tempered one; the normalizer from the core (a cold
       // JavaScript loop over a vocabulary costs a page tens of ms).
       logProb += logits[token] - logSumExpRows(this.mod, this.staging, logits, logits.length, [0])[0];
       if (ends.includes(token)) return done('eos', true);
       tokens.push(token);
+      seen.add(token);
       // Feed it now: the next logits, and (when asked) its own attention row for the event.
       if (i + 1 < room || options.attention) logits = stepper.step([token], 1);
       if (stepper.attention) rows.push(stepper.attention);

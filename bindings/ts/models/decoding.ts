@@ -1,6 +1,7 @@
 // The one decoding loop every generating model uses. A model supplies a Stepper over its KV
 // cache (feed new tokens, get the next-token logits; reorder sequences for beams); this file
-// chooses tokens: greedy, sampling (temperature, top-k, top-p, seeded) or beam search.
+// chooses tokens: greedy, sampling (temperature, top-k, top-p, min-p, seeded, a repetition
+// penalty) or beam search, with a checkpoint's generation_config.json defaults.
 import { AttentionError } from '../errors.js';
 import { selectTop } from './predictions.js';
 import { is, show } from '../validate.js';
@@ -29,6 +30,57 @@ export interface SamplingOptions {
   topP?: number;
   /** Seed of the sampler: the same seed and options give the same tokens. */
   seed?: number;
+  /** Sample only among the tokens whose probability is at least minP times the most likely
+   * token's (0 = all; applied after topK and topP, as transformers' MinPLogitsWarper). */
+  minP?: number;
+  /** Discourages repeats (the CTRL paper's rule, as transformers applies it): the logit of every
+   * token already in the prompt or the output is divided by this when positive and multiplied by
+   * it when negative, before the token is chosen (greedy too). 1 (default) = off; > 1 penalizes. */
+  repetitionPenalty?: number;
+}
+
+/**
+ * What a checkpoint's generation_config.json sets for generate(): used unless an option says
+ * otherwise. Read as transformers reads it: without `do_sample: true` decoding is greedy; with
+ * it, temperature defaults to 1 and top_k to 50 (transformers' own defaults).
+ */
+export interface GenerationDefaults {
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  repetitionPenalty?: number;
+  maxNewTokens?: number;
+  /** generation_config.json's eos_token_id (a number or a list): generate() stops at any of them. */
+  eosTokenIds?: number[];
+}
+
+/** generation_config.json's fields this library reads, checked (a named error for a wrong type). */
+export function readGenerationConfig(json: unknown, vocab: number): GenerationDefaults {
+  if (json === undefined || json === null) return {};
+  if (typeof json !== 'object' || Array.isArray(json)) throw new AttentionError(`generation_config.json: expected an object, got ${show(json)}`);
+  const c = json as Record<string, unknown>;
+  const num = (key: string, min: number, max = Infinity, open = false): number | undefined => {
+    const v = c[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (open && v === min) || v > max)
+      throw new AttentionError(`generation_config.json: ${key} must be a number ${open ? '>' : '>='} ${min}${max < Infinity ? ` and <= ${max}` : ''}, got ${show(v)}`);
+    return v;
+  };
+  if (c.do_sample !== undefined && c.do_sample !== null && typeof c.do_sample !== 'boolean')
+    throw new AttentionError(`generation_config.json: do_sample must be true or false, got ${show(c.do_sample)}`);
+  const sample = c.do_sample === true, out: GenerationDefaults = {};
+  const temperature = num('temperature', 0), topK = num('top_k', 0), topP = num('top_p', 0, 1, true), minP = num('min_p', 0, 1);
+  const penalty = num('repetition_penalty', 0, Infinity, true), maxNew = num('max_new_tokens', 0);
+  if (topK !== undefined && !Number.isInteger(topK)) throw new AttentionError(`generation_config.json: top_k must be an integer >= 0, got ${show(topK)}`);
+  if (maxNew !== undefined && !Number.isInteger(maxNew)) throw new AttentionError(`generation_config.json: max_new_tokens must be an integer >= 0, got ${show(maxNew)}`);
+  if (sample) Object.assign(out, { temperature: temperature ?? 1, topK: topK ?? 50, topP: topP ?? 1, minP: minP ?? 0 });
+  if (penalty !== undefined) out.repetitionPenalty = penalty;
+  if (maxNew !== undefined) out.maxNewTokens = maxNew;
+  const eos = Array.isArray(c.eos_token_id) ? c.eos_token_id : c.eos_token_id === undefined || c.eos_token_id === null ? [] : [c.eos_token_id];
+  const ids = eos.filter((id): id is number => Number.isInteger(id) && (id as number) >= 0 && (id as number) < vocab);
+  if (ids.length > 0) out.eosTokenIds = ids;
+  return out;
 }
 
 /** A small seeded generator (mulberry32): reproducible across engines, unlike Math.random. */
@@ -84,17 +136,36 @@ export const signalRule: Rule = (v, name) => {
 
 export const SAMPLING_RULES: Rules<SamplingOptions> = {
   temperature: is.number(0), topK: is.int(0), topP: is.number(0, 1, { min: true }), seed: seedRule,
+  minP: is.number(0, 1), repetitionPenalty: is.number(0, Infinity, { min: true }),
 };
 
 export const BEAM_RULES: Rules<BeamSearchOptions> = { beams: is.int(1, MAX_BEAMS), lengthPenalty: is.number() };
 
-/** Checked sampling options (SAMPLING_RULES) with their defaults filled in. */
-export function samplingDefaults(o: SamplingOptions): Required<SamplingOptions> {
-  return { temperature: o.temperature ?? 0, topK: o.topK ?? 0, topP: o.topP ?? 1, seed: o.seed ?? 0 };
+/** Checked sampling options (SAMPLING_RULES) with their defaults filled in: each option, else the
+ * checkpoint's generation_config.json default, else greedy with nothing filtered or penalized. */
+export function samplingDefaults(o: SamplingOptions, d: GenerationDefaults = {}): Required<SamplingOptions> {
+  return {
+    temperature: o.temperature ?? d.temperature ?? 0, topK: o.topK ?? d.topK ?? 0, topP: o.topP ?? d.topP ?? 1, seed: o.seed ?? 0,
+    minP: o.minP ?? d.minP ?? 0, repetitionPenalty: o.repetitionPenalty ?? d.repetitionPenalty ?? 1,
+  };
+}
+
+/** A row of logits with the repetition penalty applied to every token of `seen` (a copy; the row
+ * itself when the penalty is 1). */
+export function penalizeRepeats(logits: Float32Array, seen: Iterable<number>, penalty: number): Float32Array {
+  if (penalty === 1) return logits;
+  const out = logits.slice();
+  for (const id of new Set(seen)) {
+    if (id < 0 || id >= out.length) continue;
+    out[id] = out[id] < 0 ? out[id] * penalty : out[id] / penalty;
+  }
+  return out;
 }
 
 /** Picks the next token from one row of logits: argmax at temperature 0, else a sample from
- * softmax(logits / T) restricted to the top-k, then to the top-p nucleus. */
+ * softmax(logits / T) restricted to the top-k, then to the top-p nucleus, then to the tokens of at
+ * least minP times the most likely one's probability. (A repetition penalty is applied before:
+ * penalizeRepeats.) */
 export function chooseToken(logits: ArrayLike<number>, o: Required<SamplingOptions>, random: () => number): number {
   if (o.temperature === 0) return argmax(logits);
   const ids = Array.from({ length: logits.length }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
@@ -107,6 +178,10 @@ export function chooseToken(logits: ArrayLike<number>, o: Required<SamplingOptio
     let acc = 0;
     for (n = 0; n < keep.length && acc < o.topP * total; n++) acc += weights[n];
   }
+  // weights[i] / weights[0] is token i's probability over the most likely one's, whatever the
+  // normalization, so min-p keeps the prefix at or above minP (the most likely always stays).
+  const below = o.minP > 0 ? weights.findIndex((w) => w < o.minP) : -1;
+  if (below > 0) n = Math.min(n, below);
   const mass = weights.slice(0, n).reduce((a, b) => a + b, 0);
   let r = random() * mass;
   for (let i = 0; i < n; i++) {

@@ -4,6 +4,7 @@ import { BpeTokenizer } from '../tokenizers/bpe_tokenizer.js';
 import { configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
 import type { WeightTypes } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
+import { readGenerationConfig } from './decoding.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import { AttentionError, throwIfError } from '../errors.js';
 import type { FilesReader } from '../loading/model_files.js';
@@ -34,21 +35,26 @@ export interface Gpt2Files {
   config: Record<string, unknown>;
   weights: SafetensorsWeights;
   tokenizer: TokenizerFiles | BpeTokenizer;
+  /** generation_config.json, parsed (its sampling defaults and end ids: see generationDefaults). */
+  generation?: object;
 }
 
-/** GPT-2's files: vocab.json + merges.txt (its own files); tokenizer.json only when those are missing. */
+/** GPT-2's files: vocab.json + merges.txt (its own files); tokenizer.json only when those are
+ * missing; generation_config.json when there is one. */
 export const readGpt2Files: FilesReader = async (files, config, weights) => {
   const failed = (e: unknown) => ({ failed: e });
-  const [weightBytes, vocab, merges] = await Promise.all([weights, files.json('vocab.json').catch(failed), files.text('merges.txt').catch(failed)]);
+  const [weightBytes, vocab, merges, generationJson] = await Promise.all([weights, files.json('vocab.json').catch(failed), files.text('merges.txt').catch(failed),
+    files.optional(files.json('generation_config.json'))]);
+  const generation = generationJson === undefined ? {} : { generation: generationJson as object };
   for (const part of [vocab, merges]) if (typeof part === 'object' && 'failed' in part && !files.isMissing(part.failed)) throw part.failed;
-  if (typeof merges === 'string' && !('failed' in vocab)) return { config, weights: weightBytes, tokenizer: { vocab: vocab as Record<string, number>, merges } };
+  if (typeof merges === 'string' && !('failed' in vocab)) return { config, weights: weightBytes, tokenizer: { vocab: vocab as Record<string, number>, merges }, ...generation };
   const tokenizerJson = await files.json('tokenizer.json').catch((e) => {
     if (!files.isMissing(e)) throw e;
     // Name the file that is missing: merges.txt beside a vocab.json, else the tokenizer as a whole.
     if (!('failed' in vocab)) throw files.missing((merges as { failed: unknown }).failed, "GPT-2's byte-level BPE needs merges.txt beside vocab.json, or a tokenizer.json");
     throw files.missing(e, 'a GPT-2 needs vocab.json + merges.txt or tokenizer.json; none was found');
   });
-  return { config, weights: weightBytes, tokenizer: BpeTokenizer.fromTokenizerJson(tokenizerJson) };
+  return { config, weights: weightBytes, tokenizer: BpeTokenizer.fromTokenizerJson(tokenizerJson), ...generation };
 };
 
 /** config.json, checked (a named error for what the core does not run). */
@@ -84,7 +90,7 @@ export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2Handle> {
     const file = parseWeights(files.weights);
     const V = config.vocab_size;
     super(mod, new mod.Gpt2Handle(), 'Gpt2Model', tokenizer, { vocab: V, layers: config.n_layer, heads: config.n_head, context: config.n_positions },
-      vocabTokenId(files.config.bos_token_id, V), vocabTokenId(files.config.eos_token_id, V));
+      vocabTokenId(files.config.bos_token_id, V), vocabTokenId(files.config.eos_token_id, V), {}, readGenerationConfig(files.generation, V));
     this.config = { ...config, layer_norm_epsilon: config.layer_norm_epsilon ?? 1e-5 };
     const handle = this.live();
     try {

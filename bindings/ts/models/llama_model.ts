@@ -7,6 +7,7 @@ import { checkpointTensors, configEps, configInt, isStreamed, loadCheckpoint, st
 import type { WeightTypes } from '../loading/checkpoint.js';
 import type { CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
+import { readGenerationConfig } from './decoding.js';
 import type { ChatDefaults, RunOptions, RunResult, RunResultFor } from './decoder_model.js';
 import { readChatTemplates } from './chat.js';
 import { AttentionError, throwIfError } from '../errors.js';
@@ -243,7 +244,8 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     super(mod, new mod.LlamaHandle(), 'LlamaModel', tokenizer,
       { vocab: V, layers: config.num_hidden_layers, heads: config.num_attention_heads, context: config.max_position_embeddings },
       vocabTokenId(files.config.bos_token_id, V) ?? vocabTokenId(tokenizer.bosId, V), eosOf(files.config, tokenizer, V),
-      chatDefaults(files, tokenizer, V));
+      chatDefaults(files, tokenizer, V),
+      readGenerationConfig(files.tokenizer instanceof HfTokenizer ? undefined : files.tokenizer.generation, V));
     this.config = config;
     const handle = this.live(), r = config.rope_scaling;
     try {
