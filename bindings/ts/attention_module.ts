@@ -15,12 +15,17 @@ import { HUB_OPTION_RULES, HubError, WASM_MEMORY_LIMIT } from './hub/hub.js';
 import type { HubOptions } from './hub/hub.js';
 import { fetchHubFile, fetchHubGguf, fetchHubModelFiles, hubGgufSource } from './hub/hub_model.js';
 import { fetchModelFiles, filesInMemory, resolveIn } from './loading/model_files.js';
+import { fetchFile, openFileCache } from './loading/file_fetch.js';
+import type { FetchContext } from './loading/file_fetch.js';
+import { openCachedStream } from './loading/cached_stream.js';
+import { withLoadTasks } from './loading/load_tasks.js';
+import type { LoadTasks } from './loading/load_tasks.js';
 import type { CheckpointFiles } from './loading/model_files.js';
 import { ggufShardNames, isGgufBytes, isGgufName, readGgufFiles } from './loading/gguf_files.js';
 import { openGgufStream } from './loading/gguf_stream.js';
 import { parseGguf } from './loading/gguf.js';
 import { checkModelFile } from './loading/model_file_check.js';
-import { streamChunks } from './runtime/platform.js';
+import { stoppedReading, streamChunks } from './runtime/platform.js';
 import type { ByteStream, Platform } from './runtime/platform.js';
 import { ScaledDotProductAttention } from './attention/scaled_dot_product_attention.js';
 import { fetchShippedModelFiles, isShippedModel } from './loading/shipped_models.js';
@@ -43,6 +48,14 @@ function checkFloat32(what: string, values: unknown): Float32Array {
 }
 
 export type { Model } from './models/registry.js';
+
+/** The error for a load the caller's signal stopped before it began (or once the files were read):
+ * a HubError for a Hub model, as its downloads' are. */
+function stoppedBefore(signal: AbortSignal, hub: boolean, when = 'before loading began'): AttentionError {
+  const e = stoppedReading('the model', signal);
+  const message = `loadModel: the signal passed to loadModel ${e.code === 'timeout' ? 'timed out (AbortSignal.timeout)' : 'was aborted'} ${when}`;
+  return hub ? new HubError(message, e.code as 'aborted' | 'timeout') : new AttentionError(message, e.code);
+}
 
 /** What loadModel reads a model from: a folder's path or URL (or a .gguf file's), 'hf:owner/name'
  * (or 'hf:owner/name/file.gguf'), a shipped model, its files in memory, or a GGUF file as bytes or a
@@ -100,17 +113,34 @@ export class AttentionModule {
   loadModel(source: ModelSource, options?: HubOptions & ModelLoadOptions): Promise<Model>;
   async loadModel(source: ModelSource, options: HubOptions & ModelLoadOptions = {}): Promise<Model> {
     options = checkOptions('loadModel', options, { ...HUB_OPTION_RULES, ...MODEL_LOAD_OPTION_RULES });
+    const hub = typeof source === 'string' && source.startsWith('hf:');
+    // An aborted signal stops the load before its first request (or its first byte of a cache).
+    if (options.signal?.aborted) throw stoppedBefore(options.signal, hub);
+    return withLoadTasks(options.signal, async (tasks) => {
+      const model = await this.load(source, options, tasks);
+      // Aborted while the weights went into the model: the caller has given up on it.
+      if (options.signal?.aborted) {
+        model.dispose();
+        throw stoppedBefore(options.signal, hub, 'while the model was being built');
+      }
+      return model;
+    });
+  }
+
+  /** loadModel's work, every read one of `tasks`. */
+  private async load(source: ModelSource, options: HubOptions & ModelLoadOptions, tasks: LoadTasks): Promise<Model> {
+    const ctx: FetchContext = { platform: this.platform, signal: tasks.signal, onProgress: options.onProgress, cache: openFileCache(this.platform, options.cache, options.cacheDir) };
     if (source instanceof Uint8Array || source instanceof ArrayBuffer) return this.fromGguf(source instanceof Uint8Array ? source : new Uint8Array(source), options);
     if (typeof Blob !== 'undefined' && source instanceof Blob)
-      return this.fromGgufStream({ size: source.size, chunks: streamChunks(source.stream()) }, (source as { name?: string }).name ?? 'the Blob', options);
+      return this.fromGgufStream({ size: source.size, chunks: streamChunks(source.stream()) }, (source as { name?: string }).name ?? 'the Blob', options, ctx);
     if (typeof source !== 'string' && !(source instanceof URL) && (typeof source !== 'object' || source === null || Array.isArray(source)))
       throw new AttentionError(`loadModel: source must be a folder's path or URL, a .gguf file's, 'hf:owner/name', a shipped model, the model's files { config, weights, tokenizer }, or a GGUF file's bytes or Blob, got ${show(source)}`);
     const hubGguf = typeof source === 'string' && source.startsWith('hf:') ? hubGgufSource(source.slice(3), options) : undefined;
-    if (hubGguf) return this.create(ggufModelFiles(await fetchHubGguf(hubGguf, options, this.platform.hub)), options);
-    if (typeof source === 'string' && source.startsWith('hf:')) return this.create(await fetchHubModelFiles(source.slice(3), options, this.platform.hub), options);
-    if ((typeof source === 'string' || source instanceof URL) && isGgufName(source instanceof URL ? source.pathname : source)) return this.fromGgufPath(source, options);
-    const files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, this.platform, readerFor)
-      : isShippedModel(source) ? await fetchShippedModelFiles(source, this.platform, readerFor) : filesInMemory(source);
+    if (hubGguf) return this.create(ggufModelFiles(await fetchHubGguf(hubGguf, options, this.platform.hub, tasks)), options);
+    if (typeof source === 'string' && source.startsWith('hf:')) return this.create(await fetchHubModelFiles(source.slice(3), options, this.platform.hub, tasks), options);
+    if ((typeof source === 'string' || source instanceof URL) && isGgufName(source instanceof URL ? source.pathname : source)) return this.fromGgufPath(source, options, ctx, tasks);
+    const files = typeof source === 'string' || source instanceof URL ? await fetchModelFiles(source, ctx, readerFor, tasks)
+      : isShippedModel(source) ? await fetchShippedModelFiles(source, ctx, readerFor, tasks) : filesInMemory(source);
     return this.create(files, options);
   }
 
@@ -126,11 +156,12 @@ export class AttentionModule {
     return this.create(ggufModelFiles(parseGguf(bytes)), options);
   }
 
-  /** A model from a GGUF file being read: each tensor goes into the heap as it arrives. */
-  private async fromGgufStream(stream: ByteStream, name: string, options: HubOptions & ModelLoadOptions): Promise<Model> {
+  /** A model from a GGUF file being read: each tensor goes into the heap as it arrives. `readToEnd`:
+   * the stream is read to its last byte (the caller keeps a copy for the cache). */
+  private async fromGgufStream(stream: ByteStream, name: string, options: HubOptions & ModelLoadOptions, ctx: FetchContext, readToEnd = false): Promise<Model> {
     const file = name.slice(name.lastIndexOf('/') + 1);
     const gguf = await openGgufStream(stream, {
-      name, signal: options.signal,
+      name, signal: ctx.signal, readToEnd,
       onProgress: options.onProgress && (({ loaded, total }) => options.onProgress!({ file, loaded, total, done: false })),
     });
     try {
@@ -148,8 +179,9 @@ export class AttentionModule {
     }
   }
 
-  /** A .gguf path or URL: streamed, or every shard of a split file read and merged. */
-  private async fromGgufPath(source: string | URL, options: HubOptions & ModelLoadOptions): Promise<Model> {
+  /** A .gguf path or URL: streamed (through the cache when asked), or every shard of a split file
+   * read and merged. */
+  private async fromGgufPath(source: string | URL, options: HubOptions & ModelLoadOptions, ctx: FetchContext, tasks: LoadTasks): Promise<Model> {
     // The file's folder, so that a split file's other shards are found beside it.
     const path = (source instanceof URL ? source.href : source).replace(/[?#].*$/, '');
     const slash = path.lastIndexOf('/');
@@ -157,14 +189,17 @@ export class AttentionModule {
     const where = (at: URL) => (at.protocol === 'file:' ? decodeURIComponent(at.pathname) : at.href);
     if (ggufShardNames(name).length === 1) {
       const at = resolveIn(this.platform, folder, name);
-      return this.fromGgufStream(await this.platform.openStream(at), where(at), options);
+      const opened = await openCachedStream(ctx, at, name);
+      if (!opened.keep) return this.fromGgufStream(opened.stream, where(at), options, ctx);
+      const model = await this.fromGgufStream(opened.stream, where(at), options, ctx, true);
+      await opened.keep();
+      return model;
     }
     return this.create(ggufModelFiles(await readGgufFiles(name, async (file) => {
-      const at = resolveIn(this.platform, folder, file), read = await this.platform.readBytes(at);
-      const view = read instanceof Uint8Array ? read : new Uint8Array(read);
+      const at = resolveIn(this.platform, folder, file), view = await fetchFile(ctx, at, file, where(at));
       checkModelFile(file, view, where(at));
       return view;
-    })), options);
+    }, tasks)), options);
   }
 
   /**

@@ -1,6 +1,6 @@
 // Browsers (and bundlers building for them): everything is fetched; no Node module is imported.
 import { AttentionError } from './errors.js';
-import { browserHubCache } from './hub/hub_cache_browser.js';
+import { browserCache, browserHubCache } from './hub/hub_cache_browser.js';
 import { threadedUrl } from './runtime/package_files.js';
 import { fetchBytes, fetchStream } from './runtime/platform.js';
 import type { Platform, ThreadedBuild } from './runtime/platform.js';
@@ -9,18 +9,20 @@ import type { GlueFactory } from './runtime/wasm_module.js';
 const env = globalThis as { crossOriginIsolated?: boolean; navigator?: { hardwareConcurrency?: number }; document?: { baseURI: string }; location?: { href: string } };
 
 export const browserPlatform: Platform = {
-  async readBytes(url) {
+  async readBytes(url, options) {
     const href = url.toString();
     if (href.startsWith('file:'))
       throw new AttentionError(`${href}: this is the browser build of attention-wasm, which fetches files; file: URLs are read by its Node build (import 'attention-wasm' in Node picks it). In a browser, serve the file over http(s) or pass its bytes`);
-    return fetchBytes(href);
+    return fetchBytes(href, options);
   },
 
-  async openStream(url) {
+  async openStream(url, options) {
     const href = url.toString();
     if (href.startsWith('file:')) await this.readBytes(href);  // (refused, with why)
-    return fetchStream(href);
+    return fetchStream(href, options?.signal);
   },
+
+  openCache: ({ name }) => browserCache(name),
 
   folderUrl(folder) {
     // Relative to the page (or the worker's script): what a relative fetch() would resolve to.
@@ -44,5 +46,5 @@ export const browserPlatform: Platform = {
   },
 
   // No environment variables in a browser; cacheDir is Node's (the Cache API has one store).
-  hub: { environment: () => ({}), openCache: () => browserHubCache() },
+  hub: { environment: () => ({}), openCache: ({ name }) => browserHubCache(name) },
 };

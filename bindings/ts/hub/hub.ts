@@ -63,8 +63,10 @@ export interface HubOptions {
   accessToken?: string;
   /** Called as each file's bytes arrive, and once more with done: true. */
   onProgress?: (progress: HubProgress) => void;
-  /** false: always download, store nothing. Default true. */
-  cache?: boolean;
+  /** false: always download, store nothing; a name: a cache of one's own (browsers: a Cache API
+   * name; Node: the folder caches/<name> of cacheDir). Default true for Hub models, false for
+   * folders and URLs (true caches their http(s) files alike). */
+  cache?: boolean | string;
   /** Node: the cache folder (default $XDG_CACHE_HOME/attention-wasm or ~/.cache/attention-wasm). */
   cacheDir?: string;
   /** The most bytes one model may download, all files together, counted as they arrive (after
@@ -102,7 +104,11 @@ export const HUB_OPTION_RULES: Rules<HubOptions> = {
   hubUrl: is.string,
   accessToken: is.string,
   onProgress: is.function,
-  cache: is.boolean,
+  cache(v, name) {
+    if (typeof v === 'boolean') return;
+    if (typeof v !== 'string' || !CACHE_NAME.test(v) || v === '.' || v === '..')
+      throw new AttentionError(`${name} must be true, false or a cache's name (1 to 100 letters, digits, '_', '-' or '.'), got ${show(v)}`);
+  },
   cacheDir: is.string,
   maxBytes(v, name) {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_DOWNLOAD_BYTES)
@@ -113,6 +119,8 @@ export const HUB_OPTION_RULES: Rules<HubOptions> = {
   // setTimeout's longest delay.
   idleTimeout: is.int(1, 2 ** 31 - 1),
 };
+/** What a named cache may be called: a Cache API name, and a folder's in Node. */
+const CACHE_NAME = /^[\w.-]{1,100}$/;
 // A cut connection is resumed with a Range request this many times before the file counts as truncated.
 const MAX_RESUMES = 2;
 
@@ -193,7 +201,7 @@ export class HubRepo {
     // Checked by HUB_OPTION_RULES at the entry point (loadModel, hubFile).
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
-    this.cache = options.cache === false ? null : platform.openCache({ cacheDir: options.cacheDir });
+    this.cache = options.cache === false ? null : platform.openCache({ cacheDir: options.cacheDir, name: typeof options.cache === 'string' ? options.cache : undefined });
   }
 
   /** "hf:owner/name@revision", as messages name the model. */

@@ -7,11 +7,13 @@ import { readModelFiles } from '../loading/model_files.js';
 import { isGgufName, readGgufFiles } from '../loading/gguf_files.js';
 import type { GgufFile } from '../loading/gguf.js';
 import type { CheckpointFiles } from '../loading/model_files.js';
+import type { LoadTasks } from '../loading/load_tasks.js';
 import { MODEL_TYPES, declaredModelType, familyOfType, readerFor } from '../models/registry.js';
 
 /** `source` is what follows "hf:": "owner/name" or "owner/name@revision". */
-export async function fetchHubModelFiles(source: string, options: HubOptions, platform: HubPlatform): Promise<CheckpointFiles> {
-  const repo = new HubRepo(source, options, platform);
+export async function fetchHubModelFiles(source: string, options: HubOptions, platform: HubPlatform, tasks: LoadTasks): Promise<CheckpointFiles> {
+  // Its downloads stop with the load's tasks (the caller's signal, or another file's failure).
+  const repo = new HubRepo(source, { ...options, signal: tasks.signal }, platform);
   return readModelFiles({
     read: (file) => repo.file(file),
     isMissing: (e) => HubRepo.isMissing(e),
@@ -22,7 +24,7 @@ export async function fetchHubModelFiles(source: string, options: HubOptions, pl
         throw new HubError(`${repo.name} is a ${JSON.stringify(type ?? null)} model (config.json's model_type); this library runs ${MODEL_TYPES.join(', ')}, so its weights were not downloaded`,
           'unsupported-model', repo.url('config.json'));
     },
-  }, readerFor);
+  }, readerFor, tasks);
 }
 
 /** One file of a Hub repository (cached like the model's files): for files a model does not need,
@@ -54,8 +56,8 @@ function quantPattern(quant: string): RegExp {
 
 /** A GGUF model's file (every shard when split) from the Hub: the one named, or the repository's
  * file of the quantization asked for. */
-export async function fetchHubGguf(source: HubGgufSource, options: HubOptions, platform: HubPlatform): Promise<GgufFile> {
-  const repo = new HubRepo(source.repo, options, platform);
+export async function fetchHubGguf(source: HubGgufSource, options: HubOptions, platform: HubPlatform, tasks: LoadTasks): Promise<GgufFile> {
+  const repo = new HubRepo(source.repo, { ...options, signal: tasks.signal }, platform);
   let file = source.file;
   if (file === undefined) {
     const ggufs = (await repo.listFiles()).filter(isGgufName);
@@ -65,5 +67,5 @@ export async function fetchHubGguf(source: HubGgufSource, options: HubOptions, p
       throw new HubError(`${repo.name} has no GGUF file of quantization ${JSON.stringify(source.quant)}; its GGUF files: ${ggufs.join(', ') || 'none'}`, 'not-found');
     file = matches[0];
   }
-  return readGgufFiles(file, (f) => repo.file(f));
+  return readGgufFiles(file, (f) => repo.file(f), tasks);
 }

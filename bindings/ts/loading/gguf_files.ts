@@ -6,6 +6,7 @@ import { AttentionError } from '../errors.js';
 import { show } from '../validate.js';
 import { parseGguf } from './gguf.js';
 import type { GgufFile, GgufTensor } from './gguf.js';
+import type { LoadTasks } from './load_tasks.js';
 
 const SPLIT = /^(.*)-(\d{5})-of-(\d{5})\.gguf$/i;
 
@@ -42,17 +43,18 @@ export function mergeGgufShards(shards: GgufFile[]): GgufFile {
   return { ...shards[0], tensors };
 }
 
-/** A GGUF model read by name (every shard, when `name` is one), parsed and merged. */
-export async function readGgufFiles(name: string, read: (file: string) => Promise<Uint8Array>): Promise<GgufFile> {
+/** A GGUF model read by name (every shard, when `name` is one), parsed and merged; each shard's
+ * read is one of the load's tasks. */
+export async function readGgufFiles(name: string, read: (file: string) => Promise<Uint8Array>, tasks: LoadTasks): Promise<GgufFile> {
   const names = ggufShardNames(name);
-  const shards = await Promise.all(names.map(async (n, i) => {
+  const shards = await Promise.all(names.map((n, i) => tasks.run(async () => {
     const bytes = await read(n);
     try {
       return parseGguf(bytes);
     } catch (e) {
       throw names.length > 1 ? new AttentionError(`${n} (shard ${i + 1} of ${names.length}): ${(e as Error).message}`) : e;
     }
-  }));
+  })));
   return mergeGgufShards(shards);
 }
 

@@ -3,6 +3,7 @@
 // dropped once taken. A model loads from it holding the chunks of one tensor at most, never the file.
 import { AttentionError } from '../errors.js';
 import type { ByteStream } from '../runtime/platform.js';
+import { stoppedReading } from '../runtime/platform.js';
 import { parseGgufHeader } from './gguf.js';
 import type { GgufHeader, GgufTensorInfo } from './gguf.js';
 
@@ -12,11 +13,13 @@ export interface StreamProgress {
   total: number | undefined;
 }
 
-/** Where and how a stream is read: its name for messages, progress, and a signal that stops it. */
+/** Where and how a stream is read: its name for messages, progress, a signal that stops it, and
+ * whether to read past the last tensor to the file's end (its padding: a caller keeping the file). */
 export interface StreamOptions {
   name: string;
   onProgress?: (p: StreamProgress) => void;
   signal?: AbortSignal;
+  readToEnd?: boolean;
 }
 
 /** The arrived bytes not yet taken: chunks in order, `start` the file offset of the first's first byte. */
@@ -34,7 +37,7 @@ class ChunkQueue {
   /** Reads until the bytes up to `pos` have arrived; false if the file ends first. */
   async fill(pos: number): Promise<boolean> {
     while (this.end < pos && !this.done) {
-      if (this.options.signal?.aborted) throw new AttentionError(`loadModel: reading ${this.options.name} was aborted (the signal passed to loadModel)`, 'aborted');
+      if (this.options.signal?.aborted) throw stoppedReading(this.options.name, this.options.signal);
       const { done, value } = await this.iterator.next();
       if (done) {
         this.done = true;
@@ -113,6 +116,7 @@ export async function openGgufStream(stream: ByteStream, options: StreamOptions)
             queue.drop(info.offset + info.byteLength);
             yield { info, bytes };
           }
+          if (options.readToEnd) await queue.fill(Infinity);
         } finally {
           await queue.close();
         }

@@ -2,11 +2,15 @@
 // Hugging Face Hub, the package's shipped models, or a Hub repository (hub/hub_model.ts). Which
 // files a model needs is its family's business (models/registry.ts): readModelFiles reads
 // config.json, asks the given readerFor which family's reader to use, and reads the weights (one
-// file or shards) meanwhile.
+// file or shards) meanwhile. Every read is one of the load's tasks (load_tasks.ts): when one fails,
+// the others are cancelled and awaited before the load rejects.
 import { AttentionError } from '../errors.js';
 import { checkModelFile, checkRepoPath, InvalidModelFile } from './model_file_check.js';
 import type { Platform } from '../runtime/platform.js';
 import { show } from '../validate.js';
+import { fetchFile } from './file_fetch.js';
+import type { FetchContext } from './file_fetch.js';
+import type { LoadTasks } from './load_tasks.js';
 import type { SafetensorsWeights } from './safetensors.js';
 import type { CheckpointTensors, StreamedTensors } from './checkpoint.js';
 
@@ -85,30 +89,39 @@ export type FilesReader = (files: ModelFileReader, config: Record<string, unknow
 /** The reader for a config.json's model type (throws, naming it, for one no family runs). */
 export type ReaderFor = (config: Record<string, unknown>) => FilesReader;
 
+/** Whether a read failed because the load was stopped (its signal), not because of the file. */
+export function isStopped(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'aborted' || code === 'timeout';
+}
+
 /** Reads the files of a folder laid out as on the Hugging Face Hub. */
-export async function fetchModelFiles(folder: string | URL, platform: Platform, readerFor: ReaderFor): Promise<CheckpointFiles> {
+export async function fetchModelFiles(folder: string | URL, ctx: FetchContext, readerFor: ReaderFor, tasks: LoadTasks): Promise<CheckpointFiles> {
+  const at = (f: string) => resolveIn(ctx.platform, folder, f);
   // A failure to read an optional file counts as its absence (a static server's 404, a missing
-  // path, a bundler's index.html in its place); a file that is there but wrong does not.
+  // path, a bundler's index.html in its place); a file that is there but wrong does not, nor a
+  // read the signal stopped.
   return readModelFiles({
-    read: (f) => platform.readBytes(resolveIn(platform, folder, f)),
-    isMissing: (e) => !(e instanceof InvalidModelFile) || e.html,
-    where: (f) => display(resolveIn(platform, folder, f)),
-  }, readerFor);
+    read: (f) => fetchFile(ctx, at(f), f, display(at(f))),
+    isMissing: (e) => (!(e instanceof InvalidModelFile) || e.html) && !isStopped(e),
+    where: (f) => display(at(f)),
+  }, readerFor, tasks);
 }
 
 /** config.json, then the files its family's reader asks for, with the weights in one file or in shards. */
-export async function readModelFiles(source: ModelFileSource, readerFor: ReaderFor): Promise<CheckpointFiles> {
+export async function readModelFiles(source: ModelFileSource, readerFor: ReaderFor, tasks: LoadTasks): Promise<CheckpointFiles> {
   const where = (f: string) => source.where?.(f) ?? f;
-  const bytes = async (f: string) => {
+  // Each file's read and check is a task of the load: never left running, never unhandled.
+  const bytes = (f: string) => tasks.run(async () => {
     const read = await source.read(f);
     const view = read instanceof Uint8Array ? read : new Uint8Array(read);
     checkModelFile(f, view, where(f));
     return view;
-  };
-  const json = async (f: string) => {
+  });
+  const json = (f: string) => tasks.run(async () => {
     const read = await source.read(f);
     return checkModelFile(f, read instanceof Uint8Array ? read : new Uint8Array(read), where(f)) as Record<string, unknown>;
-  };
+  });
   const files: ModelFileReader = {
     bytes, json,
     text: async (f) => new TextDecoder().decode(await bytes(f)),
@@ -119,9 +132,7 @@ export async function readModelFiles(source: ModelFileSource, readerFor: ReaderF
   const config = await json('config.json');
   source.checkType?.(config);
   const reader = readerFor(config);
-  const weights = readWeights(bytes, source.isMissing, json);
-  // Settled by the reader, or failing with a tokenizer first: never unhandled.
-  weights.catch(() => {});
+  const weights = tasks.run(() => readWeights(bytes, source.isMissing, json));
   return reader(files, config, weights);
 }
 
@@ -144,8 +155,15 @@ async function readWeights(read: (f: string) => Promise<Uint8Array>, isMissing: 
     const map = index.weight_map;
     if (typeof map !== 'object' || map === null || Array.isArray(map) || !Object.values(map).every((v) => typeof v === 'string'))
       throw new AttentionError('model.safetensors.index.json: weight_map must be an object of tensor name -> shard file name');
-    const shards = [...new Set(Object.values(map as Record<string, string>))];
+    // Every name checked before any shard is asked for.
+    const shards = [...new Set(Object.values(map as Record<string, string>))].map((f) => {
+      try {
+        return checkRepoPath(f);
+      } catch (e) {
+        throw new AttentionError(`model.safetensors.index.json: weight_map: ${(e as Error).message}`);
+      }
+    });
     if (shards.length === 0) throw new AttentionError('model.safetensors.index.json: weight_map names no shard');
-    return Promise.all(shards.map((f) => read(checkRepoPath(f))));
+    return Promise.all(shards.map((f) => read(f)));
   }
 }

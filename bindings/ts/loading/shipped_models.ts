@@ -5,9 +5,11 @@
 // rewrite the URLs, and Node reads them from the package folder: nothing to copy by hand.
 import { AttentionError } from '../errors.js';
 import { show } from '../validate.js';
+import { fetchFile } from './file_fetch.js';
+import type { FetchContext } from './file_fetch.js';
+import type { LoadTasks } from './load_tasks.js';
 import { readModelFiles } from './model_files.js';
 import type { CheckpointFiles, ReaderFor } from './model_files.js';
-import type { Platform } from '../runtime/platform.js';
 
 /** A model shipped in the package: its name, its type (its family: which class loadModel returns)
  * and the URL of each file it has. */
@@ -33,8 +35,9 @@ export function isShippedModel(value: unknown): value is ShippedModel {
 // The files a model's folder does not have: readModelFiles skips them when optional.
 class NotShipped extends AttentionError {}
 
-/** Reads a shipped model's files, each from its own URL (a bundler may have renamed it). */
-export function fetchShippedModelFiles(model: ShippedModel, platform: Platform, readerFor: ReaderFor): Promise<CheckpointFiles> {
+/** Reads a shipped model's files, each from its own URL (a bundler may have renamed it), with the
+ * load's progress, signal and cache. */
+export function fetchShippedModelFiles(model: ShippedModel, ctx: FetchContext, readerFor: ReaderFor, tasks: LoadTasks): Promise<CheckpointFiles> {
   return readModelFiles({
     read: (file) => {
       let url: URL | string | undefined;
@@ -44,9 +47,9 @@ export function fetchShippedModelFiles(model: ShippedModel, platform: Platform, 
         return Promise.reject(new AttentionError(`loadModel: the shipped model's files could not be read: ${show((e as Error)?.message ?? e)}`));
       }
       if (url === undefined) return Promise.reject(new NotShipped(`loadModel: the shipped model ${model.name} has no ${file}`));
-      return platform.readBytes(url);
+      return fetchFile(ctx, url, file, String(url));
     },
     isMissing: (e) => e instanceof NotShipped,
     where: (file) => String(model.files[file] ?? `${model.name}/${file}`),
-  }, readerFor);
+  }, readerFor, tasks);
 }

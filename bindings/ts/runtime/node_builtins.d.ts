@@ -8,10 +8,17 @@ declare module 'node:fs/promises' {
   export function rm(path: string, options?: { force?: boolean; recursive?: boolean }): Promise<void>;
   export function mkdir(path: string, options?: { recursive?: boolean }): Promise<string | undefined>;
   export function stat(path: string): Promise<{ size: number; isDirectory(): boolean }>;
+  // A file read in chunks, with progress and a signal checked between them (platform_node.ts).
+  export interface FileHandle {
+    stat(): Promise<{ size: number; isDirectory(): boolean }>;
+    read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+    close(): Promise<void>;
+  }
+  export function open(path: string, flags: string): Promise<FileHandle>;
 }
-declare module 'node:fs' {
-  // A file read in chunks (platform_node.ts's openStream).
-  export function createReadStream(path: string, options?: { highWaterMark?: number }): AsyncIterable<Uint8Array> & { destroy(): void };
+declare module 'node:crypto' {
+  // hub_cache_node.ts: a URL's cache entry is named by its hash.
+  export function createHash(algorithm: string): { update(data: string): { digest(encoding: 'hex'): string } };
 }
 declare module 'node:module' {
   export function createRequire(from: string): (id: string) => unknown;

@@ -2,6 +2,7 @@
 // Node module: the Node entry (index_node.ts) hands it platform_node.ts, the browser entry
 // (index.ts) hands it platform_browser.ts, so bundlers for browsers never see fs, path or os.
 import { AttentionError } from '../errors.js';
+import { ByteSink } from '../hub/hub_fetch.js';
 import type { GlueFactory } from './wasm_module.js';
 
 /** The pthreads build, ready to instantiate: its glue's factory, its .wasm bytes and where its
@@ -21,11 +22,22 @@ export interface ByteStream {
   chunks: AsyncIterable<Uint8Array>;
 }
 
+/** How a file is read: a signal that stops it (the request cancelled, the file closed; an
+ * AttentionError with code 'aborted', or 'timeout' for AbortSignal.timeout()), and its progress
+ * as bytes arrive (total: the file's size when known). */
+export interface ReadOptions {
+  signal?: AbortSignal;
+  onProgress?: (loaded: number, total: number | undefined) => void;
+}
+
 export interface Platform {
   /** Bytes of a file: URL (Node only) or an http(s)/blob:/data: URL. Fails with an AttentionError. */
-  readBytes(url: URL | string): Promise<ArrayBuffer | Uint8Array>;
+  readBytes(url: URL | string, options?: ReadOptions): Promise<ArrayBuffer | Uint8Array>;
   /** The same file read as a stream (a model loaded tensor by tensor needs no copy of the whole file). */
-  openStream(url: URL | string): Promise<ByteStream>;
+  openStream(url: URL | string, options?: { signal?: AbortSignal }): Promise<ByteStream>;
+  /** A cache of files by URL (browsers: the Cache API; Node: a folder), or null where there is none:
+   * `name` picks a cache of its own (a Cache API name; in Node a folder under cacheDir). */
+  openCache(options: CacheOptions): FileCache | null;
   /** A model folder given as a string that is not a URL: a path in Node, relative to the page in browsers. */
   folderUrl(folder: string): URL;
   /** Whether the threaded build can run here (shared memory and workers). */
@@ -49,6 +61,20 @@ export interface HubCacheKey {
   file: string;
 }
 
+/** Which cache: Node's folder (default $XDG_CACHE_HOME/attention-wasm) and a name of one's own. */
+export interface CacheOptions {
+  cacheDir?: string;
+  name?: string;
+}
+
+/** Files cached by their URL (a folder's or a shipped model's files fetched over http(s)), with
+ * the Hub cache's rules: only whole files are put, an entry counts only at its recorded size. */
+export interface FileCache {
+  readonly location: string;
+  get(url: string): Promise<HubCacheEntry | undefined>;
+  put(url: string, entry: HubCacheEntry): Promise<void>;
+}
+
 /** The download cache a Platform provides (hub/hub_cache_node.ts, hub/hub_cache_browser.ts). Entries are
  * written only for complete files, so a partial download is never read back. */
 export interface HubCache {
@@ -67,32 +93,84 @@ export interface HubEnvironment {
 /** The platform's part: its environment's defaults and its cache. */
 export interface HubPlatform {
   environment(): HubEnvironment;
-  openCache(options: { cacheDir?: string }): HubCache | null;
+  openCache(options: CacheOptions): HubCache | null;
+}
+
+/** The error for a read the signal stopped: code 'timeout' when AbortSignal.timeout() fired. */
+export function stoppedReading(what: string, signal: AbortSignal): AttentionError {
+  const reason = signal.reason as { name?: unknown } | null | undefined;
+  return typeof reason === 'object' && reason !== null && reason.name === 'TimeoutError'
+    ? new AttentionError(`loadModel: reading ${what} stopped: the signal passed to loadModel timed out (AbortSignal.timeout)`, 'timeout')
+    : new AttentionError(`loadModel: reading ${what} was aborted (the signal passed to loadModel)`, 'aborted');
 }
 
 /** The answer to a GET of an http(s), blob: or data: URL, with the failure named. */
-async function fetchOk(href: string): Promise<Response> {
+async function fetchOk(href: string, signal?: AbortSignal): Promise<Response> {
+  if (signal?.aborted) throw stoppedReading(href, signal);
   let response: Response;
   try {
-    response = await fetch(href);
+    response = await fetch(href, signal ? { signal } : undefined);
   } catch (e) {
+    if (signal?.aborted) throw stoppedReading(href, signal);
     throw new AttentionError(`could not fetch ${href}: ${(e as Error).message} (network error, or the server does not allow this origin)`);
   }
-  if (!response.ok) throw new AttentionError(`could not fetch ${href}: HTTP ${response.status}${response.status === 404 ? ' (not found)' : ''}`);
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});  // (the connection is not left open)
+    throw new AttentionError(`could not fetch ${href}: HTTP ${response.status}${response.status === 404 ? ' (not found)' : ''}`);
+  }
   return response;
 }
 
-/** Bytes of an http(s), blob: or data: URL, with the failure named. */
-export async function fetchBytes(href: string): Promise<ArrayBuffer> {
-  return (await fetchOk(href)).arrayBuffer();
+/** The size an answer announces, unless it is compressed (Content-Length is then the packed size). */
+function announcedSize(response: Response): number | undefined {
+  const length = Number(response.headers.get('content-length'));
+  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  return !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+/** Bytes of an http(s), blob: or data: URL, with the failure named; read chunk by chunk (progress,
+ * and the signal cancels the transfer) into a buffer that grows with what arrives. */
+export async function fetchBytes(href: string, options: ReadOptions = {}): Promise<Uint8Array> {
+  const { signal, onProgress } = options;
+  const response = await fetchOk(href, signal);
+  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  const total = announcedSize(response);
+  const sink = new ByteSink(total);
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        if (signal?.aborted) throw stoppedReading(href, signal);
+        throw new AttentionError(`could not fetch ${href}: the transfer failed after ${sink.length} bytes (${(e as Error).message})`);
+      }
+      if (chunk.done) break;
+      sink.append(chunk.value);
+      onProgress?.(sink.length, total);
+    }
+  } catch (e) {
+    await reader.cancel().catch(() => {});  // a callback's error or an abort: the transfer stops now
+    throw e;
+  }
+  if (total !== undefined && sink.length !== total)
+    throw new AttentionError(`could not fetch ${href}: ${sink.length} of the ${total} bytes announced arrived (cut off)`);
+  return sink.bytes();
 }
 
 /** The chunks of a readable stream (a fetch body, a Blob's), released when the reader stops early. */
-export async function* streamChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+export async function* streamChunks(body: ReadableStream<Uint8Array>, named?: (e: unknown) => Error): AsyncGenerator<Uint8Array> {
   const reader = body.getReader();
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch (e) {
+        throw named ? named(e) : e;
+      }
+      const { done, value } = read;
       if (done) return;
       yield value;
     }
@@ -101,11 +179,13 @@ export async function* streamChunks(body: ReadableStream<Uint8Array>): AsyncGene
   }
 }
 
-/** An http(s), blob: or data: URL as a stream (its size from Content-Length when not encoded). */
-export async function fetchStream(href: string): Promise<ByteStream> {
-  const response = await fetchOk(href);
-  const length = Number(response.headers.get('content-length'));
-  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+/** An http(s), blob: or data: URL as a stream (its size from Content-Length when not encoded); the
+ * signal cancels the transfer. */
+export async function fetchStream(href: string, signal?: AbortSignal): Promise<ByteStream> {
+  const response = await fetchOk(href, signal);
   if (!response.body) throw new AttentionError(`could not fetch ${href}: the answer has no body`);
-  return { size: !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) ? length : undefined, chunks: streamChunks(response.body) };
+  return { size: announcedSize(response), chunks: streamChunks(response.body, (e) => {
+    if (signal?.aborted) return stoppedReading(href, signal);
+    return new AttentionError(`could not fetch ${href}: the transfer failed (${(e as Error).message})`);
+  }) };
 }
