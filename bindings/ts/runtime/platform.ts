@@ -2,7 +2,7 @@
 // Node module: the Node entry (index_node.ts) hands it platform_node.ts, the browser entry
 // (index.ts) hands it platform_browser.ts, so bundlers for browsers never see fs, path or os.
 import { AttentionError } from '../errors.js';
-import { ByteSink } from '../hub/hub_fetch.js';
+import { ByteSink } from './byte_sink.js';
 import type { GlueFactory } from './wasm_module.js';
 
 /** The pthreads build, ready to instantiate: its glue's factory, its .wasm bytes and where its
