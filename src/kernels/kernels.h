@@ -8,6 +8,8 @@
 
 namespace attn {
 
+struct QuantizedRows;  // (tensors/quantize.h)
+
 // bfloat16 values as stored (their bits): a type of its own, so that kernels overload on it.
 struct Bf16 {
   std::uint16_t bits;
@@ -15,8 +17,7 @@ struct Bf16 {
 
 // The integer products (Kernels::gemm_bt_quant) by weight type: the kernels' row of the weight-type
 // table. Rows are set by name (set), so a type without a kernel here stays null and is refused.
-using QuantGemm = void (*)(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B,
-                           float* C, int ldc);
+using QuantGemm = void (*)(int M, int N, int K, const QuantizedRows& A, const unsigned char* B, float* C, int ldc);
 struct QuantKernels {
   QuantGemm by_type[kWeightTypeCount] = {};
   QuantGemm operator[](WeightType t) const { return by_type[static_cast<int>(t)]; }
@@ -48,8 +49,8 @@ struct Kernels {
   // gemm_bt with B's values as bfloat16: the same sums as gemm_bt on B widened.
   void (*gemm_bt_bf16)(int M, int N, int K, const float* A, int lda, const Bf16* B, int ldb, float* C, int ldc);
   // C[M x N] = A * B^T for B's N rows of a quantized weight type's blocks (weight_types.h), K a
-  // multiple of 32, with A's rows quantized per block too (QuantizedRows: Aq M x K, As M x K/32
-  // scales): each block's dot product in exact integers, times both scales, summed in float; for
+  // multiple of 32, with A's rows quantized per block too (QuantizedRows: codes M x K, M x K/32
+  // scales, and the forms the SIMD kernels read, made once per quantize()): each block's dot product in exact integers, times both scales, summed in float; for
   // the types with a min (Q4_1, Q5_1, Q2_K, Q4_K, Q5_K), plus each min times the activations' sum
   // over its values (the contract of WeightTypeInfo::unpack). K a multiple of the type's block
   // (256 for the K-quants). One kernel per type, found by the type; none (null) for the float

@@ -6,13 +6,15 @@
 #include <vector>
 
 #include "kernels/kernels_quant.h"
+#include "tensors/quantize.h"
 
 namespace attn {
 namespace {
 
 template <WeightType T>
-void gemm_bt_quant_scalar(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
-                          int ldc) {
+void gemm_bt_quant_scalar(int M, int N, int K, const QuantizedRows& A, const unsigned char* B, float* C, int ldc) {
+  const std::int16_t* Aq = A.q.data();
+  const float* As = A.scale.data();
   const int blocks = K / kQuantBlock;
   const WeightTypeInfo& type = weight_type_info(T);
   std::vector<std::int16_t> w(K);

@@ -36,45 +36,21 @@ namespace attn {
 namespace {
 using namespace simd4;
 
-// A block of 32 of A reordered to the lanes that 16-bit loads of packed codes give (a lane holds
-// bytes 2i and 2i + 1: Q4_0's elements 2i, 2i + 16, 2i + 1, 2i + 17; the K-quants' 2i, 2i + 1):
-// elements 0 2 .. 14, 16 18 .. 30, 1 3 .. 15, 17 19 .. 31.
-inline void permute_block(const std::int16_t* a, std::int16_t* o) {
-  for (int i = 0; i < 8; ++i) o[i] = a[2 * i], o[8 + i] = a[2 * i + 16], o[16 + i] = a[2 * i + 1], o[24 + i] = a[2 * i + 17];
-}
-
-// A's rows as the kernels of packed codes read them: blocks permuted (permute_block, unless the
-// codes are bytes: Q8_0), and each run of 16's sum of codes (in A's own order), as float (the mins'
-// term) and times the type's zero point (the stored codes are q + z: the dot product takes z x the
-// sum off once per run instead of z off every weight).
-struct PreparedA {
-  std::vector<std::int16_t> a;
-  std::vector<float> run_sums;
-  std::vector<std::int32_t> run_zeros;
-  void prepare(int M, int K, const std::int16_t* Aq, bool permute, int zero_point) {
-    const long n = long(M) * K;
-    a.resize(permute ? n : 0), run_sums.resize(n / kOffsetRun), run_zeros.resize(n / kOffsetRun);
-    for (long b = 0; permute && b < n / kQuantBlock; ++b) permute_block(Aq + b * kQuantBlock, a.data() + b * kQuantBlock);
-    for (long r = 0; r < n / kOffsetRun; ++r) {
-      std::int32_t s = 0;
-      for (int i = 0; i < kOffsetRun; ++i) s += Aq[r * kOffsetRun + i];
-      run_sums[r] = static_cast<float>(s), run_zeros[r] = zero_point * s;
-    }
-  }
-};
-
-// One row of A's view for the kernels: codes (permuted or not), block scales, runs' sums (float,
-// and times the zero point), each at the row's first block.
+// One row of A's view for the kernels (QuantizedRows, made once per quantize()): codes (permuted,
+// for the packed types, or as they are), block scales, and each run of 16's sum of codes as float
+// (the mins' term) and as int32 (times the type's zero point: the stored codes are q + z, so the
+// dot product takes z x the sum off once per run instead of z off every weight), each at the row's
+// first block.
 struct ARow {
   const std::int16_t* a;
   const float* as;
   const float* runs;
-  const std::int32_t* zeros;
+  const std::int32_t* sums;
 };
-inline ARow a_row(const PreparedA& p, const std::int16_t* Aq, const float* As, int K, int i) {
+inline ARow a_row(const QuantizedRows& A, bool permuted, int K, int i) {
   const long at = long(i) * K;
-  return {p.a.empty() ? Aq + at : p.a.data() + at, As + at / kQuantBlock, p.run_sums.data() + at / kOffsetRun,
-          p.run_zeros.data() + at / kOffsetRun};
+  return {(permuted ? A.permuted.data() : A.q.data()) + at, A.scale.data() + at / kQuantBlock,
+          A.run_sums_f.data() + at / kOffsetRun, A.run_sums.data() + at / kOffsetRun};
 }
 
 // Codes of up to 8 bits from a 16-bit lane holding two (bytes: elements 2i, 2i + 1) dotted with A's
@@ -155,7 +131,7 @@ inline f32x4 four_rows(int blocks, const ARow& A, const unsigned char* const b[4
       store_in_order(fence + r, d[r]);
     }
     i32x4 dots = isum4(d[0], d[1], d[2], d[3]);
-    if (kZeroPoint<T>) dots = isub32(dots, isplat32(A.zeros[2 * k] + A.zeros[2 * k + 1]));
+    if (kZeroPoint<T>) dots = isub32(dots, isplat32(kZeroPoint<T> * (A.sums[2 * k] + A.sums[2 * k + 1])));
     const f32x4 ws = kPrepared ? load(scales + 4 * k) : halves_at(b, at);
     // (as the scalar twin: the dot as float, times the product of the two scales, added; then the
     // mins times the runs' sums, added even when 0: see the K-quants' note below)
@@ -178,19 +154,16 @@ inline void store_rows(float* c, f32x4 v, int n) {
 }
 
 template <WeightType T>
-void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
-                        int ldc) {
+void gemm_bt_quant_simd(int M, int N, int K, const QuantizedRows& Aq, const unsigned char* B, float* C, int ldc) {
   using Block = typename BlockOf<T>::type;
   const int blocks = K / kQuantBlock;
   const std::size_t rb = row_bytes(T, K);
   // (per thread: the workers of one product each run this on their own rows of B)
   thread_local std::vector<float> scale_block, min_block;  // four rows' block scales / mins: [block][row]
-  thread_local PreparedA prepared;
   thread_local i32x4 fence_slots[4];
   if (scale_block.size() < std::size_t(blocks) * 4) scale_block.resize(std::size_t(blocks) * 4), min_block.resize(std::size_t(blocks) * 4);
   float *scales = scale_block.data(), *mins = min_block.data();  // (plain pointers: no thread-local lookups in the loops)
   i32x4* fence = fence_slots;
-  if (T != WeightType::kQ8_0) prepared.prepare(M, K, Aq, true, kZeroPoint<T>);
   unsigned sink = 0;
   for (int j = 0; j < N; j += 4) {
     // (the last N % 4 rows with copies of row N - 1 beside them, whose lanes are not stored)
@@ -204,7 +177,7 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
       // keep memory busy across it (one-row 1536 x 576 Q8 products streaming 256 MB, Node:
       // 5.0 -> 14.8 GB/s by CPU time).
       const unsigned char* ahead = j + 8 <= N ? b[0] + 4 * rb : nullptr;
-      const ARow A = T == WeightType::kQ8_0 ? ARow{Aq, As, nullptr, nullptr} : a_row(prepared, Aq, As, K, 0);
+      const ARow A = a_row(Aq, T != WeightType::kQ8_0, K, 0);
       store_rows(C + j, four_rows<T, false>(blocks, A, b, nullptr, nullptr, ahead, sink, fence), n);
       continue;
     }
@@ -214,8 +187,7 @@ void gemm_bt_quant_simd(int M, int N, int K, const std::int16_t* Aq, const float
       if constexpr (kHasMin<T>) store(mins + 4 * k, halves_at(b, at + offsetof(Block, m)));
     }
     for (int i = 0; i < M; ++i) {
-      const ARow A = T == WeightType::kQ8_0 ? ARow{Aq + long(i) * K, As + long(i) * blocks, nullptr, nullptr}
-                                            : a_row(prepared, Aq, As, K, i);
+      const ARow A = a_row(Aq, T != WeightType::kQ8_0, K, i);
       store_rows(C + long(i) * ldc + j, four_rows<T, true>(blocks, A, b, scales, mins, nullptr, sink, fence), n);
     }
   }
@@ -425,7 +397,7 @@ inline f32x4 k_block(f32x4 acc, const ARow& A, const unsigned char* const b[4], 
     }
     i32x4 sum0 = ipairs_sum(p0[0], p0[1]), sum1 = ipairs_sum(p1[0], p1[1]);
     if constexpr (kKZeroPoint<T> != 0)
-      sum0 = isub32(sum0, isplat32(A.zeros[2 * J])), sum1 = isub32(sum1, isplat32(A.zeros[2 * J + 1]));
+      sum0 = isub32(sum0, isplat32(kKZeroPoint<T> * A.sums[2 * J])), sum1 = isub32(sum1, isplat32(kKZeroPoint<T> * A.sums[2 * J + 1]));
     const f32x4 run0 = i32_to_f32(sum0), run1 = i32_to_f32(sum1);
     dot = add(mul(run0, s.sc[2 * J]), mul(run1, s.sc[2 * J + 1]));  // (integers below 2^24: exact)
   } else {
@@ -457,16 +429,13 @@ inline f32x4 k_super_block(f32x4 acc, const ARow& A, const unsigned char* const 
 // rows, which meet it while it is in cache; a decoding step (M = 1) reads each weight byte once,
 // touching the next four rows a super-block ahead (k_block).
 template <WeightType T>
-void gemm_bt_kquant_simd(int M, int N, int K, const std::int16_t* Aq, const float* As, const unsigned char* B, float* C,
-                         int ldc) {
+void gemm_bt_kquant_simd(int M, int N, int K, const QuantizedRows& Aq, const unsigned char* B, float* C, int ldc) {
   constexpr int kBlockBytes = sizeof(typename BlockOf<T>::type);
   constexpr int kPerSuper = kSuperBlock / kQuantBlock;
   const int supers = K / kSuperBlock;
   const std::size_t rb = row_bytes(T, K);
-  thread_local PreparedA prepared;
   thread_local std::vector<float> acc_rows;  // [row of A][4 rows of B]
   thread_local i32x4 fence_slots[8];
-  prepared.prepare(M, K, Aq, true, kKZeroPoint<T>);
   acc_rows.resize(std::size_t(M) * 4);
   float* accs = acc_rows.data();
   i32x4* fence = fence_slots;
@@ -484,8 +453,8 @@ void gemm_bt_kquant_simd(int M, int N, int K, const std::int16_t* Aq, const floa
       else if constexpr (T == WeightType::kQ2_K) q2k_scales(b, at, s);
       else k4_scales<T>(b, at, s);
       for (int i = 0; i < M; ++i) {
-        ARow A = a_row(prepared, Aq, As, K, i);
-        A.a += sb * kSuperBlock, A.as += sb * kPerSuper, A.runs += sb * 2 * kPerSuper, A.zeros += sb * 2 * kPerSuper;
+        ARow A = a_row(Aq, true, K, i);
+        A.a += sb * kSuperBlock, A.as += sb * kPerSuper, A.runs += sb * 2 * kPerSuper, A.sums += sb * 2 * kPerSuper;
         const f32x4 acc = k_super_block<T>(load(accs + 4 * i), A, b, at, s, ahead && i == 0 ? ahead + 4 * at : nullptr, sink,
                                            fence, std::make_integer_sequence<int, kPerSuper>());
         store(accs + 4 * i, acc);

@@ -2,6 +2,7 @@
 
 #if defined(ATTN_THREADS)
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -19,8 +20,24 @@ int balanced_grain(int n, int per_thread, int align) {
   return g < align ? align : static_cast<int>(g);
 }
 
+namespace {
+PoolStats stats;  // (written by the calling thread only: dispatches are not reentrant)
+bool stats_timed = false;
+}  // namespace
+
+PoolStats pool_stats() { return stats; }
+void reset_pool_stats(bool timed) {
+  stats = PoolStats();
+  stats_timed = timed;
+}
+
 #if defined(ATTN_THREADS)
 namespace {
+
+using Clock = std::chrono::steady_clock;
+inline double us_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
 
 // How long a worker (or the caller, waiting for the last chunk) polls before it sleeps. A model's
 // forward pass dispatches dozens of parallel loops with a few microseconds of serial work between
@@ -62,6 +79,7 @@ class Pool {
   }
 
   void run(int n, int grain, const ChunkFn& fn) {
+    const Clock::time_point t0 = stats_timed ? Clock::now() : Clock::time_point();
     const int chunks = (n + grain - 1) / grain;
     fn_.store(&fn);
     n_.store(n);
@@ -75,8 +93,14 @@ class Pool {
       wake_.notify_all();
     }
     const int mine = work(gen_, 0);
+    const Clock::time_point t1 = stats_timed ? Clock::now() : Clock::time_point();
     if (done_.fetch_add(mine) + mine != chunks) wait_done(chunks);
     state_.store(make_state(gen_, kClosed));  // a late worker finds nothing to claim
+    ++stats.dispatches, stats.chunks += chunks, stats.caller_chunks += mine;
+    if (stats_timed) {
+      const Clock::time_point t2 = Clock::now();
+      stats.dispatch_us += us_between(t0, t2), stats.wait_us += us_between(t1, t2);
+    }
   }
 
  private:

@@ -27,4 +27,17 @@ void parallel_for(int n, int grain, const ChunkFn& fn);
 // up to a multiple of `align` (e.g. 8 columns: whole SIMD panels).
 int balanced_grain(int n, int per_thread, int align = 1);
 
+// What the pool has done since the last reset_pool_stats(): the parallel dispatches that reached
+// the workers (each one a barrier: the caller returns only when every chunk is done), and, when
+// timing was asked for, the microseconds the caller spent in them in all and waiting for other
+// threads after its own last chunk; their chunks, and how many of them the caller ran itself. For
+// the decode benchmarks (barriers per token, wait per barrier, how the work was shared).
+struct PoolStats {
+  long dispatches = 0, chunks = 0, caller_chunks = 0;
+  double dispatch_us = 0, wait_us = 0;
+};
+PoolStats pool_stats();
+// Zeroes the counts; timing (two clock reads per dispatch) only when `timed`.
+void reset_pool_stats(bool timed = false);
+
 }  // namespace attn

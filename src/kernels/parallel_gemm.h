@@ -62,4 +62,18 @@ void gemm_bt_parallel(const Kernels& kn, int M, int N, int K, const float* A, in
 // no kernel for W's type (named).
 std::string linear(const Kernels& kn, const float* x, int rows, const WeightView& W, const float* b, float* y, int ldy);
 
+// One of several products of the same rows x: y (rows x W.out, leading dim ldy) = x W^T + b.
+struct LinearPart {
+  WeightView W;
+  const float* b;  // null: none
+  float* y;
+  int ldy;
+};
+// linear() for each part (all with W.in inputs), as one parallel dispatch when the rows are few
+// and the weights worth a second thread (a decoding step's gate and up products): x quantized once
+// for every quantized part, the outputs of all parts handed out in chunks of whole 16-output runs
+// (a panel; 64 bytes of y, so no two threads write one cache line). Each output is the same sum as
+// linear() makes on one thread, whatever the split. More rows go part by part through linear().
+std::string linear_parts(const Kernels& kn, const float* x, int rows, const LinearPart* parts, int count);
+
 }  // namespace attn

@@ -95,8 +95,9 @@ std::string GatedMlp::forward(const Kernels& kn, const float* x, int rows, Buffe
   float* u = g + hidden;
   const WeightView gw = fused ? gate_up.weight.view().outputs(0, F) : gate.weight.view();
   const WeightView uw = fused ? gate_up.weight.view().outputs(F, F) : up.weight.view();
-  std::string err = linear(kn, x, rows, gw, nullptr, g, F);
-  if (err.empty()) err = linear(kn, x, rows, uw, nullptr, u, F);
+  // (gate and up in one dispatch: a decoding step waits for its threads once, not twice)
+  const LinearPart parts[] = {{gw, nullptr, g, F}, {uw, nullptr, u, F}};
+  std::string err = linear_parts(kn, x, rows, parts, 2);
   if (!err.empty()) return err;
   activate(kn, Activation::kSilu, g, rows, F);
   for (std::size_t i = 0; i < hidden; ++i) g[i] *= u[i];

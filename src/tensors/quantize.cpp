@@ -114,8 +114,10 @@ void dequantize_q4(const unsigned char* blocks, int n, float* out) {
 
 bool QuantizedRows::quantize(const float* A, int rows_, int k_, int lda) {
   rows = rows_, k = k_;
-  const std::size_t blocks = std::size_t(rows_) * (k_ / kQuantBlock);
-  if (!q.resize(std::size_t(rows_) * k_) || !scale.resize(blocks)) return false;
+  const std::size_t blocks = std::size_t(rows_) * (k_ / kQuantBlock), n = std::size_t(rows_) * k_;
+  if (!q.resize(n) || !scale.resize(blocks) || !permuted.resize(n) || !run_sums.resize(n / kOffsetRun) ||
+      !run_sums_f.resize(n / kOffsetRun))
+    return false;
   for (int r = 0; r < rows_; ++r) {
     const float* a = A + static_cast<long>(r) * lda;
     std::int16_t* qr = q.data() + static_cast<long>(r) * k_;
@@ -126,6 +128,12 @@ bool QuantizedRows::quantize(const float* A, int rows_, int k_, int lda) {
       sr[b / kQuantBlock] = d;
       for (int i = b; i < b + kQuantBlock; ++i) qr[i] = static_cast<std::int16_t>(std::nearbyint(a[i] * inv));
     }
+  }
+  for (std::size_t b = 0; b < blocks; ++b) permute_block(q.data() + b * kQuantBlock, permuted.data() + b * kQuantBlock);
+  for (std::size_t r = 0; r < n / kOffsetRun; ++r) {
+    std::int32_t s = 0;
+    for (int i = 0; i < kOffsetRun; ++i) s += q.data()[r * kOffsetRun + i];
+    run_sums.data()[r] = s, run_sums_f.data()[r] = static_cast<float>(s);
   }
   return true;
 }

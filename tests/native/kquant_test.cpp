@@ -425,8 +425,8 @@ TEST(WeightTypesGguf, SimdKernelsEqualTheirScalarTwinsToTheBitAndFloat64) {
             ASSERT_TRUE(xq.quantize(x.data(), M, K, K));
             const int ldc = N + 2;
             std::vector<float> cs(std::size_t(M) * ldc, kUntouched), cv = cs;
-            attn::scalar_kernels().gemm_bt_quant[t](M, N, K, xq.q.data(), xq.scale.data(), bytes.data(), cs.data(), ldc);
-            attn::simd_kernels().gemm_bt_quant[t](M, N, K, xq.q.data(), xq.scale.data(), bytes.data(), cv.data(), ldc);
+            attn::scalar_kernels().gemm_bt_quant[t](M, N, K, xq, bytes.data(), cs.data(), ldc);
+            attn::simd_kernels().gemm_bt_quant[t](M, N, K, xq, bytes.data(), cv.data(), ldc);
             for (int i = 0; i < M; ++i)
               for (int j = 0; j < ldc; ++j) {
                 const std::size_t at = std::size_t(i) * ldc + j;

@@ -11,6 +11,8 @@
 #include "kernels/parallel.h"
 #include "kernels/parallel_gemm.h"
 #include "reference.h"
+#include "tensors/quantize.h"
+#include "tensors/weight_types.h"
 
 namespace {
 
@@ -121,6 +123,110 @@ TEST_F(Threads, PanelProductsOverThreadsMatchFloat64) {
             ASSERT_NEAR(Y[size_t(i) * n + j], want, 1e-4) << "M=" << M << " first=" << first << " i=" << i << " j=" << j;
           }
       }
+  }
+}
+
+// A matrix of random values held as type t (F32 in panels, as models hold it).
+attn::Weight held_as(attn::WeightType t, int out, int in, std::mt19937& rng) {
+  const auto W = ref::to_float(ref::random_vec(rng, size_t(out) * in, 0.1));
+  attn::Weight w;
+  EXPECT_TRUE(w.allocate(t, t == attn::WeightType::kF32, out, in));
+  for (int r = 0; r < out; ++r) {
+    if (t == attn::WeightType::kF32) w.set_output(r, W.data() + size_t(r) * in);
+    else EXPECT_EQ(attn::encode_row(t, W.data() + size_t(r) * in, in, w.bytes() + attn::row_bytes(t, in) * r), "");
+  }
+  return w;
+}
+
+// Several products of the same rows in one dispatch (a decoding step's gate and up): each part's
+// outputs equal, to the bit, linear() of that part alone on one thread (the split does not change
+// any output's sum), at every storage type, with and without biases, for part widths that are
+// not whole 16-output runs; and two threads make one barrier for all the parts.
+TEST_F(Threads, FusedPartsInOneDispatchEqualEachProductOnOneThread) {
+  using attn::WeightType;
+  std::mt19937 rng(17);
+  const int K = 512, outs[] = {1000, 536, 40};
+  for (WeightType t : {WeightType::kF32, WeightType::kF16, WeightType::kBF16, WeightType::kQ8_0, WeightType::kQ4_0,
+                       WeightType::kQ5_1, WeightType::kQ4_K, WeightType::kQ6_K}) {
+    std::vector<attn::Weight> w;
+    for (int n : outs) w.push_back(held_as(t, n, K, rng));
+    const auto bias = ref::to_float(ref::random_vec(rng, 1000));
+    for (int M : {1, 3})
+      for (bool with_bias : {false, true}) {
+        const auto X = ref::to_float(ref::random_vec(rng, size_t(M) * K));
+        std::vector<std::vector<float>> one(3), two(3);
+        std::vector<attn::LinearPart> parts;
+        attn::set_num_threads(1);
+        for (int p = 0; p < 3; ++p) {
+          one[p].assign(size_t(M) * (outs[p] + 3), -7.0f), two[p] = one[p];
+          ASSERT_EQ(attn::linear(attn::default_kernels(), X.data(), M, w[p].view(), with_bias ? bias.data() : nullptr,
+                                 one[p].data(), outs[p] + 3),
+                    "");
+          parts.push_back({w[p].view(), with_bias ? bias.data() : nullptr, two[p].data(), outs[p] + 3});
+        }
+        ASSERT_EQ(attn::set_num_threads(2), 2);
+        attn::reset_pool_stats();
+        ASSERT_EQ(attn::linear_parts(attn::default_kernels(), X.data(), M, parts.data(), 3), "");
+        EXPECT_EQ(attn::pool_stats().dispatches, 1) << attn::weight_type_name(t);
+        for (int p = 0; p < 3; ++p)
+          for (size_t i = 0; i < one[p].size(); ++i)
+            ASSERT_EQ(one[p][i], two[p][i]) << attn::weight_type_name(t) << " M " << M << " part " << p << " at " << i;
+      }
+  }
+}
+
+// The fused dispatch against float64: F32 parts' outputs are x W^T + b to float rounding.
+TEST_F(Threads, FusedPartsMatchFloat64) {
+  std::mt19937 rng(23);
+  const int K = 384, N0 = 700, N1 = 333;
+  const auto W0 = ref::to_float(ref::random_vec(rng, size_t(N0) * K, 0.1));
+  const auto W1 = ref::to_float(ref::random_vec(rng, size_t(N1) * K, 0.1));
+  attn::Weight w0, w1;
+  ASSERT_TRUE(w0.allocate(attn::WeightType::kF32, true, N0, K) && w1.allocate(attn::WeightType::kF32, true, N1, K));
+  for (int r = 0; r < N0; ++r) w0.set_output(r, W0.data() + size_t(r) * K);
+  for (int r = 0; r < N1; ++r) w1.set_output(r, W1.data() + size_t(r) * K);
+  const auto b1 = ref::to_float(ref::random_vec(rng, N1));
+  const auto X = ref::to_float(ref::random_vec(rng, 2 * K));
+  std::vector<float> y0(2 * N0), y1(2 * N1);
+  const attn::LinearPart parts[] = {{w0.view(), nullptr, y0.data(), N0}, {w1.view(), b1.data(), y1.data(), N1}};
+  ASSERT_EQ(attn::set_num_threads(2), 2);
+  ASSERT_EQ(attn::linear_parts(attn::default_kernels(), X.data(), 2, parts, 2), "");
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < N0; ++j) {
+      double want = 0;
+      for (int k = 0; k < K; ++k) want += double(X[size_t(i) * K + k]) * W0[size_t(j) * K + k];
+      ASSERT_NEAR(y0[size_t(i) * N0 + j], want, 1e-4) << i << "," << j;
+    }
+    for (int j = 0; j < N1; ++j) {
+      double want = b1[j];
+      for (int k = 0; k < K; ++k) want += double(X[size_t(i) * K + k]) * W1[size_t(j) * K + k];
+      ASSERT_NEAR(y1[size_t(i) * N1 + j], want, 1e-4) << i << "," << j;
+    }
+  }
+}
+
+// The forms of the quantized activations made once per quantize(): each block permuted as the
+// packed codes' lanes read it, and each run of 16's sum, from the codes themselves.
+TEST(QuantizedActivations, PermutedCodesAndRunSumsFollowTheCodes) {
+  std::mt19937 rng(3);
+  const int rows = 3, K = 96;
+  const auto X = ref::to_float(ref::random_vec(rng, size_t(rows) * K));
+  attn::QuantizedRows q;
+  ASSERT_TRUE(q.quantize(X.data(), rows, K, K));
+  for (int b = 0; b < rows * K / 32; ++b)
+    for (int i = 0; i < 8; ++i) {
+      const std::int16_t* a = q.q.data() + 32 * b;
+      const std::int16_t* p = q.permuted.data() + 32 * b;
+      ASSERT_EQ(p[i], a[2 * i]);
+      ASSERT_EQ(p[8 + i], a[2 * i + 16]);
+      ASSERT_EQ(p[16 + i], a[2 * i + 1]);
+      ASSERT_EQ(p[24 + i], a[2 * i + 17]);
+    }
+  for (int r = 0; r < rows * K / 16; ++r) {
+    int s = 0;
+    for (int i = 0; i < 16; ++i) s += q.q.data()[16 * r + i];
+    ASSERT_EQ(q.run_sums.data()[r], s);
+    ASSERT_EQ(q.run_sums_f.data()[r], float(s));
   }
 }
 

@@ -214,8 +214,7 @@ void check_quant_product(const attn::Kernels& kn, WeightType t, const Operands& 
   ASSERT_TRUE(aq.quantize(o.a.data(), o.M, o.K, o.K));
   std::vector<float> c(std::size_t(o.M) * o.N + 3, -7.0f);
   const int ldc = o.N;
-  kn.gemm_bt_quant[t](o.M, o.N, o.K, aq.q.data(), aq.scale.data(), o.b.data(),
-                                                          c.data(), ldc);
+  kn.gemm_bt_quant[t](o.M, o.N, o.K, aq, o.b.data(), c.data(), ldc);
   const int blocks = o.K / attn::kQuantBlock;
   for (int i = 0; i < o.M; ++i)
     for (int j = 0; j < o.N; ++j) {
