@@ -191,7 +191,7 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
     const bandwidth = async () => {
       if (bwSkip) return { skip: bwSkip };
       const b = await inPage(context, site, memory, (page) => page.evaluate(() => window.bandwidth()));
-      return b.error || b.skip ? { skip: b.error ?? b.skip } : { copyGBs: b.copyGBs, readGBs: b.readGBs };
+      return b.error || b.skip ? { skip: b.error ?? b.skip } : { copyGBs: b.copyGBs, readGBs: b.readGBs, read2GBs: b.read2GBs };
     };
     const info = await inPage(context, site, memory, (page) => page.evaluate(() => window.pageInfo()));
     info.bandwidth = await bandwidth();
@@ -232,7 +232,8 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
     // Bandwidth again at the end; the better of the two (other work on the machine only lowers it).
     const end = await bandwidth();
     if (!end.skip && !res.bandwidth.skip) {
-      res.bandwidth = { copyGBs: Math.max(end.copyGBs, res.bandwidth.copyGBs), readGBs: Math.max(end.readGBs, res.bandwidth.readGBs), runs: [res.bandwidth, end] };
+      const top = (k) => Math.max(end[k] ?? 0, res.bandwidth[k] ?? 0) || null;
+      res.bandwidth = { copyGBs: top('copyGBs'), readGBs: top('readGBs'), read2GBs: top('read2GBs'), runs: [res.bandwidth, end] };
     }
   } finally {
     memory.stop();

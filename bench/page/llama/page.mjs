@@ -19,9 +19,54 @@ window.pageInfo = () => ({
   crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency, userAgent: navigator.userAgent,
 });
 
-/** Best GB/s over `reps` of memory.copy and of a v128.load read stream, one thread (bench/peak/bandwidth.cpp). */
+// One worker of the n-thread read stream: its own instance of the probe and `bytes` of memory, each
+// repetition started together with the others' (a barrier on shared memory), its times posted back.
+const READ_WORKER = `onmessage = ({ data: { module, bytes, reps, sab, n } }) => {
+  const { bw_alloc: alloc, bw_read: read } = new WebAssembly.Instance(module, {}).exports;
+  const src = alloc(bytes), sync = new Int32Array(sab), times = [];
+  if (src) read(src, bytes, 1);
+  for (let r = 0; r < reps; r++) {
+    if (Atomics.add(sync, 0, 1) + 1 === n * (r + 1)) { Atomics.store(sync, 1, r + 1); Atomics.notify(sync, 1); }
+    else while (Atomics.load(sync, 1) < r + 1) Atomics.wait(sync, 1, r);
+    const t = performance.now();
+    if (src) read(src, bytes, 1);
+    times.push(src ? performance.now() - t : null);
+  }
+  postMessage(times);
+};`;
+
+/**
+ * GB/s of n workers reading at once, each its own `bytes` (bench/peak/bandwidth.cpp's v128.load
+ * stream): per repetition n x the bytes over the slowest worker's time, best repetition. What a
+ * decode step's weights could stream on n threads of this page. Null if a worker could not grow its memory.
+ */
+async function parallelRead(module, n, bytes, reps) {
+  const url = URL.createObjectURL(new Blob([READ_WORKER], { type: 'text/javascript' }));
+  const sab = new SharedArrayBuffer(8);
+  try {
+    const times = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
+      const w = new Worker(url);
+      w.onmessage = ({ data }) => { resolve(data); w.terminate(); };
+      w.onerror = (e) => reject(new Error(e.message));
+      w.postMessage({ module, bytes, reps, sab, n });
+    })));
+    if (times.some((t) => t.includes(null))) return null;
+    let top = 0;
+    for (let r = 0; r < reps; r++) top = Math.max(top, (n * bytes) / Math.max(...times.map((t) => t[r])) / 1e6);
+    return top;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+/**
+ * Best GB/s over `reps` of memory.copy and of a v128.load read stream on one thread, and of the
+ * read stream on two workers at once (bench/peak/bandwidth.cpp): the walls a decode step meets at 1
+ * and 2 threads.
+ */
 window.bandwidth = async ({ reps = 5, bytes = 128 << 20 } = {}) => {
-  const { instance } = await WebAssembly.instantiateStreaming(fetch('/build/bench-peak/bandwidth.wasm'), {});
+  const module = await WebAssembly.compileStreaming(fetch('/build/bench-peak/bandwidth.wasm'));
+  const instance = await WebAssembly.instantiate(module, {});
   const { bw_alloc: alloc, bw_copy: copy, bw_read: read } = instance.exports;
   const src = alloc(bytes), dst = alloc(bytes);
   if (!src || !dst) return { skip: `could not grow WebAssembly memory by 2 x ${bytes >> 20} MiB` };
@@ -31,7 +76,9 @@ window.bandwidth = async ({ reps = 5, bytes = 128 << 20 } = {}) => {
     for (let r = 0; r < reps; r++) { const t = performance.now(); f(); top = Math.max(top, bytes / (performance.now() - t) / 1e6); }
     return top;
   };
-  return { copyGBs: best(() => copy(dst, src, bytes, 1)), readGBs: best(() => read(src, bytes, 1)) };
+  const copyGBs = best(() => copy(dst, src, bytes, 1)), readGBs = best(() => read(src, bytes, 1));
+  const read2GBs = self.crossOriginIsolated ? await parallelRead(module, 2, bytes, reps) : null;
+  return { copyGBs, readGBs, read2GBs };
 };
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
