@@ -188,13 +188,49 @@ export async function streamCheckpoint(mod: WasmModule, handle: CheckpointHandle
   return heldTypes(handle);
 }
 
-/** A positive integer field of config.json, or a named error (show() prints any value: a BigInt
- * or a Symbol from a hand-made config must not make the message itself throw). */
-export function configInt(c: Record<string, unknown>, key: string, fallback?: unknown): number {
+/** The largest value of each size field of config.json, as the core limits it (a model past them
+ * could not be held): checked here so that a value past them is named as given (1e12, not the
+ * 32-bit integer the core would read). BERT and BART pass their own max_position_embeddings. */
+const CONFIG_MAX: Record<string, number> = {
+  vocab_size: 1 << 20, max_position_embeddings: 1 << 20, n_positions: 1 << 20, hidden_size: 1 << 14, n_embd: 1 << 14, d_model: 1 << 14,
+  intermediate_size: 1 << 16, encoder_ffn_dim: 1 << 16, decoder_ffn_dim: 1 << 16, type_vocab_size: 1 << 10,
+  num_hidden_layers: 1024, n_layer: 1024, encoder_layers: 1024, decoder_layers: 1024, no_rope_layer_interval: 1024,
+  num_attention_heads: 1024, n_head: 1024, encoder_attention_heads: 1024, decoder_attention_heads: 1024, num_key_value_heads: 1024, head_dim: 1024,
+};
+
+/** A positive integer field of config.json, at most `max` (CONFIG_MAX's, else 2^31 - 1), or a
+ * named error (show() prints any value: a BigInt or a Symbol from a hand-made config must not
+ * make the message itself throw). */
+export function configInt(c: Record<string, unknown>, key: string, fallback?: unknown, max = CONFIG_MAX[key] ?? 0x7fffffff): number {
   const v = c[key] ?? fallback;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
     throw new AttentionError(`config.json: ${key} must be a positive integer, got ${show(v)}`);
+  if (v > max) throw new AttentionError(`config.json: ${key} must be between 1 and ${max}, got ${show(v)}`);
   return v;
+}
+
+/** A token id field of config.json (bos_token_id, eos_token_id, ...): undefined when absent or
+ * null, else an integer id of the vocabulary (a list of them where `list`), or a named error. */
+export function configTokenIds(c: Record<string, unknown>, key: string, vocab: number, list = false): number[] | undefined {
+  const v = c[key];
+  if (v === undefined || v === null) return undefined;
+  const ids = Array.isArray(v) && list ? v : [v];
+  for (const id of ids) {
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= vocab)
+      throw new AttentionError(`config.json: ${key} must be ${list ? 'a token id or a list of them' : 'a token id'} (an integer from 0 to vocab_size - 1 = ${vocab - 1}), got ${show(v)}`);
+  }
+  return ids as number[];
+}
+
+/** A tied output head (tie_word_embeddings: the logits use the embedding table) stored beside the
+ * table anyway must have the table's shape, as transformers' loading requires: one of another
+ * shape is a checkpoint of another model, named here rather than ignored. */
+export function checkTiedHead(file: { tensors: Map<string, { shape: number[] }> }, names: string[], shape: number[]): void {
+  for (const name of names) {
+    const entry = file.tensors.get(name);
+    if (entry && (entry.shape.length !== shape.length || entry.shape.some((d, k) => d !== shape[k])))
+      throw new AttentionError(`loadModel: tensor "${name}" has shape [${entry.shape.join(', ')}] but the embeddings are tied (tie_word_embeddings), so it must be the embedding table's [${shape.join(', ')}]`);
+  }
 }
 
 /** A layer-norm epsilon from config.json in (0, max], or a named error: a huge epsilon is accepted

@@ -164,7 +164,7 @@ export function readBartConfig(c: Record<string, unknown>): BartConfig {
     encoder_layers: configInt(c, 'encoder_layers'), decoder_layers: configInt(c, 'decoder_layers'),
     encoder_attention_heads: configInt(c, 'encoder_attention_heads'), decoder_attention_heads: configInt(c, 'decoder_attention_heads'),
     encoder_ffn_dim: configInt(c, 'encoder_ffn_dim'), decoder_ffn_dim: configInt(c, 'decoder_ffn_dim'),
-    max_position_embeddings: configInt(c, 'max_position_embeddings'), scale_embedding: c.scale_embedding === true,
+    max_position_embeddings: configInt(c, 'max_position_embeddings', undefined, 1 << 16), scale_embedding: c.scale_embedding === true,
     pad_token_id: id('pad_token_id', 1), bos_token_id: id('bos_token_id', 0), eos_token_id: id('eos_token_id', 2),
     decoder_start_token_id: id('decoder_start_token_id', c.eos_token_id ?? 2),
     task: typeof c.task === 'string' ? c.task : undefined,

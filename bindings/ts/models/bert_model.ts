@@ -171,7 +171,7 @@ export function readBertConfig(c: Record<string, unknown>): BertConfig {
   return {
     vocab_size: configInt(c, 'vocab_size'), hidden_size: configInt(c, 'hidden_size'),
     num_hidden_layers: configInt(c, 'num_hidden_layers'), num_attention_heads: configInt(c, 'num_attention_heads'),
-    intermediate_size: configInt(c, 'intermediate_size'), max_position_embeddings: configInt(c, 'max_position_embeddings'),
+    intermediate_size: configInt(c, 'intermediate_size'), max_position_embeddings: configInt(c, 'max_position_embeddings', undefined, 1 << 16),
     type_vocab_size: configInt(c, 'type_vocab_size', 2), layer_norm_eps: configEps(c, 'layer_norm_eps', 1e-12, MAX_LAYER_NORM_EPS),
     hidden_act: act as BertConfig['hidden_act'],
   };

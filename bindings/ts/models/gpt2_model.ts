@@ -1,7 +1,7 @@
 // GPT-2 in WASM: config.json + model.safetensors + the byte-level BPE tokenizer. run / predictNext /
 // loss / generate are the decoder-only models' shared ones (decoder_model.ts).
 import { BpeTokenizer } from '../tokenizers/bpe_tokenizer.js';
-import { configEps, configInt, loadCheckpoint } from '../loading/checkpoint.js';
+import { checkTiedHead, configEps, configInt, configTokenIds, loadCheckpoint } from '../loading/checkpoint.js';
 import type { WeightTypes } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import { readGenerationConfig } from './decoding.js';
@@ -39,19 +39,22 @@ export interface Gpt2Files {
   generation?: object;
 }
 
+class Failed { constructor(readonly failed: unknown) {} }
+
 /** GPT-2's files: vocab.json + merges.txt (its own files); tokenizer.json only when those are
  * missing; generation_config.json when there is one. */
 export const readGpt2Files: FilesReader = async (files, config, weights) => {
-  const failed = (e: unknown) => ({ failed: e });
+  // (A file that failed is marked by its own class: vocab.json may hold any JSON, "x" or null.)
+  const failed = (e: unknown) => new Failed(e);
   const [weightBytes, vocab, merges, generationJson] = await Promise.all([weights, files.json('vocab.json').catch(failed), files.text('merges.txt').catch(failed),
     files.optional(files.json('generation_config.json'))]);
   const generation = generationJson === undefined ? {} : { generation: generationJson as object };
-  for (const part of [vocab, merges]) if (typeof part === 'object' && 'failed' in part && !files.isMissing(part.failed)) throw part.failed;
-  if (typeof merges === 'string' && !('failed' in vocab)) return { config, weights: weightBytes, tokenizer: { vocab: vocab as Record<string, number>, merges }, ...generation };
+  for (const part of [vocab, merges]) if (part instanceof Failed && !files.isMissing(part.failed)) throw part.failed;
+  if (typeof merges === 'string' && !(vocab instanceof Failed)) return { config, weights: weightBytes, tokenizer: { vocab: vocab as Record<string, number>, merges }, ...generation };
   const tokenizerJson = await files.json('tokenizer.json').catch((e) => {
     if (!files.isMissing(e)) throw e;
     // Name the file that is missing: merges.txt beside a vocab.json, else the tokenizer as a whole.
-    if (!('failed' in vocab)) throw files.missing((merges as { failed: unknown }).failed, "GPT-2's byte-level BPE needs merges.txt beside vocab.json, or a tokenizer.json");
+    if (!(vocab instanceof Failed)) throw files.missing((merges as Failed).failed, "GPT-2's byte-level BPE needs merges.txt beside vocab.json, or a tokenizer.json");
     throw files.missing(e, 'a GPT-2 needs vocab.json + merges.txt or tokenizer.json; none was found');
   });
   return { config, weights: weightBytes, tokenizer: BpeTokenizer.fromTokenizerJson(tokenizerJson), ...generation };
@@ -64,6 +67,8 @@ export function readGpt2Config(c: Record<string, unknown>): Gpt2Config {
     n_head: configInt(c, 'n_head'), n_positions: configInt(c, 'n_positions', c.n_ctx),
     layer_norm_epsilon: configEps(c, 'layer_norm_epsilon', 1e-5),
   };
+  configTokenIds(c, 'bos_token_id', out.vocab_size);
+  configTokenIds(c, 'eos_token_id', out.vocab_size);
   const act = c.activation_function ?? 'gelu_new';
   if (act !== 'gelu_new' && act !== 'gelu_pytorch_tanh')
     throw new AttentionError(`config.json: activation_function "${String(act)}" is not supported (GPT-2 uses gelu_new)`);
@@ -89,6 +94,7 @@ export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2Handle> {
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${config.vocab_size}`);
     const file = parseWeights(files.weights);
     const V = config.vocab_size;
+    checkTiedHead(file, ['lm_head.weight'], [V, config.n_embd]);  // (GPT-2's head is always the table)
     super(mod, new mod.Gpt2Handle(), 'Gpt2Model', tokenizer, { vocab: V, layers: config.n_layer, heads: config.n_head, context: config.n_positions },
       vocabTokenId(files.config.bos_token_id, V), vocabTokenId(files.config.eos_token_id, V), {}, readGenerationConfig(files.generation, V));
     this.config = { ...config, layer_norm_epsilon: config.layer_norm_epsilon ?? 1e-5 };

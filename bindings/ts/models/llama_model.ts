@@ -3,7 +3,7 @@
 // positions, grouped-query attention (attention is returned per query head; kvHeadOf says which
 // K/V head each reads), RMSNorm, SwiGLU. run / predictNext / loss / generate are the decoder-only
 // models' shared ones (decoder_model.ts).
-import { checkpointTensors, configEps, configInt, isStreamed, loadCheckpoint, streamCheckpoint } from '../loading/checkpoint.js';
+import { checkTiedHead, checkpointTensors, configEps, configInt, configTokenIds, isStreamed, loadCheckpoint, streamCheckpoint } from '../loading/checkpoint.js';
 import type { WeightTypes } from '../loading/checkpoint.js';
 import type { CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
@@ -100,13 +100,22 @@ function readRopeScaling(c: Record<string, unknown>): RopeScaling {
   if (typeof type !== 'string' || !SCALINGS.includes(type))
     throw new AttentionError(`config.json: rope_scaling type ${show(type)} is not supported (supported: ${SCALINGS.join(', ')})`);
   const positive = (v: number) => v > 0 && Number.isFinite(v);
-  return {
+  // transformers requires factor for both types and llama3's three fields besides (no default:
+  // a file without them is not the model its name says).
+  const required = type === 'llama3' ? ['factor', 'low_freq_factor', 'high_freq_factor', 'original_max_position_embeddings'] : ['factor'];
+  const missing = required.filter((k) => r[k] === undefined || r[k] === null);
+  if (missing.length) throw new AttentionError(`config.json: rope_scaling of type ${show(type)} needs ${missing.join(', ')} (got ${show(JSON.stringify(r))})`);
+  const out: RopeScaling = {
     type: type as RopeScaling['type'],
-    factor: configNumber(r, 'factor', 1, (v) => v >= 1 && Number.isFinite(v), 'a number >= 1 (rope_scaling)'),
+    factor: configNumber(r, 'factor', 1, (v) => v >= 1 && v <= 1e6, 'a number from 1 to 1e6 (rope_scaling)'),
     lowFreqFactor: configNumber(r, 'low_freq_factor', 1, positive, 'a positive number (rope_scaling)'),
     highFreqFactor: configNumber(r, 'high_freq_factor', 4, positive, 'a positive number (rope_scaling)'),
-    originalMaxPositionEmbeddings: configNumber(r, 'original_max_position_embeddings', 8192, (v) => Number.isInteger(v) && v >= 1, 'a positive integer (rope_scaling)'),
+    originalMaxPositionEmbeddings: configNumber(r, 'original_max_position_embeddings', 8192, (v) => Number.isInteger(v) && v >= 1 && v <= 1 << 20, 'an integer from 1 to 1048576 (rope_scaling)'),
   };
+  // (llama3 scales wavelengths between the two by (f - low) / (high - low))
+  if (type === 'llama3' && !(out.lowFreqFactor < out.highFreqFactor))
+    throw new AttentionError(`config.json: rope_scaling low_freq_factor (${out.lowFreqFactor}) must be below high_freq_factor (${out.highFreqFactor})`);
+  return out;
 }
 
 /** The sliding window every layer attends within (Mistral), 0 for none. Qwen2's, on only the
@@ -160,15 +169,18 @@ function readFields(c: Record<string, unknown>): LlamaConfig {
   if (typeof attentionBias !== 'boolean') throw new AttentionError(`config.json: attention_bias must be true or false, got ${show(attentionBias)}`);
   const tie = c.tie_word_embeddings ?? false;
   if (typeof tie !== 'boolean') throw new AttentionError(`config.json: tie_word_embeddings must be true or false, got ${show(tie)}`);
-  const hidden = configInt(c, 'hidden_size'), kvHeads = configInt(c, 'num_key_value_heads', heads);
+  const hidden = configInt(c, 'hidden_size'), kvHeads = configInt(c, 'num_key_value_heads', heads), vocab = configInt(c, 'vocab_size');
+  configTokenIds(c, 'bos_token_id', vocab);
+  configTokenIds(c, 'eos_token_id', vocab, true);
   if (heads % kvHeads !== 0)
     throw new AttentionError(`config.json: num_attention_heads (${heads}) is not a multiple of num_key_value_heads (${kvHeads})`);
   return {
-    model_type: type, vocab_size: configInt(c, 'vocab_size'), max_position_embeddings: configInt(c, 'max_position_embeddings'),
+    model_type: type, vocab_size: vocab, max_position_embeddings: configInt(c, 'max_position_embeddings'),
     hidden_size: hidden, intermediate_size: configInt(c, 'intermediate_size'), num_hidden_layers: layers,
     num_attention_heads: heads, num_key_value_heads: kvHeads,
     head_dim: configInt(c, 'head_dim', hidden / heads), rms_norm_eps: configEps(c, 'rms_norm_eps', 1e-6),
-    rope_theta: configNumber(c, 'rope_theta', 10000, (v) => v > 1 && Number.isFinite(v), 'a number above 1'),
+    // (real ones reach 1e6-4e9; the core turns it into float32 frequencies)
+    rope_theta: configNumber(c, 'rope_theta', 10000, (v) => v > 1 && v <= 1e12, 'a number above 1 and at most 1e12'),
     rope_scaling: readRopeScaling(c), attention_bias: attentionBias, tie_word_embeddings: tie,
     sliding_window: readSlidingWindow(c, type),
     qk_norm: type === 'qwen3',
@@ -241,6 +253,7 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     if (tokenizer.vocabSize > V)
       throw new AttentionError(`tokenizer has ${tokenizer.vocabSize} tokens but config.json says vocab_size ${V}`);
     const weights = files.weights, file = isStreamed(weights) ? undefined : checkpointTensors(weights);
+    if (config.tie_word_embeddings) checkTiedHead(file ?? (weights as StreamedTensors), ['lm_head.weight'], [V, config.hidden_size]);
     super(mod, new mod.LlamaHandle(), 'LlamaModel', tokenizer,
       { vocab: V, layers: config.num_hidden_layers, heads: config.num_attention_heads, context: config.max_position_embeddings },
       vocabTokenId(files.config.bos_token_id, V) ?? vocabTokenId(tokenizer.bosId, V), eosOf(files.config, tokenizer, V),

@@ -60,6 +60,7 @@ export class BpeTokenizer {
       const token = tokens[i], id = vocab[token];
       if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_VOCAB_TOKENS)
         throw new AttentionError(`${names.vocab}: token ${show(token)} has an invalid id ${show(id)} (ids are integers from 0 to ${MAX_VOCAB_TOKENS})`);
+      if (this.decoder[id] !== undefined) throw new AttentionError(`${names.vocab}: tokens ${show(this.decoder[id])} and ${show(token)} both have the id ${id} (each id must name one token)`);
       this.encoder.set(token, id);
       this.decoder[id] = token;
       if (id > maxId) maxId = id;

@@ -63,6 +63,7 @@ export class HfBpeModel {
       const id = (vocab as Record<string, unknown>)[token];
       if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_VOCAB_TOKENS)
         throw new AttentionError(`tokenizer.json: model.vocab: token ${show(token)} has an invalid id ${show(id)} (ids are integers from 0 to ${MAX_VOCAB_TOKENS})`);
+      if (this.tokens[id] !== undefined) throw new AttentionError(`tokenizer.json: model.vocab: tokens ${show(this.tokens[id])} and ${show(token)} both have the id ${id} (each id must name one token)`);
       this.vocab.set(token, id);
       this.tokens[id] = token;
     }

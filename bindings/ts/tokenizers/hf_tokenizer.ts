@@ -10,7 +10,7 @@ import { AttentionError } from '../errors.js';
 import { HfBpeModel } from './hf_bpe_model.js';
 import { checkId, checkIds, checkLimit, checkTokenizerFileSize, contextError, readField, utf8Length } from './tokenizer_checks.js';
 import type { EncodeLimit } from './tokenizer_checks.js';
-import { decoder, normalizer, postProcessor, preTokenizer, tokenBytes } from './tokenizer_json.js';
+import { WorkBudget, decoder, normalizer, postProcessor, preTokenizer, tokenBytes } from './tokenizer_json.js';
 import type { Decoder, Normalizer, PreTokenizer, Template } from './tokenizer_json.js';
 import { checkObject, checkOptions, checkString, is, show } from '../validate.js';
 import type { Rules } from '../validate.js';
@@ -150,9 +150,10 @@ export class HfTokenizer {
     const ids: number[] = addSpecialTokens ? [...this.template.before] : [];
     const over = () => max !== undefined && ids.length + (addSpecialTokens ? this.template.after.length : 0) > max.maxTokens;
     let atStart = true;
+    const budget = new WorkBudget(text.length);
     for (const segment of this.raw.split(text)) {
       if (typeof segment === 'number') ids.push(segment);
-      else for (const piece of this.normalizedAdded.split(this.normalize(segment))) { this.encodePiece(piece, atStart, ids); atStart = false; }
+      else for (const piece of this.normalizedAdded.split(this.normalize(segment, budget))) { this.encodePiece(piece, atStart, ids, budget); atStart = false; }
       atStart = false;  // (only the piece that begins the text is at its start)
       if (over()) throw contextError(max!, `it has more than ${max!.maxTokens} tokens`);
     }
@@ -160,9 +161,9 @@ export class HfTokenizer {
     return ids;
   }
 
-  private encodePiece(piece: Segment, atStart: boolean, ids: number[]): void {
+  private encodePiece(piece: Segment, atStart: boolean, ids: number[], budget: WorkBudget): void {
     if (typeof piece === 'number') { ids.push(piece); return; }
-    for (const word of this.preTokenize([piece], atStart)) for (const id of this.model.tokenize(word)) ids.push(id);
+    for (const word of this.preTokenize([piece], atStart, budget)) for (const id of this.model.tokenize(word)) ids.push(id);
   }
 
   /** Token ids -> text, through the tokenizer's decoder. */

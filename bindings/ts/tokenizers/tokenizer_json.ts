@@ -6,12 +6,58 @@
 import { byteToUnicode } from './bpe_tokenizer.js';
 import { AttentionError } from '../errors.js';
 import { onigRegex } from './onig_regex.js';
+import type { LinearRegex } from './linear_regex.js';
 import { show } from '../validate.js';
 
 type Json = Record<string, unknown>;
-export type Normalizer = (text: string) => string;
+/** `budget`: the characters the encode() call may still write (see WorkBudget). */
+export type Normalizer = (text: string, budget: WorkBudget) => string;
 /** `atStart`: whether the first piece begins the text (Metaspace's prepend_scheme "first"). */
-export type PreTokenizer = (pieces: string[], atStart: boolean) => string[];
+export type PreTokenizer = (pieces: string[], atStart: boolean, budget: WorkBudget) => string[];
+
+// A tokenizer.json comes from whoever published it: its parts may be nested and repeated at will
+// (a Sequence of 20 ByteLevel pre-tokenizers turns 16 characters into 1.5 million ids). Bounds:
+/** The deepest a Sequence may sit in Sequences (real files use one level). */
+export const MAX_NESTING = 4;
+/** The most parts of one normalizer, pre-tokenizer or decoder, Sequences included (real files: under 10). */
+export const MAX_PARTS = 64;
+/** The longest Replace content or Prepend prefix (real files: one character, "▁" or " "). */
+export const MAX_REPLACEMENT = 64;
+/** The characters the normalizer and pre-tokenizer steps of one encode() call may write, all steps
+ * together: this many per character of the text, plus WORK_SLACK (the real pipelines write under
+ * 10 per character; NFKD, which makes up to 18 characters of one, then bytes, under 80). */
+export const WORK_PER_CHARACTER = 256;
+export const WORK_SLACK = 65536;
+
+/** The characters an encode() call may still have its normalizer and pre-tokenizer write. */
+export class WorkBudget {
+  private left: number;
+  constructor(private readonly textLength: number) { this.left = this.total; }
+  private get total(): number { return WORK_PER_CHARACTER * this.textLength + WORK_SLACK; }
+  get remaining(): number { return this.left; }
+  /** Counts what a step wrote; throws a named error once the budget is spent. */
+  spend(chars: number, where: string): void {
+    this.left -= chars;
+    if (this.left < 0) {
+      throw new AttentionError(`encode: the tokenizer.json's ${where} wrote more than the ${this.total} characters allowed for a text of ${this.textLength} ` +
+        `(${WORK_PER_CHARACTER} per character and ${WORK_SLACK} more, all steps together): the file's normalizer or pre-tokenizer makes text grow without bound`);
+    }
+  }
+}
+
+/** Counts the parts of one tree (a normalizer, a pre-tokenizer, a decoder) as they are read. */
+interface Tree { what: string; parts: number; depth: number; byteLevel?: string }
+const newTree = (what: string): Tree => ({ what, parts: 0, depth: 0 });
+function countPart(tree: Tree, where: string): void {
+  if (++tree.parts > MAX_PARTS) throw new AttentionError(`tokenizer.json: ${tree.what} has more than ${MAX_PARTS} parts (at ${where})`);
+}
+/** Reads a Sequence's items one level deeper. */
+function nested<T>(tree: Tree, where: string, list: unknown[], read: (item: unknown, at: string) => T, key: string): T[] {
+  if (++tree.depth > MAX_NESTING) throw new AttentionError(`tokenizer.json: ${where} is a Sequence nested more than ${MAX_NESTING} deep`);
+  const out = list.map((item, i) => read(item, `${where}.${key}[${i}]`));
+  tree.depth--;
+  return out;
+}
 export type Decoder = (tokens: string[]) => string[];
 
 /** A part's field: its value, or a named error when it is not of the expected kind. */
@@ -41,20 +87,40 @@ function items(part: Json, where: string, key: string): unknown[] {
   return list;
 }
 
-/** A Replace step: a literal pattern is replaced without a RegExp (most tokens lack it). */
-function replacer(part: Json, where: string): (text: string) => string {
-  const re = pattern(part, where), content = field<string>(part, where, 'content', 'string');
-  const literal = (part.pattern as Json).String;
-  if (typeof literal === 'string') return (s) => (s.includes(literal) ? s.split(literal).join(content) : s);
-  return (s) => s.replace(re, () => content);
+/** Where a pattern matches in a text: visit(start, end) for each match, left to right, none overlapping. */
+export interface Matcher { each(text: string, visit: (start: number, end: number) => void): void }
+
+/** A literal's occurrences, found with indexOf (linear in the text). */
+function literalMatcher(literal: string): Matcher {
+  return {
+    each(text: string, visit: (start: number, end: number) => void) {
+      for (let at = text.indexOf(literal); at >= 0; at = text.indexOf(literal, at + literal.length)) visit(at, at + literal.length);
+    },
+  };
 }
 
-/** A Split or Replace pattern: { String: "..." } (literal) or { Regex: "..." }. */
-function pattern(part: Json, where: string): RegExp {
+/** A Replace step; it stops (returning undefined) once its text would pass `max` characters. */
+function replacer(part: Json, where: string): (text: string, max: number) => string | undefined {
+  const match = pattern(part, where), content = field<string>(part, where, 'content', 'string');
+  if (content.length > MAX_REPLACEMENT) throw new AttentionError(`tokenizer.json: ${where}.content has ${content.length} characters, more than ${MAX_REPLACEMENT} (each match would grow the text by as many)`);
+  const literal = (part.pattern as Json).String;
+  if (typeof literal === 'string') {
+    return (s, max) => {
+      if (!s.includes(literal)) return s;
+      const parts = s.split(literal);
+      return s.length + (parts.length - 1) * (content.length - literal.length) > max ? undefined : parts.join(content);
+    };
+  }
+  return (s, max) => (match as LinearRegex).replace(s, content, max);
+}
+
+/** A Split or Replace pattern: { String: "..." } (literal) or { Regex: "..." } (Oniguruma's
+ * syntax, matched in time linear in the text: onig_regex.ts). */
+function pattern(part: Json, where: string): Matcher {
   const p = part.pattern as Json | undefined;
   if (typeof p === 'object' && p !== null && typeof p.String === 'string') {
     if (p.String === '') throw new AttentionError(`tokenizer.json: ${where}.pattern.String must not be empty`);
-    return new RegExp(p.String.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'gu');
+    return literalMatcher(p.String);
   }
   if (typeof p === 'object' && p !== null && typeof p.Regex === 'string') return onigRegex(p.Regex, `tokenizer.json: ${where}.pattern`);
   throw new AttentionError(`tokenizer.json: ${where}.pattern must be { String } or { Regex }, got ${show(p)}`);
@@ -66,30 +132,41 @@ function pattern(part: Json, where: string): RegExp {
 const NORMALIZERS = ['Sequence', 'NFC', 'NFD', 'NFKC', 'NFKD', 'Lowercase', 'Prepend', 'Replace', 'Strip'];
 
 /** A normalizer, and whether it can make a text shorter (then the length precheck is off). */
-export function normalizer(part: unknown, where = 'normalizer'): { apply: Normalizer; shrinks: boolean } {
+export function normalizer(part: unknown, where = 'normalizer', tree = newTree('normalizer')): { apply: Normalizer; shrinks: boolean } {
   if (part === null || part === undefined) return { apply: (s) => s, shrinks: false };
   const type = partType(part, where, NORMALIZERS), p = part as Json;
+  countPart(tree, where);
+  // Each step counts what it writes against the call's budget.
+  const step = (apply: (s: string) => string, shrinks: boolean) => ({
+    apply: (s: string, budget: WorkBudget) => { const out = apply(s); budget.spend(out.length, where); return out; }, shrinks,
+  });
   switch (type) {
     case 'Sequence': {
-      const steps = items(p, where, 'normalizers').map((n, i) => normalizer(n, `${where}.normalizers[${i}]`));
-      return { apply: (s) => steps.reduce((t, step) => step.apply(t), s), shrinks: steps.some((s) => s.shrinks) };
+      const steps = nested(tree, where, items(p, where, 'normalizers'), (n, at) => normalizer(n, at, tree), 'normalizers');
+      return { apply: (s, budget) => steps.reduce((t, next) => next.apply(t, budget), s), shrinks: steps.some((s) => s.shrinks) };
     }
     case 'NFC': case 'NFD': case 'NFKC': case 'NFKD':
-      return { apply: (s) => s.normalize(type), shrinks: true };
-    case 'Lowercase': return { apply: (s) => s.toLowerCase(), shrinks: true };
+      return step((s) => s.normalize(type), true);
+    case 'Lowercase': return step((s) => s.toLowerCase(), true);
     case 'Prepend': {
       // (an empty text stays empty, as in `tokenizers`)
       const prefix = field<string>(p, where, 'prepend', 'string');
-      return { apply: (s) => (s ? prefix + s : s), shrinks: false };
+      if (prefix.length > MAX_REPLACEMENT) throw new AttentionError(`tokenizer.json: ${where}.prepend has ${prefix.length} characters, more than ${MAX_REPLACEMENT}`);
+      return step((s) => (s ? prefix + s : s), false);
     }
     case 'Replace': {
       const literal = (p.pattern as Json).String as string | undefined;
-      const apply = replacer(p, where);
+      const replace = replacer(p, where);
+      const apply = (s: string, budget: WorkBudget) => {
+        const out = replace(s, budget.remaining);
+        budget.spend(out === undefined ? budget.remaining + 1 : out.length, where);
+        return out!;
+      };
       return { apply, shrinks: literal === undefined || (p.content as string).length < literal.length };
     }
     default: {  // Strip
       const left = field<boolean>(p, where, 'strip_left', 'boolean', false), right = field<boolean>(p, where, 'strip_right', 'boolean', false);
-      return { apply: (s) => (left && right ? s.trim() : left ? s.trimStart() : right ? s.trimEnd() : s), shrinks: true };
+      return step((s) => (left && right ? s.trim() : left ? s.trimStart() : right ? s.trimEnd() : s), true);
     }
   }
 }
@@ -105,16 +182,15 @@ const GPT2_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\
 
 /** Splits text where `re` matches, as `tokenizers`' Split with `behavior` does (empty pieces are
  * dropped). `invert`: the matches are the pieces to keep and the text between them delimits. */
-export function splitText(text: string, re: RegExp, behavior: string, invert = false): string[] {
+export function splitText(text: string, matcher: Matcher, behavior: string, invert = false): string[] {
   const spans: Array<[number, number, boolean]> = [];
   let last = 0;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    if (m[0].length === 0) { re.lastIndex++; continue; }
-    if (m.index > last) spans.push([last, m.index, invert]);
-    spans.push([m.index, m.index + m[0].length, !invert]);
-    last = m.index + m[0].length;
-  }
+  matcher.each(text, (start, end) => {
+    if (end === start) return;
+    if (start > last) spans.push([last, start, invert]);
+    spans.push([start, end, !invert]);
+    last = end;
+  });
   if (last < text.length) spans.push([last, text.length, invert]);
   const out: Array<[number, number]> = [];
   if (behavior === 'MergedWithNext') {
@@ -145,26 +221,39 @@ const eachPiece = (pieces: string[], split: (piece: string, index: number) => st
   return out;
 };
 
-export function preTokenizer(part: unknown, where = 'pre_tokenizer'): PreTokenizer {
+const NUMBER = onigRegex('\\p{N}', 'Digits');
+
+export function preTokenizer(part: unknown, where = 'pre_tokenizer', tree = newTree('pre_tokenizer')): PreTokenizer {
   if (part === null || part === undefined) return (pieces) => pieces;
   const type = partType(part, where, PRE_TOKENIZERS), p = part as Json;
+  countPart(tree, where);
+  const counted = (split: PreTokenizer): PreTokenizer => (pieces, atStart, budget) => {
+    const out = split(pieces, atStart, budget);
+    budget.spend(out.reduce((n, piece) => n + piece.length, 0), where);
+    return out;
+  };
   switch (type) {
     case 'Sequence': {
-      const steps = items(p, where, 'pretokenizers').map((n, i) => preTokenizer(n, `${where}.pretokenizers[${i}]`));
-      return (pieces, atStart) => steps.reduce((ps, step) => step(ps, atStart), pieces);
+      const steps = nested(tree, where, items(p, where, 'pretokenizers'), (n, at) => preTokenizer(n, at, tree), 'pretokenizers');
+      return (pieces, atStart, budget) => steps.reduce((ps, step) => step(ps, atStart, budget), pieces);
     }
     case 'Split': {
       const re = pattern(p, where), behavior = field<string>(p, where, 'behavior', 'string');
       if (!BEHAVIORS.includes(behavior)) throw new AttentionError(`tokenizer.json: ${where}.behavior ${show(behavior)} is not supported (supported: ${BEHAVIORS.join(', ')})`);
       const invert = field<boolean>(p, where, 'invert', 'boolean', false);
-      return (pieces) => eachPiece(pieces, (piece) => splitText(piece, re, behavior, invert));
+      return counted((pieces) => eachPiece(pieces, (piece) => splitText(piece, re, behavior, invert)));
     }
-    case 'ByteLevel': return byteLevel(p, where);
+    case 'ByteLevel': {
+      // Its output is already bytes: a second would re-encode them, each up to 3 times longer.
+      if (tree.byteLevel !== undefined) throw new AttentionError(`tokenizer.json: ${where} is a second ByteLevel pre-tokenizer (after ${tree.byteLevel}); each one would make the text up to 3 times longer`);
+      tree.byteLevel = where;
+      return counted(byteLevel(p, where));
+    }
     case 'Digits': {
       const individual = field<boolean>(p, where, 'individual_digits', 'boolean', false);
-      return (pieces) => eachPiece(pieces, (piece) => splitText(piece, /\p{N}/gu, individual ? 'Isolated' : 'Contiguous'));
+      return counted((pieces) => eachPiece(pieces, (piece) => splitText(piece, NUMBER, individual ? 'Isolated' : 'Contiguous')));
     }
-    default: return metaspace(p, where);
+    default: return counted(metaspace(p, where));
   }
 }
 
@@ -196,7 +285,7 @@ function metaspace(p: Json, where: string): PreTokenizer {
   const replacement = field<string>(p, where, 'replacement', 'string');
   if ([...replacement].length !== 1) throw new AttentionError(`tokenizer.json: ${where}.replacement must be one character, got ${show(replacement)}`);
   const scheme = metaspaceScheme(p, where), split = field<boolean>(p, where, 'split', 'boolean', true);
-  const re = new RegExp(replacement.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gu');
+  const re = literalMatcher(replacement);
   return (pieces, atStart) => eachPiece(pieces, (piece, i) => {
     piece = piece.replace(/ /g, replacement);
     const prepend = scheme === 'always' || (scheme === 'first' && i === 0 && atStart);
@@ -223,19 +312,20 @@ const CHAR_TO_BYTE = new Map(BYTE_TO_CHAR.map((ch, b) => [ch, b]));
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-export function decoder(part: unknown, where = 'decoder'): Decoder {
+export function decoder(part: unknown, where = 'decoder', tree = newTree('decoder')): Decoder {
   // No decoder: `tokenizers` joins the tokens with spaces.
   if (part === null || part === undefined) return (tokens) => [tokens.join(' ')];
   const type = partType(part, where, DECODERS), p = part as Json;
+  countPart(tree, where);
   switch (type) {
     case 'Sequence': {
-      const steps = items(p, where, 'decoders').map((n, i) => decoder(n, `${where}.decoders[${i}]`));
+      const steps = nested(tree, where, items(p, where, 'decoders'), (n, at) => decoder(n, at, tree), 'decoders');
       return (tokens) => steps.reduce((ts, step) => step(ts), tokens);
     }
     case 'ByteLevel': return (tokens) => [utf8.decode(Uint8Array.from(tokens.flatMap(tokenBytes)))];
     case 'Replace': {
       const replace = replacer(p, where);
-      return (tokens) => tokens.map(replace);
+      return (tokens) => tokens.map((t) => replace(t, Infinity)!);
     }
     case 'ByteFallback': return byteFallback;
     case 'Fuse': return (tokens) => [tokens.join('')];
@@ -305,13 +395,14 @@ const POST_PROCESSORS = ['Sequence', 'ByteLevel', 'TemplateProcessing'];
 /** The special tokens the post-processor puts around one sequence: ids before and after it. */
 export interface Template { before: number[]; after: number[] }
 
-export function postProcessor(part: unknown, where = 'post_processor'): Template {
+export function postProcessor(part: unknown, where = 'post_processor', tree = newTree('post_processor')): Template {
   const none: Template = { before: [], after: [] };
   if (part === null || part === undefined) return none;
   const type = partType(part, where, POST_PROCESSORS), p = part as Json;
+  countPart(tree, where);
   if (type === 'ByteLevel') return none;  // (it only adjusts offsets)
   if (type === 'Sequence') {
-    const parts = items(p, where, 'processors').map((n, i) => postProcessor(n, `${where}.processors[${i}]`));
+    const parts = nested(tree, where, items(p, where, 'processors'), (n, at) => postProcessor(n, at, tree), 'processors');
     return { before: parts.flatMap((t) => t.before), after: parts.flatMap((t) => t.after) };
   }
   return template(p, where);
