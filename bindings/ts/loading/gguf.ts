@@ -12,6 +12,7 @@
 import { AttentionError } from '../errors.js';
 import { show } from '../validate.js';
 import { fileBytes } from './file_bytes.js';
+import { MAX_TENSORS_PER_FILE } from './safetensors.js';
 
 /** A ggml storage type this reader knows: its name, its id in the file, and how many values a
  * block of `blockBytes` bytes holds (1 and the element size for the unquantized types). Sizes are
@@ -343,6 +344,7 @@ function readHeader(r: Reader): GgufHeader {
   if (version !== 2 && version !== 3) fail(`unknown version ${version} at byte 4: versions 2 and 3 are read`);
   const tensorCountAt = r.pos;
   const tensorCount = r.count('tensor count', MIN_TENSOR_INFO_BYTES);
+  if (tensorCount > MAX_TENSORS_PER_FILE) fail(`tensor count ${tensorCount} at byte ${tensorCountAt} is more than a checkpoint file may list (${MAX_TENSORS_PER_FILE})`);
   const kvCountAt = r.pos;
   const kvCount = r.count('metadata count', MIN_KV_BYTES);
   if (BigInt(tensorCount) * BigInt(MIN_TENSOR_INFO_BYTES) + BigInt(kvCount) * BigInt(MIN_KV_BYTES) > BigInt(Math.max(0, r.remaining)))

@@ -34,6 +34,26 @@ export interface SafetensorsFile {
 
 // The largest header the format's reference implementation accepts (100 MB).
 const MAX_HEADER = 100_000_000;
+/** The most tensors one checkpoint file (a safetensors file or shard, a GGUF file) may list. Real
+ * files list at most a few thousand (a shard of the largest mixture-of-experts checkpoints, about
+ * a thousand; GGUF files under two thousand); a 100 MB header can list 1.6 million, which JSON.parse
+ * alone takes over a minute to turn into objects. Checked by a pass over the header's bytes first. */
+export const MAX_TENSORS_PER_FILE = 65536;
+
+/** The JSON objects a header opens ({ outside strings): at least one per tensor entry. A pass over
+ * its bytes, so that a header listing millions of entries is refused before JSON.parse. */
+function countObjects(header: Uint8Array): number {
+  let objects = 0, inString = false;
+  for (let i = 0; i < header.length; i++) {
+    const c = header[i];
+    if (inString) {
+      if (c === 0x5c) i++;  // \ escapes the next byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b) objects++;
+  }
+  return objects;
+}
 
 function fail(message: string): never {
   throw new AttentionError(`safetensors: ${message}`);
@@ -47,6 +67,9 @@ export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFi
   const headerLength = view.getUint32(0, true);
   if (high !== 0 || headerLength > MAX_HEADER) fail(`header length ${high ? `${high}*2^32+${headerLength}` : headerLength} is implausibly large`);
   if (8 + headerLength > bytes.length) fail(`header length ${headerLength} goes beyond the end of the file (${bytes.length} bytes): truncated?`);
+  // (the header itself is one object; __metadata__ another)
+  const entries = countObjects(bytes.subarray(8, 8 + headerLength)) - 1;
+  if (entries > MAX_TENSORS_PER_FILE + 1) fail(`header has ${entries} entries, more than a checkpoint file may list (${MAX_TENSORS_PER_FILE} tensors)`);
   let header: unknown;
   try {
     header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLength)));
