@@ -12,6 +12,7 @@ import { fetchFile } from './file_fetch.js';
 import type { FetchContext } from './file_fetch.js';
 import type { LoadTasks } from './load_tasks.js';
 import type { SafetensorsWeights } from './safetensors.js';
+import { checkWeightMap } from './shard_index.js';
 import type { CheckpointTensors, StreamedTensors } from './checkpoint.js';
 
 /** A model's files in memory: parsed config.json, safetensors bytes and the tokenizer (each
@@ -164,6 +165,8 @@ async function readWeights(read: (f: string) => Promise<Uint8Array>, isMissing: 
       }
     });
     if (shards.length === 0) throw new AttentionError('model.safetensors.index.json: weight_map names no shard');
-    return Promise.all(shards.map((f) => read(f)));
+    const bytes = await Promise.all(shards.map((f) => read(f)));
+    checkWeightMap(map as Record<string, string>, shards, bytes);
+    return bytes;
   }
 }

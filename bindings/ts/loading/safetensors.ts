@@ -80,6 +80,7 @@ export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFi
   const dataStart = 8 + headerLength;
   const dataLength = bytes.length - dataStart;
   const tensors = new Map<string, SafetensorsEntry>();
+  const spans: { name: string; begin: number; end: number }[] = [];
   let metadata: Record<string, string> = {};
   for (const [name, info] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') {
@@ -104,6 +105,7 @@ export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFi
     if (count * width !== end - begin)
       fail(`tensor "${name}" of shape [${(shape as number[]).join(', ')}] and dtype ${dtype} needs ${count * width} bytes but data_offsets span ${end - begin}`);
     const at = dataStart + begin;
+    spans.push({ name, begin, end });
     const decodeInto = (out: Float32Array) => {
       if (!FLOAT_DTYPES.has(dtype)) fail(`tensor "${name}" has dtype ${JSON.stringify(dtype)}; supported: F32, F16, BF16`);
       if (out.length < count) fail(`tensor "${name}" has ${count} values; the output holds ${out.length}`);
@@ -121,7 +123,20 @@ export function parseSafetensors(input: ArrayBuffer | Uint8Array): SafetensorsFi
       decodeInto,
     });
   }
+  checkNoOverlap(spans);
   return { tensors, metadata };
+}
+
+/** Two tensors whose data_offsets overlap would share bytes (a write through one changes the
+ * other; a crafted file hides one tensor's values inside another's): refused, naming both, as the
+ * reference implementation refuses offsets that are not one after the other. */
+function checkNoOverlap(spans: { name: string; begin: number; end: number }[]): void {
+  spans = spans.filter((s) => s.end > s.begin).sort((a, b) => a.begin - b.begin || a.end - b.end);
+  for (let i = 1; i < spans.length; i++) {
+    const a = spans[i - 1], b = spans[i];
+    if (b.begin < a.end)
+      fail(`tensors "${a.name}" (data_offsets [${a.begin}, ${a.end}]) and "${b.name}" (data_offsets [${b.begin}, ${b.end}]) overlap`);
+  }
 }
 
 // Typed-array views read the platform's byte order; safetensors is little-endian.
