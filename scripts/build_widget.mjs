@@ -2,6 +2,8 @@
 // script tag from a CDN that serves npm packages (jsDelivr, unpkg) and nothing else to host:
 //   dist/widget/attention-view.js  the element (ES module; `import 'attention-wasm/widget'`)
 //   dist/widget/worker.js          its compute worker (the library bundled in)
+//   dist/widget/README.md          every attribute (web/README.md), and embed-example.html
+//                                  (web/embed-example.html: a mock tutorial page)
 //   dist/models/<name>/            the default models (GPT-2, BERT, the BART spelling-to-sound)
 // The worker uses the package's own dist/attention_*.wasm (one folder up) and the element finds the
 // worker and the models relative to its own URL, so the files work from any origin. The demo
@@ -39,6 +41,10 @@ for (const name of Object.values(MODELS))
   for (const f of ['config.json', 'model.safetensors'])
     if (!existsSync(join(root, 'web/models', name, f))) fail(`web/models/${name}/${f} is missing`);
 
+// Which optional files each default model folder holds: the widget asks for no other (no 404s).
+const OPTIONAL_FILES = ['quality.json', 'heads.json', 'generation_config.json', 'tokenizer_config.json'];
+const modelFiles = Object.fromEntries(Object.entries(MODELS).map(([key, name]) => [key, OPTIONAL_FILES.filter((f) => existsSync(join(root, 'web/models', name, f)))]));
+
 rmSync(widgetOut, { recursive: true, force: true });
 rmSync(modelsOut, { recursive: true, force: true });
 await build({
@@ -57,10 +63,16 @@ await build({
     DEMO_BART_PATH: JSON.stringify(`../models/${MODELS.bart}/`),
     DEMO_LLAMA_PATH: haveLlama ? JSON.stringify(`../models/${MODELS.llama}/`) : 'null',
     WIDGET_WASM_DIR: JSON.stringify('../'),
+    WIDGET_MODEL_FILES: JSON.stringify(modelFiles),
     // No demo page ships in the package: the "open in the demo" link shows only for demo="<url>".
     WIDGET_DEMO_PAGE: 'null',
   },
 });
+
+// The attribute reference and the embed example ship beside the widget (the example's script tag
+// names attention-view.js beside it, so it runs from the package's folder as it is).
+copyFileSync(join(root, 'web/README.md'), join(widgetOut, 'README.md'));
+copyFileSync(join(root, 'web/embed-example.html'), join(widgetOut, 'embed-example.html'));
 
 let modelBytes = 0;
 for (const name of Object.values(MODELS)) {

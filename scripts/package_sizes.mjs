@@ -19,6 +19,8 @@ const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], {
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 const under = (prefix) => pack.files.filter((f) => f.path.startsWith(prefix)).reduce((a, f) => a + f.size, 0);
 const sizeOf = (path) => pack.files.find((f) => f.path === path)?.size ?? 0;
+// The widget's scripts (dist/widget/ also holds its attribute reference and embed example).
+const widgetScripts = pack.files.filter((f) => f.path.startsWith('dist/widget/') && f.path.endsWith('.js')).reduce((a, f) => a + f.size, 0);
 
 const block = [
   START,
@@ -28,7 +30,7 @@ const block = [
   '',
   `The package is ${mb(pack.size)} packed (${mb(pack.unpackedSize)} unpacked, ${pack.entryCount} files, ${
     mb(under('dist/models/'))} of them these models). A visitor downloads only the model a widget on the page uses (plus the ${
-    mb(sizeOf('dist/attention_simd.wasm'))} \`.wasm\` and ${mb(under('dist/widget/'))} of widget scripts).`,
+    mb(sizeOf('dist/attention_simd.wasm'))} \`.wasm\` and ${mb(widgetScripts)} of widget scripts).`,
   `(Measured by \`node scripts/package_sizes.mjs\` from \`npm pack --dry-run\`; the README test checks them.)`,
   END,
 ].join('\n');

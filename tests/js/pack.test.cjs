@@ -45,7 +45,10 @@ test('the registry page can resolve README links, and the browser entry holds no
   expect(browserEntry).not.toMatch(/\brequire\(|createRequire/);
   // Each shipped file is named by a literal new URL('./file', import.meta.url), never a computed one.
   expect(browserEntry).not.toMatch(/new URL\(`/);
-  // The widget and its default models ship too.
+  // The widget and its default models ship too, with its attribute reference and embed example
+  // (beside it, and where the README's links point: web/).
+  for (const f of ['dist/widget/README.md', 'dist/widget/embed-example.html', 'web/README.md', 'web/embed-example.html'])
+    expect(fs.readFileSync(path.join(dir, 'node_modules/attention-wasm', f), 'utf8')).toBe(fs.readFileSync(path.join(root, f.replace('dist/widget/', 'web/')), 'utf8'));
   for (const f of ['dist/widget/attention-view.js', 'dist/widget/worker.js', 'dist/models/brown-gpt2/model.safetensors', 'dist/models/brown-bert/model.safetensors', 'dist/models/g2p-bart/model.safetensors'])
     expect(fs.existsSync(path.join(dir, 'node_modules/attention-wasm', f))).toBe(true);
   expect(pkg.exports['./widget']).toBe('./dist/widget/attention-view.js');

@@ -32,7 +32,7 @@ import { StepsView } from './views/steps_view.js';
 import { VIEW_CSS } from './views/view_styles.js';
 import { el } from './views/dom.js';
 import { marksIn } from './token_marks.js';
-import { WIDGET_ATTRIBUTES, unknownAttributes, modelNameHint } from './widget_attributes.js';
+import { WIDGET_ATTRIBUTES, unknownAttributes, modelNameHint, folderFiles } from './widget_attributes.js';
 import { repeatedWords, runHeadTest, testSummary } from './head_test.js';
 
 const HEAD_TESTS = ['induction', 'previous'];
@@ -167,6 +167,18 @@ class AttentionViewElement extends HTMLElement {
     return new URL(m, document.baseURI).href;
   }
 
+  /** What the model request carries besides the URL: the Hub's address (hf: models), the dtype
+   * attribute, and which optional files a folder holds (its manifest: see folderFiles). */
+  loadOptions(url) {
+    const dtype = this.getAttribute('dtype');
+    const files = url.startsWith('hf:') ? null : folderFiles(this);
+    return {
+      ...(url.startsWith('hf:') && this.hubUrl ? { hubUrl: this.hubUrl } : {}),
+      ...(dtype ? { dtype } : {}),
+      ...(files ? { files } : {}),
+    };
+  }
+
   /** hub="<address>": where a Hub model (model="hf:…") comes from (default https://huggingface.co). */
   get hubUrl() {
     const hub = this.getAttribute('hub');
@@ -187,7 +199,7 @@ class AttentionViewElement extends HTMLElement {
         result = await client.request('seed', { x: w.x, y: s.cross ? w.y : null, wQ: w.wQ, wK: w.wK, wV: w.wV, wO: w.wO, causal: s.causal }, this.channel);
       } else {
         const url = this.modelUrl;
-        if (!modelInfo.has(url)) modelInfo.set(url, client.request('model', { modelUrl: url, ...(url.startsWith('hf:') && this.hubUrl ? { hubUrl: this.hubUrl } : {}) }));
+        if (!modelInfo.has(url)) modelInfo.set(url, client.request('model', { modelUrl: url, ...this.loadOptions(url) }));
         const sentences = s.sentences.map((t) => t.trim()).filter(Boolean);
         const compare = viewNamed(s.view).needs.data === 'similarity'; // a comparison, not a run
         const request = compare

@@ -18,3 +18,11 @@ export const MODEL_URLS = {
   bart: typeof bartPath === 'string' ? new URL(bartPath, base).href : null,
   llama: typeof llamaPath === 'string' ? new URL(llamaPath, base).href : null,
 };
+
+/**
+ * Which optional files (quality.json, heads.json, generation_config.json, tokenizer_config.json)
+ * each of the build's own models holds, so that none is asked for in vain: the widget's build
+ * (scripts/build_widget.mjs) lists them as WIDGET_MODEL_FILES. Elsewhere (unbundled, the demo's
+ * site) null: every optional file is asked for.
+ */
+export const MODEL_FILES = typeof WIDGET_MODEL_FILES === 'object' && WIDGET_MODEL_FILES !== null ? WIDGET_MODEL_FILES : null;

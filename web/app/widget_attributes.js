@@ -4,11 +4,12 @@
 // imports), so the widget and the library suggest names the same way.
 import { nearestName, unknownName } from '../../dist/analysis.js';
 import { MODELS } from './state.js';
+import { MODEL_FILES } from './model_urls.js';
 
 /** Every attribute the widget reads (all observed: changing one recomputes or redraws). */
 export const WIDGET_ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals',
   'model', 'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed', 'demo', 'rows', 'test',
-  'quant', 'hub'];
+  'quant', 'hub', 'dtype', 'files'];
 
 // Attributes any HTML element may carry (besides data-*, aria-* and the on* event handlers): an
 // author styling, labelling or scripting the element is not misspelling one of the widget's.
@@ -33,4 +34,21 @@ export function modelNameHint(element) {
   if (value === null || MODELS.includes(value) || !/^[\w-]+$/.test(value)) return null;
   const near = nearestName(value, MODELS);
   return `model="${value}" names no model (${MODELS.join(', ')}${near ? `; did you mean '${near}'?` : ''}), so it was read as a folder URL.`;
+}
+
+// The optional files a Hugging Face folder usually has: asked for when a folder's files are not listed.
+const PLAIN_FOLDER_FILES = ['generation_config.json', 'tokenizer_config.json'];
+
+/**
+ * The optional files a model folder holds (the model request's manifest; the worker asks for no
+ * other): the files attribute (space-separated; files="" for none), the package's list for its own
+ * models, or for any other folder the Hugging Face ones (PLAIN_FOLDER_FILES): this project's
+ * quality.json and heads.json only when listed. null: no list, every optional file is asked for.
+ */
+export function folderFiles(element) {
+  const attr = element.getAttribute('files');
+  if (attr !== null) return attr.split(/\s+/).filter(Boolean);
+  const model = element.getAttribute('model') ?? 'gpt2';
+  if (MODELS.includes(model)) return MODEL_FILES?.[model] ?? null;
+  return PLAIN_FOLDER_FILES;
 }

@@ -82,6 +82,20 @@ function hubFetcher(modelUrl, hubUrl, onProgress) {
 
 const hubUrls = new Map(); // 'hf:owner/name[@rev]' -> the Hub address it was loaded from
 const dtypes = new Map(); // model URL -> the weight precision it was loaded at (loadModel's dtype)
+const listed = new Map(); // folder URL -> the optional files it holds, when the page said (a manifest)
+
+// Files a folder may lack. When the page lists which of them a folder holds (the widget's files
+// attribute, or its own models' lists), the others are not asked for: no 404 in the console.
+const OPTIONAL_FILES = ['quality.json', 'heads.json', 'generation_config.json', 'tokenizer_config.json'];
+
+/** fetchFile for a folder, skipping (as absent, without a request) the optional files its list leaves out. */
+function listedFetch(fetchFile, url) {
+  return (file, as) => {
+    const holds = listed.get(url);
+    if (holds && OPTIONAL_FILES.includes(file) && !holds.includes(file)) return Promise.reject(new Error(`${file}: not among the folder's files`));
+    return fetchFile(file, as);
+  };
+}
 
 // GGUF files (llama.cpp's format) load through the library's loadModel, which reads the file's
 // metadata as config.json and its tokenizer; the model URLs that name one:
@@ -97,7 +111,7 @@ const isGgufUrl = (url) => url.startsWith('gguf-file:') || HUB_GGUF.test(url) ||
  * the loader its config.json's model_type names. onProgress hears the Hub downloads of the first
  * request; dtype (loadModel's: 'auto', 'f16', 'q8', 'q4'), when given and not the one loaded, loads
  * it again; file: the File a 'gguf-file:' URL names. */
-function model(folder, { hubUrl, onProgress, dtype, file } = {}) {
+function model(folder, { hubUrl, onProgress, dtype, file, files } = {}) {
   const hub = folder.startsWith('hf:');
   const local = folder.startsWith('gguf-file:');
   const url = hub || local ? folder : GGUF_FILE.test(new URL(folder, self.location.href).pathname) ? new URL(folder, self.location.href).href
@@ -106,6 +120,7 @@ function model(folder, { hubUrl, onProgress, dtype, file } = {}) {
   if (hub && hubUrl) hubUrls.set(url, hubUrl);
   if (dtype && dtypes.has(url) && dtypes.get(url) !== dtype) models.delete(url); // another precision: load again
   if (dtype) dtypes.set(url, dtype);
+  if (Array.isArray(files) && !models.has(url)) listed.set(url, files);
   if (local && file) models.delete(url); // (a new File under a name already used)
   if (!models.has(url) && local && !file) return Promise.reject(new Error(`${url.replace(/^gguf-file:\d+:/, '')} is no longer loaded: choose the file again`));
   if (!models.has(url) && isGgufUrl(url)) {
@@ -115,7 +130,7 @@ function model(folder, { hubUrl, onProgress, dtype, file } = {}) {
   }
   if (!models.has(url)) {
     const entry = (async () => {
-      const fetchFile = hub ? hubFetcher(url, hubUrls.get(url), onProgress) : (file, as) => fetchOk(new URL(file, url), as);
+      const fetchFile = hub ? hubFetcher(url, hubUrls.get(url), onProgress) : listedFetch((file, as) => fetchOk(new URL(file, url), as), url);
       // config.json first: a model type the demo does not run is refused before the weights download.
       // The library loads meanwhile; the loaders await it only after their downloads have started,
       // so the weights do not wait for the WebAssembly module to compile.
@@ -246,9 +261,10 @@ function tensorTypes(header, layers) {
 
 const handlers = {
   /** hubUrl (Hub models only): the Hub's address; the download's progress goes to request `id`;
-   * dtype: the weights' precision (the Hub panel's choice). */
-  async model({ modelUrl, hubUrl, dtype, file }, id) {
-    return (await model(modelUrl, { hubUrl, dtype, file, onProgress: (progress) => self.postMessage({ id, progress }) })).info;
+   * dtype: the weights' precision (the Hub panel's choice, the widget's dtype attribute); files: the
+   * optional files a folder holds (OPTIONAL_FILES; the others are not asked for). */
+  async model({ modelUrl, hubUrl, dtype, file, files }, id) {
+    return (await model(modelUrl, { hubUrl, dtype, file, files, onProgress: (progress) => self.postMessage({ id, progress }) })).info;
   },
 
   /** A Hub repository's GGUF files, each with its quantization (the Hub panel's picker). */
