@@ -106,10 +106,18 @@ function workerAt(url: URL): Worker {
 
 function startWorker(workerUrl: string | URL | undefined): Worker {
   if (workerUrl !== undefined) return workerAt(new URL(String(workerUrl), pageUrl()));
-  const here = new URL('./worker-entry.js', import.meta.url);
-  // The literal form, which bundlers recognise and bundle as a worker of its own.
-  if (sameOrigin(here)) return new Worker(new URL('./worker-entry.js', import.meta.url), { type: 'module' });
-  return workerAt(here);
+  try {
+    // The literal form, which bundlers recognise and bundle as a worker of its own (written once:
+    // bundlers emit every literal new URL('./file', import.meta.url) as an asset, and webpack
+    // makes import.meta.url a file: URL, so it cannot tell the origin).
+    return new Worker(new URL('./worker-entry.js', import.meta.url), { type: 'module' });
+  } catch (e) {
+    // Browsers refuse (SecurityError) a worker script of another origin: this script came from a
+    // CDN, unbundled, with worker-entry.js beside it there.
+    if ((e as Error)?.name !== 'SecurityError') throw e;
+    const script = import.meta.url;
+    return workerAt(new URL('./worker-entry.js', script));
+  }
 }
 
 /** An error from the worker, rebuilt on the page with its name, code (and a HubError's url, status). */

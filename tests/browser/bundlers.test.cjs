@@ -1,8 +1,10 @@
 // The package in a user's app, with NO configuration for it: the packed tarball is installed into
-// an empty folder, one small app imports "attention-wasm", and it is run through Vite's dev server,
-// Vite's build, webpack 5 and esbuild, then loaded in Chromium. Each must compute what a plain
-// float64 reference computes, with zero bundler warnings, only the package's browser entry in the
-// output (no Node code, no index.cjs, no copy of all of dist/).
+// an empty folder, one small app imports "attention-wasm" and "attention-wasm/worker", and it is
+// run through Vite's dev server, Vite's build, webpack 5 and esbuild, then loaded in Chromium. Each
+// must compute what a plain float64 reference computes, on the page and in the worker the package
+// starts (the bundlers bundle it from new Worker(new URL('./worker-entry.js', import.meta.url))),
+// with zero bundler warnings, only the package's browser entry in the output (no Node code, no
+// index.cjs, no copy of all of dist/).
 const fs = require('node:fs');
 const path = require('node:path');
 const { serve } = require('../../scripts/static_server.cjs');
@@ -15,12 +17,17 @@ const gen = (n, seed) => Array.from({ length: n }, (_, i) => Math.fround(Math.si
 
 // What a user writes (no top-level await, so every bundler's default target takes it).
 const MAIN = `import { loadAttention, AttentionError } from 'attention-wasm';
+import { loadAttentionWorker } from 'attention-wasm/worker';
 const gen = (n, seed) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 1.3 + seed));
+const args = () => [gen(${HEADS * S_Q * D_K}, 1), gen(${HEADS * S_K * D_K}, 2), gen(${HEADS * S_K * D_V}, 3), { dK: ${D_K}, heads: ${HEADS}, returnAttention: true }];
 async function main() {
   const attn = await loadAttention();
-  const r = attn.scaledDotProductAttention(gen(${HEADS * S_Q * D_K}, 1), gen(${HEADS * S_K * D_K}, 2), gen(${HEADS * S_K * D_V}, 3),
-    { dK: ${D_K}, heads: ${HEADS}, returnAttention: true });
-  return { variant: attn.variant, output: [...r.output], attention: [...r.attention], named: new AttentionError('x').name };
+  const r = attn.scaledDotProductAttention(...args());
+  const remote = await loadAttentionWorker();
+  const w = await remote.scaledDotProductAttention(...args());
+  remote.terminate();
+  return { variant: attn.variant, output: [...r.output], attention: [...r.attention], named: new AttentionError('x').name,
+    worker: { variant: remote.variant, output: [...w.output], attention: [...w.attention] } };
 }
 main().then((r) => { window.__result = r; }, (e) => { window.__result = { error: String(e) }; });
 `;
@@ -74,6 +81,10 @@ async function runPage(url) {
   result.output.forEach((x, i) => expect(Math.abs(x - ref.output[i])).toBeLessThan(1e-5));
   result.attention.forEach((x, i) => expect(Math.abs(x - ref.attention[i])).toBeLessThan(1e-6));
   expect(result.named).toBe('AttentionError');
+  // The same in the worker, which gets the threaded build on an isolated page too.
+  result.worker.output.forEach((x, i) => expect(Math.abs(x - ref.output[i])).toBeLessThan(1e-5));
+  result.worker.attention.forEach((x, i) => expect(Math.abs(x - ref.attention[i])).toBeLessThan(1e-6));
+  expect(result.worker.variant).toBe(isolated ? 'simd-threads' : 'simd');
   // A cross-origin isolated page gets the threaded build: its files reached the output too.
   expect(result.variant).toBe(isolated ? 'simd-threads' : 'simd');
   expect(failed).toEqual([]);
@@ -86,8 +97,8 @@ async function runPage(url) {
 const filesUnder = (dir) => fs.readdirSync(dir, { recursive: true }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
 
 /** Only the browser entry made it in: no Node built-ins, no CommonJS build, no copy of dist/. */
-function expectBrowserOnly(outDir) {
-  const files = filesUnder(outDir);
+function expectBrowserOnly(outDir, copied = []) {
+  const files = filesUnder(outDir).filter((f) => !copied.includes(f));
   const js = files.filter((f) => /\.(m?js|cjs)$/.test(f)).map((f) => fs.readFileSync(path.join(outDir, f), 'utf8')).join('\n');
   expect(js).not.toMatch(/node:(fs|path|os|module|url)|createRequire/);
   expect(files.filter((f) => /index\.(c|node\.)?js$|\.d\.ts$|\.ts$|models\//.test(f))).toEqual([]);
@@ -129,16 +140,19 @@ test('webpack 5, no config: no warnings ("Critical dependency") but its size hin
   // webpack's production build hints at any asset over 244 KiB: the SIMD .wasm files (263-284 KiB)
   // are, and docs/loading.md says so (and how to quiet it). Since the chat templates' Jinja engine
   // is bundled (about 60 KiB minified), the app's main.js passes it too: the hint may name it, up to
-  // a budget of 300 KiB. No other warning.
+  // a budget of 300 KiB; so does the worker's chunk (the library again, in the worker attention-wasm/worker
+  // starts: a numbered chunk), up to 320 KiB. No other warning.
   const hints = (m) => /^(asset size limit|entrypoint size limit|webpack performance recommendations)/.test(m);
   const messages = warnings.map((w) => w.message);
   expect(messages.filter((m) => !hints(m))).toEqual([]);
   const named = messages.filter(hints).join('\n').match(/^\s+\S+ \(\d+ KiB\)$/gm) ?? [];
   for (const line of named) {
     const [, file, kib] = /^\s+(\S+) \((\d+) KiB\)$/.exec(line);
-    if (!file.endsWith('.wasm')) expect({ file: file.replace(/\.js$/, ''), kib: Number(kib) <= 300 }).toEqual({ file: 'main', kib: true });
+    if (file.endsWith('.wasm')) continue;
+    const chunk = file.replace(/\.js$/, ''), worker = /^\d+$/.test(chunk);
+    expect({ file: worker ? 'the worker' : chunk, kib: Number(kib) <= (worker ? 320 : 300) }).toEqual({ file: worker ? 'the worker' : 'main', kib: true });
   }
-  expect(assets.length).toBeLessThanOrEqual(6); // main.js + 3 .wasm + the threaded build's 2 scripts
+  expect(assets.length).toBeLessThanOrEqual(7); // main.js, the worker's chunk, 3 .wasm, the threaded build's 2 scripts
   expectBrowserOnly(outDir);
   fs.writeFileSync(path.join(outDir, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script src="main.js"></script>\n');
   const site = await serve(outDir);
@@ -161,9 +175,10 @@ test('esbuild: no warnings; with the .wasm files copied beside the bundle (esbui
   expect((await bare.page.evaluate(() => window.__result)).error)
     .toMatch(/AttentionError: could not load attention_simd\.wasm: could not fetch .*attention_simd\.wasm: HTTP 404 \(not found\)\. Pass \{ wasmUrl \} or \{ wasmBinary \}/);
   await bare.page.close();
-  // What README tells esbuild users to copy: the package's .wasm and threaded files.
+  // What README tells esbuild users to copy: the package's .wasm and threaded files, and for the
+  // worker entry its script and the library it imports (esbuild leaves the worker's URL as it is).
   const dist = path.join(app.pkg, 'dist');
-  for (const f of fs.readdirSync(dist).filter((f) => /^attention_.*\.(wasm|cjs)$/.test(f))) fs.copyFileSync(path.join(dist, f), path.join(outDir, f));
-  expectBrowserOnly(outDir);
+  for (const f of fs.readdirSync(dist).filter((f) => /^attention_.*\.(wasm|cjs)$/.test(f) || f === 'worker-entry.js' || f === 'index.js')) fs.copyFileSync(path.join(dist, f), path.join(outDir, f));
+  expectBrowserOnly(outDir, ['index.js', 'worker-entry.js']);
   await runPage(`${site.url}/index.html`);
 }, 60000);
