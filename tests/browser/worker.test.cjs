@@ -83,6 +83,19 @@ test('from the page\'s origin: the threaded build in the worker (the page is cro
   expect(longTasks[0]).toBeGreaterThanOrEqual(100);
 }, 120000);
 
+test('a result\'s buffers are transferred, not copied: detached in the worker once sent', async () => {
+  const { page, errors } = await open(browser.context, `${base}/tests/browser/pages/worker.html`);
+  await page.waitForFunction(() => window.ready === true);
+  const { spied, logits } = await page.evaluate(() => window.transfers());
+  await page.close();
+  expect(errors).toEqual([]);
+  expect(logits).toBeGreaterThan(0);
+  // run's result: its logits and attention went as transfers, and the worker's copies are gone.
+  const results = spied.filter((s) => s.of === 'result');
+  expect(results.some((s) => s.sent >= 2)).toBe(true);
+  for (const s of results) expect(s.detached).toBe(s.sent);
+}, 120000);
+
 test('from another origin (a CDN): the worker starts from a blob: URL importing the script', async () => {
   const other = base.replace('127.0.0.1', 'localhost');
   const { result, errors } = await workerRun(`${other}/tests/browser/pages/worker.html?lib=${encodeURIComponent(base)}`);
