@@ -18,6 +18,8 @@ import type { ShippedModel } from './loading/shipped_models.js';
 import type { ScaledDotProductAttentionOptions, ScaledDotProductAttentionResultFor } from './attention/scaled_dot_product_attention.js';
 import type { FloatInput } from './validate.js';
 import { isRemote } from './worker_protocol.js';
+import { checkOptions, is } from './validate.js';
+import type { Rules } from './validate.js';
 import type { RemoteMarker, Reply, Request } from './worker_protocol.js';
 
 export { AttentionError } from './errors.js';
@@ -259,12 +261,25 @@ class Connection {
  * The worker gets the threaded build when the page is cross-origin isolated.
  */
 export async function loadAttentionWorker(options: WorkerLoadOptions = {}): Promise<WorkerAttention> {
-  const { workerUrl, ...load } = options;
+  // The names are checked here (a misspelt workerUrl is named as such); loadAttention checks the
+  // values in the worker.
+  const { workerUrl, ...load } = checkOptions('loadAttentionWorker', options, WORKER_OPTION_RULES);
+  if (typeof Worker !== 'function')
+    throw new AttentionError('loadAttentionWorker: this environment has no Web Worker (it is for browsers); in Node, use loadAttention()');
+  if (workerUrl !== undefined && typeof workerUrl !== 'string' && !(workerUrl instanceof URL))
+    throw new AttentionError('loadAttentionWorker: workerUrl must be a string or a URL');
   if (load.wasmUrl !== undefined && (typeof load.wasmUrl === 'string' || load.wasmUrl instanceof URL))
     load.wasmUrl = new URL(String(load.wasmUrl), pageUrl()).href;
   const connection = new Connection(startWorker(workerUrl));
-  await connection.ready;
-  const attn = await connection.send({ type: 'init', options: load as Record<string, unknown> }) as Record<string, unknown>;
-  attn.terminate = () => connection.terminate();
-  return attn as unknown as WorkerAttention;
+  try {
+    await connection.ready;
+    const attn = await connection.send({ type: 'init', options: load as Record<string, unknown> }) as Record<string, unknown>;
+    attn.terminate = () => connection.terminate();
+    return attn as unknown as WorkerAttention;
+  } catch (e) {
+    connection.terminate();  // (a worker that could not load the library is of no further use)
+    throw e;
+  }
 }
+
+const WORKER_OPTION_RULES: Rules<WorkerLoadOptions> = { simd: is.any, wasmUrl: is.any, wasmBinary: is.any, threads: is.any, workerUrl: is.any };

@@ -96,6 +96,16 @@ test('a result\'s buffers are transferred, not copied: detached in the worker on
   for (const s of results) expect(s.detached).toBe(s.sent);
 }, 120000);
 
+test('bad options are named: a misspelt one on the page, a bad value by the worker\'s loadAttention', async () => {
+  const { page, errors } = await open(browser.context, `${base}/tests/browser/pages/worker.html`);
+  await page.waitForFunction(() => window.ready === true);
+  const r = await page.evaluate(() => window.badOptions());
+  await page.close();
+  expect(errors).toEqual([]);
+  expect(r.misspelt).toEqual({ name: 'AttentionError', message: "loadAttentionWorker: unknown option 'workerURL' (did you mean 'workerUrl'?)" });
+  expect(r.value).toEqual({ name: 'AttentionError', message: expect.stringMatching(/^loadAttention: threads must be/) });
+}, 60000);
+
 test('from another origin (a CDN): the worker starts from a blob: URL importing the script', async () => {
   const other = base.replace('127.0.0.1', 'localhost');
   const { result, errors } = await workerRun(`${other}/tests/browser/pages/worker.html?lib=${encodeURIComponent(base)}`);
