@@ -6,6 +6,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <malloc.h>
+
 #include <cstdint>
 #include <string>
 
@@ -463,6 +465,10 @@ std::string decodeRows(attn::Dtype type, Address bytes, int rows, int cols, Addr
 
 std::string kernelsName() { return attn::default_kernels().name; }
 
+// Bytes the allocator has handed out and not taken back (dlmalloc's mallinfo().uordblks): a model
+// disposed of must bring it back to where it was, while the memory itself never shrinks.
+double heapBytesInUse() { return static_cast<double>(mallinfo().uordblks); }
+
 // The codes that cross the boundary, by name (the wrapper reads them from the module: Module.Dtype.F16 ...).
 void bind_enums() {
   using emscripten::enum_;
@@ -650,6 +656,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   bind_value_objects();
   bind_configs();
   emscripten::function("kernelsName", &kernelsName);
+  emscripten::function("heapBytesInUse", &heapBytesInUse);
   emscripten::function("setNumThreads", &attn::set_num_threads);
   emscripten::class_<MultiHeadAttentionHandle>("MultiHeadAttentionHandle")
       .constructor<>()

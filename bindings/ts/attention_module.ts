@@ -236,6 +236,13 @@ export class AttentionModule {
   get memoryBytes(): number {
     return this.mod.HEAPU8.byteLength;
   }
+
+  /** Bytes of that memory allocated and not yet freed (the allocator's count): a disposed model
+   * gives back all it took, so a load/dispose loop returns this to where it started, while
+   * memoryBytes stays at its high-water mark. */
+  get heapBytesInUse(): number {
+    return this.mod.heapBytesInUse();
+  }
 }
 
 /** @internal What loadAttention() does, on a given platform (each entry point passes its own). */

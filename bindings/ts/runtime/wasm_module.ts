@@ -267,6 +267,8 @@ export interface WasmModule {
   _malloc(bytes: number): number;
   _free(ptr: number): void;
   kernelsName(): string;
+  /** Bytes malloc has handed out and not taken back (mallinfo's uordblks). */
+  heapBytesInUse(): number;
   logSumExpRows(logits: Address, rows: number, cols: number, out: Address): string;
   encodeRows(type: Dtype, values: Address, rows: number, cols: number, out: Address): string;
   decodeRows(type: Dtype, bytes: Address, rows: number, cols: number, out: Address): string;
