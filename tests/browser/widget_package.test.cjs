@@ -3,12 +3,14 @@
 // node_modules is served on one port with exactly the headers README's "Self-hosting the widget"
 // lists (a content type and CORS, as CDNs send them), and the author's page, on another port (another origin), holds one script tag and two
 // widgets. Both must draw the attention the library computes, with no error and nothing fetched
-// from the author's origin but the page.
+// from the author's origin but the page. A second page there imports attention-wasm/worker from
+// the "CDN" and generates in the worker it starts (a blob: worker importing the CDN's script; the
+// page is not cross-origin isolated, so the single-thread build).
 const path = require('node:path');
 const { launch, open } = require('./chromium.cjs');
 const { installPackedApp, servePage, serveSelfHosted } = require('./packed_app.cjs');
 
-let app, cdn, author, browser;
+let app, cdn, author, workerPage, browser;
 const SENTENCE = 'The cat sat on the mat.';
 
 beforeAll(async () => {
@@ -21,6 +23,23 @@ beforeAll(async () => {
 <attention-view id="w-gpt2" sentence="${SENTENCE}" layer="1" head="all"></attention-view>
 <attention-view id="w-bert" model="bert" sentence="The jury said the election was fair." view="heads" head="all"></attention-view>
 `);
+  const lib = `${cdn.url}/attention-wasm/dist`;
+  workerPage = await servePage(`<!doctype html><meta charset="utf-8"><title>A web app</title><link rel="icon" href="data:,">
+<script type="module">
+  import { loadAttentionWorker } from '${lib}/worker.js';
+  import brownGpt2 from '${lib}/models/brown-gpt2/index.js';
+  try {
+    const attn = await loadAttentionWorker();
+    const model = await attn.loadModel(brownGpt2);
+    const streamed = [];
+    const out = await model.generate('The jury said', { prependBos: true, maxNewTokens: 8, onToken: (e) => streamed.push(e.token) });
+    window.result = { variant: attn.variant, isolated: crossOriginIsolated, tokens: out.tokens, streamed };
+    attn.terminate();
+  } catch (e) {
+    window.result = { failed: String(e && e.stack || e) };
+  }
+</script>
+`);
   browser = await launch();
 }, 180000);
 
@@ -28,6 +47,7 @@ afterAll(async () => {
   await browser?.close();
   cdn?.server.close();
   author?.server.close();
+  workerPage?.server.close();
   app?.remove();
 });
 
@@ -84,4 +104,21 @@ test('two widgets render on another origin from the installed package alone', as
   expect(errors).toEqual([]);
   await page.screenshot({ path: path.join(__dirname, 'screenshots', 'widget-from-package.png'), fullPage: true }).catch(() => {});
   await page.close();
+}, 120000);
+
+test('attention-wasm/worker from the "CDN" on a plain page: a blob: worker, the single-thread build, the tokens Node generates', async () => {
+  const { page, errors } = await open(browser.context, workerPage.url);
+  await page.waitForFunction(() => window.result, null, { timeout: 90000 });
+  const result = await page.evaluate(() => window.result);
+  await page.close();
+  expect(result.failed).toBeUndefined();
+  expect(errors).toEqual([]);
+  expect(result.isolated).toBe(false);
+  expect(result.variant).toBe('simd');
+  const { loadAttention } = require(path.join(app.pkg, 'dist/index.cjs'));
+  const lm = await (await loadAttention({ threads: 1 })).loadModel(path.join(app.pkg, 'dist/models/brown-gpt2'));
+  const out = await lm.generate('The jury said', { prependBos: true, maxNewTokens: 8 });
+  lm.dispose();
+  expect(result.tokens).toEqual(out.tokens);
+  expect(result.streamed).toEqual(out.tokens);
 }, 120000);
