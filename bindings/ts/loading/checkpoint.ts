@@ -152,6 +152,22 @@ function copyTensor(mod: WasmModule, handle: CheckpointHandle, staging: Staging,
 /** Each tensor's type as the model holds it, by its declared name (model.weightTypes). */
 export type WeightTypes = Readonly<Record<string, DtypeName>>;
 
+/** The type most of a model's tensors are held in, its F32 vectors (norms, biases) aside: its
+ * precision in one word, in weightTypes' names ('F16', 'Q8_0', 'Q4_0', 'Q4_K', ...; 'F32' when
+ * every tensor is). A tie goes to the wider type. weightTypes says each tensor's. */
+export function heldDtype(types: WeightTypes): DtypeName {
+  const counts = new Map<DtypeName, number>();
+  for (const t of Object.values(types)) if (t !== 'F32') counts.set(t, (counts.get(t) ?? 0) + 1);
+  let best: DtypeName = 'F32', most = 0;
+  for (const [t, n] of counts) if (n > most || (n === most && WIDTH[t] > WIDTH[best])) [best, most] = [t, n];
+  return best;
+}
+
+/** Bits a weight of each held type takes (for heldDtype's ties). */
+const WIDTH: Readonly<Record<DtypeName, number>> = {
+  F32: 32, F16: 16, BF16: 16, Q8_0: 8.5, Q6_K: 6.5625, Q5_1: 6, Q5_0: 5.5, Q5_K: 5.5, Q4_1: 5, Q4_0: 4.5, Q4_K: 4.5, Q3_K: 3.4375, Q2_K: 2.625,
+};
+
 /** The types the tensors were set in (after finalize). */
 function heldTypes(handle: CheckpointHandle): WeightTypes {
   const types: Record<string, DtypeName> = {};

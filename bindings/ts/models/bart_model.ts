@@ -5,8 +5,9 @@
 // self-attention and the cross-attention from every output token to every source token.
 import { arpabetToIpa } from '../tokenizers/arpabet.js';
 import { BpeTokenizer } from '../tokenizers/bpe_tokenizer.js';
-import { configInt, loadCheckpoint } from '../loading/checkpoint.js';
+import { configInt, heldDtype, loadCheckpoint } from '../loading/checkpoint.js';
 import type { WeightTypes } from '../loading/checkpoint.js';
+import type { DtypeName } from '../runtime/wasm_module.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import { MAX_BEAMS, beamSearch } from './decoding.js';
 import type { Stepper } from './decoding.js';
@@ -227,6 +228,12 @@ export class BartModel extends WasmObject<BartHandle> {
   /** Each weight tensor's type as the model holds it, by its checkpoint name ('F32', 'F16', 'Q8_0',
    * 'Q4_K', ...): the dtype asked for, or F16 where a matrix's width is not whole 32-value blocks. */
   weightTypes: WeightTypes = {};
+
+  /** The type most of its tensors are held in ('F16', 'Q8_0', 'Q4_K', ...; its F32 norms and biases
+   * aside): the precision it was loaded at, as weightTypes names it. */
+  get dtype(): DtypeName {
+    return heldDtype(this.weightTypes);
+  }
   readonly type = 'bart' as const;
   readonly config: BartConfig;
   readonly tokenizer: SymbolTokenizer | BpeTokenizer;

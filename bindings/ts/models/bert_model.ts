@@ -2,8 +2,9 @@
 // run() gives hidden states, bidirectional attention and a layer's trace; fillMask() the masked-LM
 // head's guesses; embed() one vector per sentence (sentence-transformers' pooling), many sentences
 // padded into one batched call.
-import { configEps, configInt, findTensor, loadCheckpoint } from '../loading/checkpoint.js';
+import { configEps, configInt, findTensor, heldDtype, loadCheckpoint } from '../loading/checkpoint.js';
 import type { WeightTypes } from '../loading/checkpoint.js';
+import type { DtypeName } from '../runtime/wasm_module.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import { AttentionError, throwIfError } from '../errors.js';
 import type { FilesReader } from '../loading/model_files.js';
@@ -198,6 +199,12 @@ export class BertModel extends WasmObject<BertHandle> {
   /** Each weight tensor's type as the model holds it, by its checkpoint name ('F32', 'F16', 'Q8_0',
    * 'Q4_K', ...): the dtype asked for, or F16 where a matrix's width is not whole 32-value blocks. */
   weightTypes: WeightTypes = {};
+
+  /** The type most of its tensors are held in ('F16', 'Q8_0', 'Q4_K', ...; its F32 norms and biases
+   * aside): the precision it was loaded at, as weightTypes names it. */
+  get dtype(): DtypeName {
+    return heldDtype(this.weightTypes);
+  }
   readonly type = 'bert' as const;
   readonly config: BertConfig;
   readonly tokenizer: WordPieceTokenizer;

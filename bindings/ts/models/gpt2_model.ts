@@ -1,8 +1,9 @@
 // GPT-2 in WASM: config.json + model.safetensors + the byte-level BPE tokenizer. run / predictNext /
 // loss / generate are the decoder-only models' shared ones (decoder_model.ts).
 import { BpeTokenizer } from '../tokenizers/bpe_tokenizer.js';
-import { checkTiedHead, configEps, configInt, configTokenIds, loadCheckpoint } from '../loading/checkpoint.js';
+import { checkTiedHead, configEps, configInt, configTokenIds, heldDtype, loadCheckpoint } from '../loading/checkpoint.js';
 import type { WeightTypes } from '../loading/checkpoint.js';
+import type { DtypeName } from '../runtime/wasm_module.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import { readGenerationConfig } from './decoding.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
@@ -83,6 +84,12 @@ export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2Handle> {
   /** Each weight tensor's type as the model holds it, by its checkpoint name ('F32', 'F16', 'Q8_0',
    * 'Q4_K', ...): the dtype asked for, or F16 where a matrix's width is not whole 32-value blocks. */
   weightTypes: WeightTypes = {};
+
+  /** The type most of its tensors are held in ('F16', 'Q8_0', 'Q4_K', ...; its F32 norms and biases
+   * aside): the precision it was loaded at, as weightTypes names it. */
+  get dtype(): DtypeName {
+    return heldDtype(this.weightTypes);
+  }
   readonly type = 'gpt2' as const;
   readonly config: Required<Omit<Gpt2Config, 'n_ctx' | 'activation_function' | 'bos_token_id'>>;
 

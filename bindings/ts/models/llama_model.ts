@@ -3,8 +3,9 @@
 // positions, grouped-query attention (attention is returned per query head; kvHeadOf says which
 // K/V head each reads), RMSNorm, SwiGLU. run / predictNext / loss / generate are the decoder-only
 // models' shared ones (decoder_model.ts).
-import { checkTiedHead, checkpointTensors, configEps, configInt, configTokenIds, isStreamed, loadCheckpoint, streamCheckpoint } from '../loading/checkpoint.js';
+import { checkTiedHead, checkpointTensors, configEps, configInt, configTokenIds, isStreamed, heldDtype, loadCheckpoint, streamCheckpoint } from '../loading/checkpoint.js';
 import type { WeightTypes } from '../loading/checkpoint.js';
+import type { DtypeName } from '../runtime/wasm_module.js';
 import type { CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import { readGenerationConfig } from './decoding.js';
@@ -240,6 +241,12 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
   /** Each weight tensor's type as the model holds it, by its checkpoint name ('F32', 'F16', 'Q8_0',
    * 'Q4_K', ...): the dtype asked for, or F16 where a matrix's width is not whole 32-value blocks. */
   weightTypes: WeightTypes = {};
+
+  /** The type most of its tensors are held in ('F16', 'Q8_0', 'Q4_K', ...; its F32 norms and biases
+   * aside): the precision it was loaded at, as weightTypes names it. */
+  get dtype(): DtypeName {
+    return heldDtype(this.weightTypes);
+  }
   readonly type = 'llama' as const;
   readonly config: LlamaConfig;
   /** @internal Settles once weights that stream in (a GGUF file being read) are all in. */
