@@ -346,28 +346,43 @@ void bind_decoder_handle(emscripten::class_<H>& c) {
 }
 
 using Gpt2Handle = DecoderHandle<attn::Gpt2, attn::GptConfig>;
-// The Llama family (Llama, Qwen2, Mistral).
+// The Llama family (Llama, Qwen2/3, Mistral, Phi-3, SmolLM3, Gemma 3).
 using LlamaHandle = DecoderHandle<attn::Llama, attn::LlamaConfig>;
 
-// config.json's rope_scaling (value_object "RopeScaling"): attn::RopeConfig without theta, which
-// crosses as LlamaConfig's rope_theta. rope_type "" for none.
+// config.json's rope_scaling (value_object "RopeScaling"): attn::RopeConfig without theta and the
+// rotated width, which cross as LlamaConfig's rope_theta and rotary_dim. rope_type "" for none;
+// longrope's factors as arrays of numbers.
 struct RopeScaling {
   std::string rope_type;
-  double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
+  double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0, attention_factor = 1.0;
   int original_max_position_embeddings = 8192;
+  emscripten::val short_factor = emscripten::val::array(), long_factor = emscripten::val::array();
 };
+emscripten::val js_numbers(const std::vector<double>& v) {
+  emscripten::val a = emscripten::val::array();
+  for (double x : v) a.call<void>("push", x);
+  return a;
+}
+std::vector<double> cpp_numbers(const emscripten::val& a) {
+  return a.isArray() ? emscripten::vecFromJSArray<double>(a) : std::vector<double>();
+}
 double get_rope_theta(const attn::LlamaConfig& c) { return c.rope.theta; }
 void set_rope_theta(attn::LlamaConfig& c, double theta) { c.rope.theta = theta; }
+int get_rotary_dim(const attn::LlamaConfig& c) { return c.rope.rotary_dim; }
+void set_rotary_dim(attn::LlamaConfig& c, int dim) { c.rope.rotary_dim = dim; }
 RopeScaling get_rope_scaling(const attn::LlamaConfig& c) {
-  return {c.rope.scaling, c.rope.factor, c.rope.low_freq_factor, c.rope.high_freq_factor,
-          c.rope.original_max_position_embeddings};
+  return {c.rope.scaling, c.rope.factor, c.rope.low_freq_factor, c.rope.high_freq_factor, c.rope.attention_factor,
+          c.rope.original_max_position_embeddings, js_numbers(c.rope.short_factor), js_numbers(c.rope.long_factor)};
 }
 void set_rope_scaling(attn::LlamaConfig& c, RopeScaling s) {
   c.rope.scaling = s.rope_type;
   c.rope.factor = s.factor;
   c.rope.low_freq_factor = s.low_freq_factor;
   c.rope.high_freq_factor = s.high_freq_factor;
+  c.rope.attention_factor = s.attention_factor;
   c.rope.original_max_position_embeddings = s.original_max_position_embeddings;
+  c.rope.short_factor = cpp_numbers(s.short_factor);
+  c.rope.long_factor = cpp_numbers(s.long_factor);
 }
 
 // BART (encoder-decoder).
@@ -603,7 +618,10 @@ void bind_configs() {
       .field("factor", &RopeScaling::factor)
       .field("low_freq_factor", &RopeScaling::low_freq_factor)
       .field("high_freq_factor", &RopeScaling::high_freq_factor)
-      .field("original_max_position_embeddings", &RopeScaling::original_max_position_embeddings);
+      .field("attention_factor", &RopeScaling::attention_factor)
+      .field("original_max_position_embeddings", &RopeScaling::original_max_position_embeddings)
+      .field("short_factor", &RopeScaling::short_factor)
+      .field("long_factor", &RopeScaling::long_factor);
   value_object<attn::LlamaConfig>("LlamaConfig")
       .field("vocab_size", &attn::LlamaConfig::vocab_size)
       .field("max_position_embeddings", &attn::LlamaConfig::max_position_embeddings)
@@ -621,7 +639,16 @@ void bind_configs() {
       .field("sliding_window", &attn::LlamaConfig::sliding_window)
       .field("qk_norm", &attn::LlamaConfig::qk_norm)
       .field("rope_layers", &attn::LlamaConfig::rope_layers)
-      .field("fused_projections", &attn::LlamaConfig::fused_projections);
+      .field("fused_projections", &attn::LlamaConfig::fused_projections)
+      .field("rotary_dim", &get_rotary_dim, &set_rotary_dim)
+      .field("window_layers", &attn::LlamaConfig::window_layers)
+      .field("rope_local_theta", &attn::LlamaConfig::rope_local_theta)
+      .field("attention_scale", &attn::LlamaConfig::attention_scale)
+      .field("final_logit_softcapping", &attn::LlamaConfig::final_logit_softcapping)
+      .field("unit_offset_norms", &attn::LlamaConfig::unit_offset_norms)
+      .field("sandwich_norms", &attn::LlamaConfig::sandwich_norms)
+      .field("scale_embeddings", &attn::LlamaConfig::scale_embeddings)
+      .field("gelu_mlp", &attn::LlamaConfig::gelu_mlp);
   value_object<attn::BartConfig>("BartConfig")
       .field("vocab_size", &attn::BartConfig::vocab_size)
       .field("max_position_embeddings", &attn::BartConfig::max_position_embeddings)

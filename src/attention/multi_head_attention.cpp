@@ -9,6 +9,16 @@
 namespace attn {
 namespace {
 
+// rows x cols weights over a rolled cache's rows, written as rows x (dropped + cols) over every
+// position: the dropped positions' weights are 0 (outside the window).
+void widen_rows(const float* w, std::size_t rows, int cols, int dropped, float* out) {
+  const std::size_t width = std::size_t(dropped) + cols;
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::fill(out + r * width, out + r * width + dropped, 0.0f);
+    std::memcpy(out + r * width + dropped, w + r * cols, std::size_t(cols) * sizeof(float));
+  }
+}
+
 constexpr int kMaxDim = 1 << 16;  // generous; keeps every size product far from overflow
 
 // Rearranges a batch x seq x (heads*d) projection (rows `row_stride` apart) into
@@ -280,7 +290,7 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   s.d_v = c.d_v;
   std::string err = validate_shape(s);
   float scale = 0.0f;
-  if (err.empty()) err = resolve_scale(in.scale, c.d_k, &scale);
+  if (err.empty()) err = resolve_scale(std::isnan(in.scale) && c.scale > 0 ? c.scale : in.scale, c.d_k, &scale);
   bool ok = true;
   const std::size_t q_rows = product_or_zero({std::size_t(in.batch), std::size_t(in.seq_q)}, &ok);
   const std::size_t k_rows = product_or_zero({std::size_t(in.batch), std::size_t(in.seq_k)}, &ok);
@@ -371,14 +381,48 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
 
 namespace attn {
 
-std::string KvCache::reset(int batch_, int capacity_, int hk_, int hv_) {
-  bool ok = batch_ >= 1 && capacity_ >= 1;
-  const std::size_t rows = product_or_zero({std::size_t(batch_), std::size_t(capacity_)}, &ok);
+std::string KvCache::reset(int batch_, int limit_, int hk_, int hv_, int window_) {
+  const int rows_each = window_ > 0 ? std::min(limit_, 2 * window_) : limit_;
+  bool ok = batch_ >= 1 && limit_ >= 1 && window_ >= 0;
+  const std::size_t rows = product_or_zero({std::size_t(batch_), std::size_t(rows_each)}, &ok);
   product_or_zero({rows, std::size_t(std::max(hk_, hv_)), 2}, &ok);
-  if (!ok) return "KV cache of " + std::to_string(batch_) + " x " + std::to_string(capacity_) + " positions is out of range";
+  if (!ok) return "KV cache of " + std::to_string(batch_) + " x " + std::to_string(limit_) + " positions is out of range";
   if (!k.resize(rows * hk_) || !v.resize(rows * hv_)) return out_of_memory("the KV cache", rows * (hk_ + hv_));
-  batch = batch_, capacity = capacity_, length = 0, hk = hk_, hv = hv_;
+  batch = batch_, capacity = rows_each, length = 0, hk = hk_, hv = hv_;
+  window = window_, dropped = 0, limit = limit_;
   return "";
+}
+
+std::string KvCache::keep_rows(int first, int new_capacity, const int* order, int new_batch) {
+  // Copy the kept rows aside, then gather them into the (possibly resized) cache.
+  const int kept = length - first;
+  const std::size_t used_k = std::size_t(kept) * hk, used_v = std::size_t(kept) * hv;
+  if (!scratch.resize(std::size_t(batch) * (used_k + used_v))) return out_of_memory("the KV cache", batch * (used_k + used_v));
+  const std::size_t stride_k = std::size_t(capacity) * hk, stride_v = std::size_t(capacity) * hv;
+  float* old_k = scratch.data();
+  float* old_v = old_k + batch * used_k;
+  for (int b = 0; b < batch; ++b) {
+    std::memcpy(old_k + b * used_k, k.data() + b * stride_k + std::size_t(first) * hk, used_k * sizeof(float));
+    std::memcpy(old_v + b * used_v, v.data() + b * stride_v + std::size_t(first) * hv, used_v * sizeof(float));
+  }
+  const std::size_t new_k = std::size_t(new_capacity) * hk, new_v = std::size_t(new_capacity) * hv;
+  if (!k.resize(new_batch * new_k) || !v.resize(new_batch * new_v))
+    return out_of_memory("the KV cache", new_batch * (new_k + new_v));
+  for (int b = 0; b < new_batch; ++b) {
+    const int from = order ? order[b] : b;
+    std::memcpy(k.data() + b * new_k, old_k + from * used_k, used_k * sizeof(float));
+    std::memcpy(v.data() + b * new_v, old_v + from * used_v, used_v * sizeof(float));
+  }
+  batch = new_batch, capacity = new_capacity, dropped += first, length = kept;
+  return "";
+}
+
+std::string KvCache::make_room(int n) {
+  if (length + n <= capacity) return "";
+  if (window == 0)
+    return std::to_string(length + n) + " positions exceed the KV cache's capacity of " + std::to_string(capacity);
+  const int keep = std::min(length, window - 1);
+  return keep_rows(length - keep, std::max(capacity, keep + n), nullptr, batch);
 }
 
 std::string KvCache::reorder(const int* order, int new_batch) {
@@ -386,29 +430,13 @@ std::string KvCache::reorder(const int* order, int new_batch) {
   for (int b = 0; b < new_batch; ++b)
     if (order[b] < 0 || order[b] >= batch)
       return "reorder: sequence " + std::to_string(order[b]) + " out of range (batch " + std::to_string(batch) + ")";
-  // Copy the filled rows aside, then gather them into the (possibly resized) cache.
-  const std::size_t used_k = std::size_t(length) * hk, used_v = std::size_t(length) * hv;
-  if (!scratch.resize(std::size_t(batch) * (used_k + used_v))) return out_of_memory("the KV cache", batch * (used_k + used_v));
-  const std::size_t stride_k = std::size_t(capacity) * hk, stride_v = std::size_t(capacity) * hv;
-  float* old_k = scratch.data();
-  float* old_v = old_k + batch * used_k;
-  for (int b = 0; b < batch; ++b) {
-    std::memcpy(old_k + b * used_k, k.data() + b * stride_k, used_k * sizeof(float));
-    std::memcpy(old_v + b * used_v, v.data() + b * stride_v, used_v * sizeof(float));
-  }
-  if (!k.resize(new_batch * stride_k) || !v.resize(new_batch * stride_v))
-    return out_of_memory("the KV cache", new_batch * (stride_k + stride_v));
-  for (int b = 0; b < new_batch; ++b) {
-    std::memcpy(k.data() + b * stride_k, old_k + order[b] * used_k, used_k * sizeof(float));
-    std::memcpy(v.data() + b * stride_v, old_v + order[b] * used_v, used_v * sizeof(float));
-  }
-  batch = new_batch;
-  return "";
+  return keep_rows(0, capacity, order, new_batch);
 }
 
 std::string MultiHeadAttention::start_cache(KvCache& cache, int batch, int capacity) const {
   if (!has_weights_) return "weights have not been set: call setWeights() first";
-  return cache.reset(batch, capacity, k_width(), v_width());
+  // A causal window rolls the cache (only self-attention caches are started this way).
+  return cache.reset(batch, capacity, k_width(), v_width(), cfg_.window);
 }
 
 std::string MultiHeadAttention::fill_cache(const float* memory, int batch, int seq, KvCache& cache) {
@@ -438,12 +466,10 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   if (hk != cache.hk || hv != cache.hv) return "the KV cache was made for another layer shape";
   if (seq_q < 1) return "need at least one new position";
   if (append && !fused_) return "a self-attention cache needs kdim = vdim = dModel";
-  if (append && cache.length + seq_q > cache.capacity)
-    return std::to_string(cache.length + seq_q) + " positions exceed the KV cache's capacity of " +
-           std::to_string(cache.capacity);
   if (!append && cache.length < 1) return "the cross-attention cache is empty: fill it from the encoder output first";
   const std::size_t q_rows = std::size_t(batch) * seq_q;
   std::string err = check_finite("query", query, q_rows * c.d_model);
+  if (err.empty() && append) err = cache.make_room(seq_q);
   if (!err.empty()) return err;
   float* q;
   long q_ld;
@@ -458,7 +484,7 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
     // The new rows sit at positions length.. : rotated there, K enters the cache rotated.
     if (c.rotary)
       c.rotary->apply(qkv_.data(), width, c.num_heads, qkv_.data() + hq, width, c.num_kv_heads, batch, seq_q,
-                      cache.length);
+                      cache.positions());
     for (int b = 0; b < batch; ++b)
       for (int i = 0; i < seq_q; ++i) {
         const float* row = qkv_.data() + (std::size_t(b) * seq_q + i) * width;
@@ -481,7 +507,7 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   if (causal) m.window = c.window;
   m.key_padding = key_padding;
   float scale = 0.0f;
-  err = resolve_scale(std::numeric_limits<float>::quiet_NaN(), c.d_k, &scale);
+  err = resolve_scale(c.scale > 0 ? c.scale : std::numeric_limits<float>::quiet_NaN(), c.d_k, &scale);
   if (!err.empty()) return err;
   if (!concat_.resize(q_rows * hz)) return out_of_memory("the head outputs", q_rows * hz);
   const long cap = cache.capacity;
@@ -489,8 +515,14 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   const Strided ks{cache.k.data(), cap * hk, c.d_k, hk, group()};
   const Strided vs{cache.v.data(), cap * hv, c.d_v, hv, group()};
   const StridedOut zs{concat_.data(), long(seq_q) * hz, c.d_v, hz};
-  err = attention(*kn_, s, qs, ks, vs, zs, m, scale, weights, nullptr, ws_);
-  if (err.empty() && weights) err = mask_.fill(m, batch, c.num_heads, seq_q, cache.length);
+  // A rolled cache's weights cover its rows only: computed aside, then widened to every position.
+  const std::size_t cells = std::size_t(batch) * c.num_heads * seq_q * cache.length;
+  if (weights && cache.dropped > 0 && !rolled_weights_.resize(cells)) return out_of_memory("the attention weights", cells);
+  float* w = weights && cache.dropped > 0 ? rolled_weights_.data() : weights;
+  err = attention(*kn_, s, qs, ks, vs, zs, m, scale, w, nullptr, ws_);
+  if (err.empty() && w != weights) widen_rows(w, cells / cache.length, cache.length, cache.dropped, weights);
+  m.causal_offset += cache.dropped;
+  if (err.empty() && weights) err = mask_.fill(m, batch, c.num_heads, seq_q, cache.positions());
   if (!err.empty()) return err;
   zero_heads_off(concat_.data(), q_rows);
   return project(concat_.data(), static_cast<int>(q_rows), proj_o_, output, c.d_model);
@@ -509,8 +541,8 @@ std::string check_decoding_step(const std::vector<KvCache>& caches, int n, int c
   if (caches.empty()) return "no decoding in progress: call start_decoding() first";
   if (n < 1) return "need at least one token";
   const KvCache& c = caches[0];
-  if (c.length + n > c.capacity)
-    return std::to_string(c.length + n) + " tokens exceed the decoding capacity of " + std::to_string(c.capacity) +
+  if (c.positions() + n > c.limit)
+    return std::to_string(c.positions() + n) + " tokens exceed the decoding capacity of " + std::to_string(c.limit) +
            " positions (the model's context is " + std::to_string(context) + ")";
   return "";
 }

@@ -40,6 +40,8 @@ struct MhaConfig {
   const float* q_norm = nullptr;
   const float* k_norm = nullptr;
   float qk_norm_eps = 1e-6f;
+  // The scores' scale; 0: 1/sqrt(d_k). (Gemma 3: query_pre_attn_scalar^-1/2.)
+  float scale = 0.0f;
 };
 
 struct MhaWeightsView {
@@ -92,15 +94,31 @@ struct MhaTrace {
 // Keys and values already projected, for incremental decoding: batch x capacity x (heads*d_k)
 // (values heads*d_v), rows [0, length) filled, the same for every sequence of the batch. A
 // self-attention cache grows by each step's rows; a cross-attention cache is filled once from
-// the encoder output.
+// the encoder output. A sliding-window layer's cache rolls: a query sees only the latest `window`
+// positions, itself included, so before a step the rows older than the window's last window - 1
+// are dropped (row r then holds position dropped + r) and its memory stays O(window).
 struct KvCache {
   Buffer k, v, scratch;
   int batch = 0, capacity = 0, length = 0, hk = 0, hv = 0;
-  // Empties the cache and makes room for batch x capacity rows.
-  std::string reset(int batch, int capacity, int hk, int hv);
+  int window = 0;   // rolling when > 0
+  int dropped = 0;  // positions dropped from the front (rolling)
+  int limit = 0;    // the most positions a run may reach
+  // Positions seen so far (the next row's position).
+  int positions() const { return dropped + length; }
+  // Empties the cache for batch sequences of up to `limit` positions: rows for all of them, or
+  // for 2 x window with a window (rolling).
+  std::string reset(int batch, int limit, int hk, int hv, int window = 0);
+  // Room for n more rows: a rolling cache drops its oldest rows (keeping window - 1) and grows when
+  // one step alone needs more.
+  std::string make_room(int n);
   // Sequence b becomes the old sequence order[b], b < new_batch (beam search); new_batch may
   // differ from batch (e.g. one encoder output spread over the beams) within capacity's memory.
   std::string reorder(const int* order, int new_batch);
+
+ private:
+  // Keeps rows [first, length) of every sequence as rows [0, length - first) of a cache of
+  // new_capacity rows per sequence and order[b]'s rows as sequence b (order null: b's own).
+  std::string keep_rows(int first, int new_capacity, const int* order, int new_batch);
 };
 
 // One head's weights as a layer holds them (any storage type), decoded to float32, in the seeds'
@@ -179,7 +197,8 @@ class MultiHeadAttention {
   // Attention of batch x seq_q new query rows (batch x seq_q x d_model) against the cache. With
   // `append` (self-attention) their own K and V join the cache first. Causal puts new query i at
   // position length - seq_q + i. key_padding: batch x length or null. output: batch x seq_q x
-  // d_model; weights (optional): batch x heads x seq_q x length (length after appending).
+  // d_model; weights (optional): batch x heads x seq_q x positions (after appending; a rolled
+  // cache's dropped positions get weight 0).
   std::string forward_cached(const float* query, int seq_q, KvCache& cache, bool append, bool causal,
                              const std::uint8_t* key_padding, float* output, float* weights);
 
@@ -221,6 +240,7 @@ class MultiHeadAttention {
   bool fused_ = false;
   Buffer qkv_, k_, v_, concat_;  // per-call scratch, kept to avoid re-allocating
   std::vector<std::uint8_t> heads_off_;  // num_heads flags (1 = off), or empty: every head on
+  Buffer rolled_weights_;        // forward_cached's weights over a rolled cache's rows
   AppliedMask mask_;
   AttentionWorkspace ws_;
 };

@@ -6,7 +6,10 @@
 // applied to Q and K after their projection, so a score depends on the two positions only through
 // their difference. rope_scaling stretches inv_freq: "linear" divides every frequency by factor,
 // "llama3" divides only the low frequencies (wavelengths beyond the original context / low_freq_factor)
-// and blends the middle band.
+// and blends the middle band, "longrope" (Phi-3) divides frequency i by short_factor[i], or by
+// long_factor[i] once a run reaches past original_max_position_embeddings, and scales cos and sin by
+// attention_factor. A partial rotation (Phi-4-mini's partial_rotary_factor) rotates only the first
+// rotary_dim values of each head, as a head of that size, and passes the rest through.
 #pragma once
 
 #include <string>
@@ -19,15 +22,21 @@ struct RopeConfig {
   std::string scaling;  // "", "linear" or "llama3" (others are refused by name)
   double factor = 1.0;
   double low_freq_factor = 1.0, high_freq_factor = 4.0;  // llama3
-  int original_max_position_embeddings = 8192;          // llama3
+  int original_max_position_embeddings = 8192;          // llama3, longrope
+  std::vector<double> short_factor, long_factor;        // longrope: rotary_dim / 2 each
+  double attention_factor = 1.0;                        // longrope: cos and sin scaled by it
+  int rotary_dim = 0;                                   // the rotated values of a head; 0: all
 };
 
 class RotaryEmbedding {
  public:
-  // head_dim even, >= 2. "" = ok, else why not (naming the setting).
+  // head_dim (and rotary_dim) even, >= 2. "" = ok, else why not (naming the setting).
   std::string configure(const RopeConfig& c, int head_dim);
   int head_dim() const { return dim_; }
-  const std::vector<double>& inv_freq() const { return inv_freq_; }
+  // The frequencies of a run of `positions` positions (longrope switches past the original context).
+  const std::vector<double>& inv_freq(int positions = 1) const {
+    return !long_freq_.empty() && positions > original_max_ ? long_freq_ : inv_freq_;
+  }
 
   // Rotates, in place, every head of rows laid out batch x seq (row b*seq + i at x + row*ld, head
   // h at + h*head_dim), row i at position first_position + i. q and k (either may be null) are
@@ -36,8 +45,9 @@ class RotaryEmbedding {
              int first_position) const;
 
  private:
-  int dim_ = 0;
-  std::vector<double> inv_freq_;
+  int dim_ = 0, rotary_dim_ = 0, original_max_ = 0;
+  double attention_factor_ = 1.0;
+  std::vector<double> inv_freq_, long_freq_;  // long_freq_: longrope's past the original context
 };
 
 }  // namespace attn

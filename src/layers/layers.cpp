@@ -99,7 +99,7 @@ std::string GatedMlp::forward(const Kernels& kn, const float* x, int rows, Buffe
   const LinearPart parts[] = {{gw, nullptr, g, F}, {uw, nullptr, u, F}};
   std::string err = linear_parts(kn, x, rows, parts, 2);
   if (!err.empty()) return err;
-  activate(kn, Activation::kSilu, g, rows, F);
+  activate(kn, act, g, rows, F);
   for (std::size_t i = 0; i < hidden; ++i) g[i] *= u[i];
   return down.forward(kn, g, rows, y);
 }

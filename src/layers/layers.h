@@ -75,9 +75,10 @@ struct Mlp {
 };
 
 // The gated feed-forward network of Llama-family models (SwiGLU): down(silu(gate(x)) * up(x)),
-// nn.Linear weights without biases.
+// nn.Linear weights without biases; Gemma's GeGLU has the tanh GELU in place of silu.
 struct GatedMlp {
   Linear gate, up, down;
+  Activation act = Activation::kSilu;
   // Phi-3's gate_up_proj: [gate | up] stored as one matrix (2 x hidden outputs), used in place of
   // gate and up (its two halves read as views: no copy) when declared by add_fused_to.
   Linear gate_up;

@@ -17,19 +17,29 @@
 
 namespace attn {
 
+// Gemma's "sandwich": a norm on the attention's and on the FFN's output before each joins x.
+template <class Norm>
+struct PostNorms {
+  const Norm* attention = nullptr;
+  const Norm* ffn = nullptr;
+};
+
 // x: rows x dim, updated in place. attend(h, out) runs the layer's attention on the normed rows h
-// into out (rows x dim). h and a hold rows x dim; f is the FFN's scratch.
+// into out (rows x dim). h and a hold rows x dim; f is the FFN's scratch. post: the sandwich
+// norms, if any (x += post(Attn(norm_1(x))), x += post(FFN(norm_2(x)))).
 template <class Norm, class Ffn, class Attend>
 std::string pre_norm_block(const Kernels& kn, const Norm& norm_1, const Attend& attend, const Norm& norm_2, const Ffn& ffn,
-                           float* x, int rows, int dim, Buffer& h, Buffer& a, Buffer& f) {
+                           float* x, int rows, int dim, Buffer& h, Buffer& a, Buffer& f, PostNorms<Norm> post = {}) {
   const std::size_t n = std::size_t(rows) * dim;
   norm_1.forward(x, rows, dim, h.data());
   std::string err = attend(h.data(), a.data());
   if (!err.empty()) return err;
+  if (post.attention) post.attention->forward(a.data(), rows, dim, a.data());
   add_in_place(x, a.data(), n);
   norm_2.forward(x, rows, dim, h.data());
   err = ffn.forward(kn, h.data(), rows, f, a.data());
   if (!err.empty()) return err;
+  if (post.ffn) post.ffn->forward(a.data(), rows, dim, a.data());
   add_in_place(x, a.data(), n);
   return "";
 }
@@ -68,9 +78,11 @@ struct PreNormStack {
   Norm final_norm;
   std::vector<KvCache> cache;
   Buffer x, h, a, f;
+  // Per layer, the sandwich norms (Gemma); empty: none.
+  std::vector<PostNorms<Norm>> post_norms;
 
   int layers() const { return static_cast<int>(blocks.size()); }
-  int cached_length() const { return cache.empty() ? 0 : cache[0].length; }
+  int cached_length() const { return cache.empty() ? 0 : cache[0].positions(); }
 
   // x as rows x dim zeros, for the model to add its embeddings into.
   std::string begin(std::size_t rows, int dim) {
@@ -94,7 +106,8 @@ struct PreNormStack {
     for (int l = 0; l < layers(); ++l) {
       Block& B = blocks[l];
       const auto layer_attend = [&](const float* hn, float* out) { return attend(l, B.attn, hn, out); };
-      std::string err = pre_norm_block(kn, B.norm_1, layer_attend, B.norm_2, B.mlp, x.data(), rows, dim, h, a, f);
+      const PostNorms<Norm> post = post_norms.empty() ? PostNorms<Norm>{} : post_norms[l];
+      std::string err = pre_norm_block(kn, B.norm_1, layer_attend, B.norm_2, B.mlp, x.data(), rows, dim, h, a, f, post);
       if (!err.empty()) return err;
     }
     return "";

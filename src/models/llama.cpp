@@ -33,6 +33,16 @@ std::string check_config(const LlamaConfig& c) {
                                  c.rope_layers.find_first_not_of("01") != std::string::npos))
     return "rope_layers must be one '0' or '1' per layer (" + std::to_string(c.num_hidden_layers) + "), got \"" +
            c.rope_layers + "\"";
+  if (!c.window_layers.empty() && (int(c.window_layers.size()) != c.num_hidden_layers ||
+                                   c.window_layers.find_first_not_of("01") != std::string::npos))
+    return "window_layers must be one '0' or '1' per layer (" + std::to_string(c.num_hidden_layers) + "), got \"" +
+           c.window_layers + "\"";
+  if (!(c.rope_local_theta == 0.0 || c.rope_local_theta > 1.0) || !std::isfinite(c.rope_local_theta))
+    return "rope_local_base_freq must be a number above 1";
+  if (!(c.attention_scale >= 0.0f) || !std::isfinite(c.attention_scale))
+    return "the attention scale (query_pre_attn_scalar^-1/2) must be a positive number";
+  if (!(c.final_logit_softcapping >= 0.0f) || !std::isfinite(c.final_logit_softcapping))
+    return "final_logit_softcapping must be a positive number or null";
   bool ok = true;
   product_or_zero({std::size_t(c.vocab_size), std::size_t(c.hidden_size)}, &ok);
   product_or_zero({std::size_t(c.hidden_size), std::size_t(c.intermediate_size), 2}, &ok);
@@ -50,6 +60,12 @@ std::string Llama::configure(const LlamaConfig& config) {
   if (c.num_key_value_heads == 0) c.num_key_value_heads = c.num_attention_heads;
   if (c.head_dim == 0) c.head_dim = c.hidden_size / c.num_attention_heads;
   err = rotary_.configure(c.rope, c.head_dim);
+  if (err.empty() && c.rope_local_theta > 0) {
+    RopeConfig local;  // Gemma 3's local layers: their own base, no scaling
+    local.theta = c.rope_local_theta;
+    local.rotary_dim = c.rope.rotary_dim;
+    err = rotary_local_.configure(local, c.head_dim);
+  }
   if (!err.empty()) return err;
   cfg_ = c;
   const int D = c.hidden_size, hq = c.num_attention_heads * c.head_dim, hkv = c.num_key_value_heads * c.head_dim;
@@ -75,9 +91,17 @@ std::string Llama::configure(const LlamaConfig& config) {
       B.q_norm.add_to(tensors_, p + "self_attn.q_norm.weight", c.head_dim);
       B.k_norm.add_to(tensors_, p + "self_attn.k_norm.weight", c.head_dim);
     }
-    B.norm_2.add_to(tensors_, p + "post_attention_layernorm.weight", D);
+    if (c.sandwich_norms) {  // Gemma's post_attention_layernorm is on the attention's output
+      B.post_1.eps = B.post_2.eps = c.rms_norm_eps;
+      B.post_1.add_to(tensors_, p + "post_attention_layernorm.weight", D);
+      B.norm_2.add_to(tensors_, p + "pre_feedforward_layernorm.weight", D);
+      B.post_2.add_to(tensors_, p + "post_feedforward_layernorm.weight", D);
+    } else {
+      B.norm_2.add_to(tensors_, p + "post_attention_layernorm.weight", D);
+    }
     if (c.fused_projections) B.mlp.add_fused_to(tensors_, p + "mlp.", D, c.intermediate_size);
     else B.mlp.add_to(tensors_, p + "mlp.", D, c.intermediate_size);
+    B.mlp.act = c.gelu_mlp ? Activation::kGeluTanh : Activation::kSilu;
   }
   stack_.final_norm.eps = c.rms_norm_eps;
   stack_.final_norm.add_to(tensors_, "model.norm.weight", D);
@@ -93,11 +117,16 @@ std::string Llama::finalize() {
   if (!err.empty()) return err;
   MhaConfig mc{cfg_.hidden_size, cfg_.num_attention_heads, cfg_.head_dim, cfg_.head_dim, 0, 0, cfg_.attention_bias};
   mc.num_kv_heads = cfg_.num_key_value_heads;
-  mc.window = cfg_.sliding_window;
   mc.qk_norm_eps = cfg_.rms_norm_eps;
+  mc.scale = cfg_.attention_scale;
+  if (cfg_.unit_offset_norms) offset_norm_gains();
+  stack_.post_norms.clear();
   for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
     Block& B = stack_.blocks[l];
-    mc.rotary = cfg_.rope_layers.empty() || cfg_.rope_layers[l] == '1' ? &rotary_ : nullptr;
+    mc.window = windowed(l) ? cfg_.sliding_window : 0;
+    const RotaryEmbedding* rotary = windowed(l) && cfg_.rope_local_theta > 0 ? &rotary_local_ : &rotary_;
+    mc.rotary = cfg_.rope_layers.empty() || cfg_.rope_layers[l] == '1' ? rotary : nullptr;
+    if (cfg_.sandwich_norms) stack_.post_norms.push_back({&B.post_1, &B.post_2});
     mc.q_norm = cfg_.qk_norm ? B.q_norm.weight.data() : nullptr;
     mc.k_norm = cfg_.qk_norm ? B.k_norm.weight.data() : nullptr;
     err = B.attn.configure(mc);
@@ -119,8 +148,29 @@ std::string Llama::finalize() {
   return "";
 }
 
+void Llama::offset_norm_gains() {
+  const auto offset = [](RmsNorm& n) {
+    for (std::size_t i = 0; i < n.weight.size(); ++i) n.weight.data()[i] += 1.0f;
+  };
+  for (Block& B : stack_.blocks)
+    for (RmsNorm* n : {&B.norm_1, &B.norm_2, &B.post_1, &B.post_2, &B.q_norm, &B.k_norm}) offset(*n);
+  offset(stack_.final_norm);
+}
+
 std::string Llama::head_logits(const float* x, int rows, float* logits) {
-  return cfg_.tie_word_embeddings ? embed_.logits(*kn_, x, rows, logits) : lm_head_.logits(*kn_, x, rows, logits);
+  std::string err = cfg_.tie_word_embeddings ? embed_.logits(*kn_, x, rows, logits) : lm_head_.logits(*kn_, x, rows, logits);
+  const float cap = cfg_.final_logit_softcapping;
+  if (err.empty() && cap > 0)
+    for (std::size_t i = 0, n = std::size_t(rows) * cfg_.vocab_size; i < n; ++i) logits[i] = cap * std::tanh(logits[i] / cap);
+  return err;
+}
+
+void Llama::embed(const std::int32_t* tokens, int rows) {
+  float* x = stack_.x.data();
+  embed_.add_rows(tokens, rows, x);
+  if (!cfg_.scale_embeddings) return;
+  const float scale = std::sqrt(static_cast<float>(cfg_.hidden_size));
+  for (std::size_t i = 0, n = std::size_t(rows) * cfg_.hidden_size; i < n; ++i) x[i] *= scale;
 }
 
 std::string Llama::forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,
@@ -130,7 +180,7 @@ std::string Llama::forward(const std::int32_t* tokens, int n, float* logits, flo
                                           cfg_.num_hidden_layers);
   if (err.empty()) err = stack_.begin(n, cfg_.hidden_size);
   if (!err.empty()) return err;
-  embed_.add_rows(tokens, n, stack_.x.data());  // (positions enter through the rotation of q and k)
+  embed(tokens, n);  // (positions enter through the rotation of q and k)
   const std::size_t per_layer = std::size_t(cfg_.num_attention_heads) * n * n;
   err = stack_.run(*kn_, n, cfg_.hidden_size, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
     return attn.forward(causal_self_attention(h, n), out, attention ? attention + l * per_layer : nullptr,
@@ -155,7 +205,7 @@ std::string Llama::step(const std::int32_t* tokens, int n, float* logits, float*
   std::string err = stack_.begin_step(tokens, n, context(), cfg_.vocab_size, cfg_.hidden_size);
   if (!err.empty()) return err;
   const int past = cached_length(), batch = stack_.cache[0].batch, D = cfg_.hidden_size;
-  embed_.add_rows(tokens, batch * n, stack_.x.data());
+  embed(tokens, batch * n);
   const std::size_t per_layer = std::size_t(batch) * cfg_.num_attention_heads * n * (past + n);
   err = stack_.run(*kn_, batch * n, D, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
     return attn.forward_cached(h, n, stack_.cache[l], true, true, nullptr, out, attention ? attention + l * per_layer : nullptr);

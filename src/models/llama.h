@@ -1,10 +1,13 @@
-// The Llama-family decoder (Llama, Qwen2, Qwen3, Mistral, Phi-3, SmolLM2/3, TinyLlama), composed from the
-// shared layers:
-//   x = embed_tokens[token]
-//   per layer: x += Attn(RMSNorm(x)), causal, rotary on Q and K (Qwen3: each head's Q and K
-//              RMSNormed first; SmolLM3: no rotation in some layers), grouped-query K/V heads;
+// The Llama-family decoder (Llama, Qwen2, Qwen3, Mistral, Phi-3, SmolLM2/3, TinyLlama, Gemma 3),
+// composed from the shared layers:
+//   x = embed_tokens[token]                                  (Gemma: times sqrt(hidden_size))
+//   per layer: x += Attn(RMSNorm(x)), causal, rotary on Q and K (Qwen3, Gemma 3: each head's Q and
+//              K RMSNormed first; SmolLM3: no rotation in some layers), grouped-query K/V heads;
 //              x += down(silu(gate(h)) * up(h)), h = RMSNorm(x)
-//   logits = RMSNorm_f(x) lm_head^T (lm_head tied to embed_tokens when tie_word_embeddings)
+//              (Gemma 3: a norm on each of the two outputs before it joins x, the tanh GELU for
+//              silu, sliding-window layers with their own rope base between global ones)
+//   logits = RMSNorm_f(x) lm_head^T (lm_head tied to embed_tokens when tie_word_embeddings;
+//            Gemma: cap * tanh(logits / cap) with final_logit_softcapping)
 // Checkpoint names are Hugging Face's, unchanged: model.embed_tokens.weight,
 // model.layers.N.self_attn.{q,k,v,o}_proj.weight (q/k/v .bias with attention_bias: Qwen2),
 // model.layers.N.mlp.{gate,up,down}_proj.weight, model.layers.N.{input,post_attention}_layernorm.weight,
@@ -49,6 +52,18 @@ struct LlamaConfig {
   // Phi-3: Q, K and V stored as one self_attn.qkv_proj ([Q | K | V] outputs), gate and up as one
   // mlp.gate_up_proj ([gate | up]); both read as stored.
   bool fused_projections = false;
+  // Gemma 3. Which layers attend within sliding_window, a character a layer ('1': windowed; its
+  // layer_types); empty: every layer when sliding_window is set.
+  std::string window_layers;
+  // The windowed layers' rope base (rope_local_base_freq, no scaling); 0: they rotate as the rest.
+  double rope_local_theta = 0.0;
+  float attention_scale = 0.0f;          // the scores' scale (query_pre_attn_scalar^-1/2); 0: 1/sqrt(head_dim)
+  float final_logit_softcapping = 0.0f;  // 0: none
+  bool unit_offset_norms = false;        // every RMSNorm gain is 1 + weight
+  bool sandwich_norms = false;           // post_attention_layernorm on the attention's output,
+                                         // pre_/post_feedforward_layernorm around the MLP
+  bool scale_embeddings = false;         // embeddings times sqrt(hidden_size)
+  bool gelu_mlp = false;                 // GeGLU (tanh GELU) in place of SwiGLU
 };
 
 class Llama {
@@ -73,6 +88,8 @@ class Llama {
   std::string step(const std::int32_t* tokens, int n, float* logits, float* attention);
   std::string reorder_cache(const int* order, int new_batch);
   int cached_length() const { return stack_.cached_length(); }
+  // Each layer's KV cache while decoding (a sliding-window layer's rolls: rows for 2 x window).
+  const std::vector<KvCache>& caches() const { return stack_.cache; }
   // Layer l's attention module of `part` (its weights, the mask it last applied), or null.
   const MultiHeadAttention* attention_layer(AttentionPart part, int l) const {
     return part == AttentionPart::kSelf ? layer_attention(stack_.blocks, l, [](const Block& b) -> const MultiHeadAttention& { return b.attn; }) : nullptr;
@@ -82,17 +99,25 @@ class Llama {
   struct Block {
     RmsNorm norm_1, norm_2;  // input_layernorm, post_attention_layernorm
     RmsNorm q_norm, k_norm;  // qk_norm only
+    RmsNorm post_1, post_2;  // sandwich_norms only: on the attention's and the MLP's outputs
     Linear q, k, v, o, qkv;  // held only until finalize() gives them to attn (qkv: fused_projections)
     MultiHeadAttention attn;
     GatedMlp mlp;
   };
   std::string head_logits(const float* x, int rows, float* logits);
+  // x (rows x hidden) = the tokens' embeddings (scaled, for Gemma).
+  void embed(const std::int32_t* tokens, int rows);
+  // Gemma stores each RMSNorm gain as weight - 1: the gains become 1 + weight once loaded.
+  void offset_norm_gains();
+  bool windowed(int layer) const {
+    return cfg_.sliding_window > 0 && (cfg_.window_layers.empty() || cfg_.window_layers[layer] == '1');
+  }
 
   const Kernels* kn_;
   LlamaConfig cfg_;
   bool configured_ = false, ready_ = false;
   TensorTable tensors_;
-  RotaryEmbedding rotary_;
+  RotaryEmbedding rotary_, rotary_local_;  // rotary_local_: the windowed layers' (rope_local_theta)
   Embedding embed_, lm_head_;  // lm_head_ unused when tied
   PreNormStack<Block, RmsNorm> stack_;  // the blocks, model.norm, the KV caches, the activations
 };

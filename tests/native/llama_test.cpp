@@ -64,10 +64,16 @@ Vec rms_norm(const Vec& x, int rows, int dim, const Vec& g, double eps) {
   return y;
 }
 
-// The rotary frequencies, from the formulas of RoFormer and of HF's rope_scaling types.
-Vec frequencies(const attn::RopeConfig& rope, int d) {
+// The rotary frequencies of a run of n positions, from the formulas of RoFormer and of HF's
+// rope_scaling types (d: the rotated width; longrope: 1 / (factor_i theta^(2i/d)), its long
+// factors once n passes the original context).
+Vec frequencies(const attn::RopeConfig& rope, int d, int n = 1) {
   Vec f(d / 2);
   for (int i = 0; i < d / 2; ++i) f[i] = std::pow(rope.theta, -2.0 * i / d);
+  if (rope.scaling == "longrope") {
+    const Vec& factors = n > rope.original_max_position_embeddings ? rope.long_factor : rope.short_factor;
+    for (int i = 0; i < d / 2; ++i) f[i] /= factors[i];
+  }
   for (double& x : f) {
     if (rope.scaling == "linear") x /= rope.factor;
     if (rope.scaling != "llama3") continue;
@@ -81,10 +87,12 @@ Vec frequencies(const attn::RopeConfig& rope, int d) {
   return f;
 }
 
-// q * cos + rotate_half(q) * sin, rotate_half(x) = [-x2, x1], on one head vector at `pos`.
-void rotate(double* x, int d, const Vec& freq, int pos) {
+// q * cos + rotate_half(q) * sin, rotate_half(x) = [-x2, x1], on the first d values of one head
+// vector at `pos` (Phi-3's partial rotation passes the rest); cos and sin scaled by `scale`
+// (longrope's attention factor).
+void rotate(double* x, int d, const Vec& freq, int pos, double scale = 1.0) {
   for (int i = 0; i < d / 2; ++i) {
-    const double c = std::cos(pos * freq[i]), s = std::sin(pos * freq[i]);
+    const double c = scale * std::cos(pos * freq[i]), s = scale * std::sin(pos * freq[i]);
     const double a = x[i], b = x[i + d / 2];
     x[i] = a * c - b * s;
     x[i + d / 2] = b * c + a * s;
@@ -99,40 +107,56 @@ struct RefOut {
 RefOut reference(const attn::LlamaConfig& c, const Tensors& w, const std::vector<int32_t>& tokens) {
   const int n = static_cast<int>(tokens.size()), D = c.hidden_size, H = c.num_attention_heads;
   const int KV = c.num_key_value_heads ? c.num_key_value_heads : H, d = c.head_dim ? c.head_dim : D / H;
-  const Vec freq = frequencies(c.rope, d);
+  const int rot = c.rope.rotary_dim ? c.rope.rotary_dim : d;
+  const Vec freq = frequencies(c.rope, rot, n);
+  attn::RopeConfig local_rope;  // Gemma 3's sliding layers: rope_local_base_freq, default type
+  local_rope.theta = c.rope_local_theta;
+  const Vec local_freq = frequencies(local_rope, rot, n);
+  const double rope_scale = c.rope.scaling == "longrope" ? c.rope.attention_factor : 1.0;
+  // Gemma3RMSNorm: x / rms * (1 + weight); the others x / rms * weight.
+  const auto norm = [&](const Vec& v, int rows, int dim, const std::string& name) {
+    Vec g = w.at(name);
+    if (c.unit_offset_norms)
+      for (double& x : g) x += 1.0;
+    return rms_norm(v, rows, dim, g, c.rms_norm_eps);
+  };
   const Vec& embed = w.at("model.embed_tokens.weight");
+  const double embed_scale = c.scale_embeddings ? std::sqrt(double(D)) : 1.0;  // Gemma3TextScaledWordEmbedding
   Vec x(size_t(n) * D);
   for (int i = 0; i < n; ++i)
-    for (int j = 0; j < D; ++j) x[size_t(i) * D + j] = embed[size_t(tokens[i]) * D + j];
+    for (int j = 0; j < D; ++j) x[size_t(i) * D + j] = embed[size_t(tokens[i]) * D + j] * embed_scale;
   RefOut out;
   for (int l = 0; l < c.num_hidden_layers; ++l) {
     const std::string p = "model.layers." + std::to_string(l) + ".";
     const auto bias = [&](const char* name) { return c.attention_bias ? &w.at(p + name) : nullptr; };
-    Vec h = rms_norm(x, n, D, w.at(p + "input_layernorm.weight"), c.rms_norm_eps);
+    const bool sliding = c.sliding_window > 0 && (c.window_layers.empty() || c.window_layers[l] == '1');
+    Vec h = norm(x, n, D, p + "input_layernorm.weight");
     Vec q = matmul_t(h, n, D, w.at(p + "self_attn.q_proj.weight"), H * d, bias("self_attn.q_proj.bias"));
     Vec k = matmul_t(h, n, D, w.at(p + "self_attn.k_proj.weight"), KV * d, bias("self_attn.k_proj.bias"));
     Vec v = matmul_t(h, n, D, w.at(p + "self_attn.v_proj.weight"), KV * d, bias("self_attn.v_proj.bias"));
     if (c.qk_norm) {  // Qwen3Attention: q_norm / k_norm over each head's d values, before the rotation
-      q = rms_norm(q, n * H, d, w.at(p + "self_attn.q_norm.weight"), c.rms_norm_eps);
-      k = rms_norm(k, n * KV, d, w.at(p + "self_attn.k_norm.weight"), c.rms_norm_eps);
+      q = norm(q, n * H, d, p + "self_attn.q_norm.weight");
+      k = norm(k, n * KV, d, p + "self_attn.k_norm.weight");
     }
     const bool rotates = c.rope_layers.empty() || c.rope_layers[l] == '1';  // SmolLM3's use_rope
+    const Vec& f = sliding && c.rope_local_theta > 0 ? local_freq : freq;
     for (int i = 0; i < n && rotates; ++i) {
-      for (int hh = 0; hh < H; ++hh) rotate(&q[(size_t(i) * H + hh) * d], d, freq, i);
-      for (int g = 0; g < KV; ++g) rotate(&k[(size_t(i) * KV + g) * d], d, freq, i);
+      for (int hh = 0; hh < H; ++hh) rotate(&q[(size_t(i) * H + hh) * d], rot, f, i, rope_scale);
+      for (int g = 0; g < KV; ++g) rotate(&k[(size_t(i) * KV + g) * d], rot, f, i, rope_scale);
     }
+    const double scale = c.attention_scale > 0 ? c.attention_scale : 1.0 / std::sqrt(double(d));
     Vec z(size_t(n) * H * d, 0.0);
     for (int hh = 0; hh < H; ++hh) {
       const int g = hh / (H / KV);  // repeat_kv: query head hh reads K/V head hh / n_rep
       for (int i = 0; i < n; ++i) {
         // Causal, and with a sliding window W only keys j > i - W (HF's sliding_window_overlay).
-        const int first = c.sliding_window > 0 ? std::max(0, i - c.sliding_window + 1) : 0;
+        const int first = sliding ? std::max(0, i - c.sliding_window + 1) : 0;
         Vec s(i + 1, -1e300);
         double mx = -1e300, sum = 0;
         for (int j = first; j <= i; ++j) {
           double dot = 0;
           for (int t = 0; t < d; ++t) dot += q[(size_t(i) * H + hh) * d + t] * k[(size_t(j) * KV + g) * d + t];
-          s[j] = dot / std::sqrt(double(d));
+          s[j] = dot * scale;
           mx = std::max(mx, s[j]);
         }
         for (double& e : s) sum += (e = std::exp(e - mx));
@@ -145,18 +169,26 @@ RefOut reference(const attn::LlamaConfig& c, const Tensors& w, const std::vector
       }
     }
     Vec o = matmul_t(z, n, H * d, w.at(p + "self_attn.o_proj.weight"), D, nullptr);
+    if (c.sandwich_norms) o = norm(o, n, D, p + "post_attention_layernorm.weight");  // Gemma3DecoderLayer
     for (size_t i = 0; i < x.size(); ++i) x[i] += o[i];
-    h = rms_norm(x, n, D, w.at(p + "post_attention_layernorm.weight"), c.rms_norm_eps);
+    h = norm(x, n, D, p + (c.sandwich_norms ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight"));
     const int F = c.intermediate_size;
     Vec gate = matmul_t(h, n, D, w.at(p + "mlp.gate_proj.weight"), F, nullptr);
     Vec up = matmul_t(h, n, D, w.at(p + "mlp.up_proj.weight"), F, nullptr);
-    for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1 + std::exp(-gate[i])) * up[i];
+    for (size_t i = 0; i < gate.size(); ++i) {
+      const double g = gate[i];  // silu, or gelu_pytorch_tanh (Gemma)
+      gate[i] = (c.gelu_mlp ? 0.5 * g * (1 + std::tanh(std::sqrt(2 / M_PI) * (g + 0.044715 * g * g * g)))
+                            : g / (1 + std::exp(-g))) * up[i];
+    }
     Vec m = matmul_t(gate, n, F, w.at(p + "mlp.down_proj.weight"), D, nullptr);
+    if (c.sandwich_norms) m = norm(m, n, D, p + "post_feedforward_layernorm.weight");
     for (size_t i = 0; i < x.size(); ++i) x[i] += m[i];
   }
-  x = rms_norm(x, n, D, w.at("model.norm.weight"), c.rms_norm_eps);
+  x = norm(x, n, D, "model.norm.weight");
   const Vec& head = c.tie_word_embeddings ? embed : w.at("lm_head.weight");
   out.logits = matmul_t(x, n, D, head, c.vocab_size, nullptr);
+  if (c.final_logit_softcapping > 0)  // Gemma3ForCausalLM
+    for (double& v : out.logits) v = c.final_logit_softcapping * std::tanh(v / c.final_logit_softcapping);
   return out;
 }
 
@@ -212,7 +244,7 @@ void check_decoding(attn::Llama& m, const attn::LlamaConfig& c, const RefOut& re
 
 // The forward against the reference (with attention weights: the materializing path; without:
 // the tiled one), then decoding, each cached step equal to the uncached forward's row.
-void check_model(const attn::LlamaConfig& c, unsigned seed) {
+void check_model(const attn::LlamaConfig& c, unsigned seed, double attention_tolerance = 2e-6) {
   attn::Llama m;
   ASSERT_EQ(m.configure(c), "");
   const Tensors w = load_random(m.tensors(), seed);
@@ -226,7 +258,7 @@ void check_model(const attn::LlamaConfig& c, unsigned seed) {
   const double logit_err = max_abs_diff(logits.data(), ref.logits, 0, logits.size());
   const double attention_err = max_abs_diff(attention.data(), ref.attention, 0, attention.size());
   EXPECT_LT(logit_err, 2e-5) << "logits";
-  EXPECT_LT(attention_err, 2e-6) << "attention";
+  EXPECT_LT(attention_err, attention_tolerance) << "attention";
   std::printf("kv=%d bias=%d tied=%d theta=%g scaling=%s: logits %.2e attention %.2e\n", c.num_key_value_heads,
               c.attention_bias, c.tie_word_embeddings, c.rope.theta, c.rope.scaling.c_str(), logit_err, attention_err);
 
@@ -329,7 +361,7 @@ TEST(Llama, RefusesUnsupportedConfigsByName) {
   EXPECT_EQ(m.configure(c), "num_attention_heads (4) is not a multiple of num_key_value_heads (3)");
   c = tiny(2, false, true);
   c.rope.scaling = "yarn";
-  EXPECT_EQ(m.configure(c), "rope_scaling type 'yarn' is not supported (supported: linear, llama3)");
+  EXPECT_EQ(m.configure(c), "rope_scaling type 'yarn' is not supported (supported: linear, llama3, longrope)");
   c = tiny(2, false, true);
   c.head_dim = 5;
   EXPECT_EQ(m.configure(c), "rotary embeddings need an even head_dim, got 5");
@@ -374,6 +406,79 @@ TEST(Llama, SlidingWindowShorterThanTheSequence) {
   check_model(c, 10);
   c.sliding_window = 1;
   check_model(c, 11);
+}
+
+TEST(Llama, Gemma3LocalAndGlobalLayers) {
+  // Gemma 3: (1 + w) norms, four per layer, embeddings times sqrt(hidden), GeGLU, q/k norms, the
+  // query_pre_attn_scalar scale, a window of 3 on layers 0 and 2 with their own rope base, a global
+  // layer 1, and a final softcap; the window shorter than the run so the cached steps roll.
+  attn::LlamaConfig c = tiny(2, false, true);
+  c.num_hidden_layers = 3;
+  c.head_dim = 6;
+  c.qk_norm = c.unit_offset_norms = c.sandwich_norms = c.scale_embeddings = c.gelu_mlp = true;
+  c.sliding_window = 3;
+  c.window_layers = "101";
+  c.rope.theta = 1e6;
+  c.rope_local_theta = 1e4;
+  c.attention_scale = 1.0f / std::sqrt(5.0f);
+  c.final_logit_softcapping = 3.0f;
+  // Gains of 1 + w (w near 1 here) and the x4 embedding scale make activations several times those
+  // of the other tests: attention within 2e-5 (the bound) rather than 2e-6.
+  check_model(c, 21, 2e-5);
+}
+
+TEST(Llama, Phi3PartialRotaryAndLongrope) {
+  // Phi-4-mini: a quarter of each head passes unrotated; longrope's short factors (the run within
+  // the original context), then its long ones (past it: the forward only, as a cached run switches
+  // midway as HF's does), cos and sin scaled by the attention factor.
+  attn::LlamaConfig c = tiny(2, false, false);
+  c.head_dim = 8;
+  c.rope.rotary_dim = 6;
+  c.rope.scaling = "longrope";
+  c.rope.short_factor = {1.0, 1.5, 2.5};
+  c.rope.long_factor = {2.0, 4.0, 9.0};
+  c.rope.attention_factor = 1.2;
+  c.rope.original_max_position_embeddings = 16;
+  check_model(c, 31);
+  c.rope.original_max_position_embeddings = 6;
+  attn::Llama m;
+  ASSERT_EQ(m.configure(c), "");
+  const Tensors w = load_random(m.tensors(), 32);
+  ASSERT_EQ(m.finalize(), "");
+  const int n = static_cast<int>(kTokens.size());
+  std::vector<float> logits(size_t(n) * c.vocab_size);
+  ASSERT_EQ(m.forward(kTokens.data(), n, logits.data(), nullptr, 0, nullptr), "");
+  const RefOut ref = reference(c, w, kTokens);
+  EXPECT_LT(max_abs_diff(logits.data(), ref.logits, 0, logits.size()), 2e-5);
+  c.rope.long_factor.pop_back();
+  EXPECT_EQ(m.configure(c), "rope_scaling long_factor must hold 3 numbers (half the rotated head), got 2");
+}
+
+TEST(Llama, RollingCacheHoldsMemoryFlat) {
+  // A window of 4 over 64 decoded positions (16x the window): the cache's rows stay at 2 x window
+  // while every step's logits equal the uncached forward's.
+  attn::LlamaConfig c = tiny(2, false, false);
+  c.max_position_embeddings = 64;
+  c.sliding_window = 4;
+  attn::Llama m;
+  ASSERT_EQ(m.configure(c), "");
+  const Tensors w = load_random(m.tensors(), 41);
+  ASSERT_EQ(m.finalize(), "");
+  std::mt19937 rng(7);
+  std::vector<int32_t> tokens(64);
+  for (int32_t& t : tokens) t = static_cast<int32_t>(rng() % 23);
+  const RefOut ref = reference(c, w, tokens);
+  ASSERT_EQ(m.start_decoding(1, 64), "");
+  std::vector<float> step_logits(c.vocab_size);
+  for (int i = 0; i < 64; ++i) {
+    ASSERT_EQ(m.step(tokens.data() + i, 1, step_logits.data(), nullptr), "");
+    EXPECT_LT(max_abs_diff(step_logits.data(), ref.logits, size_t(i) * c.vocab_size, c.vocab_size), 2e-5) << i;
+    for (const attn::KvCache& cache : m.caches()) {
+      EXPECT_LE(cache.capacity, 2 * c.sliding_window);
+      EXPECT_LE(cache.k.size(), size_t(2 * c.sliding_window) * cache.hk);
+    }
+  }
+  EXPECT_EQ(m.cached_length(), 64);
 }
 
 }  // namespace
