@@ -186,7 +186,7 @@ describe('errors name the problem and leave the module usable', () => {
     await rejects(files('f32_mlm_prefixed', { config: { ...config(), position_embedding_type: 'relative_key' } }), /position_embedding_type "relative_key" is not supported/);
   });
   test('a model type the library does not run', () => rejects(files('f32_mlm_prefixed', { config: { ...config(), model_type: 'roberta' } }),
-    /model_type "roberta" is not supported \(this library runs: gpt2, bert, bart, llama, qwen2, qwen3, mistral, phi3, smollm3\)/));
+    /model_type "roberta" is not supported \(this library runs: gpt2, bert, bart, llama, qwen2, qwen3, mistral, phi3, smollm3, gemma3_text, gemma3\)/));
   test('NaN inside a weight', async () => {
     const b = bytes();
     const n = Number(Buffer.from(b).readBigUInt64LE(0));

@@ -16,12 +16,18 @@ const LAYER = {
   'self_attn.q_norm.weight': 'attn_q_norm.weight', 'self_attn.k_norm.weight': 'attn_k_norm.weight',
 };
 
+// Gemma 3's four norms a layer (its post_attention_layernorm is on the attention's output).
+const GEMMA_LAYER = {
+  ...LAYER, 'post_attention_layernorm.weight': 'post_attention_norm.weight', 'pre_feedforward_layernorm.weight': 'ffn_norm.weight',
+  'post_feedforward_layernorm.weight': 'post_ffw_norm.weight',
+};
+
 /** llama.cpp's name for a Hugging Face tensor name. */
-function ggufName(hf) {
+function ggufName(hf, arch = 'llama') {
   const top = { 'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight' };
   if (top[hf]) return top[hf];
   const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hf);
-  return `blk.${m[1]}.${LAYER[m[2]]}`;
+  return `blk.${m[1]}.${(arch === 'gemma3' ? GEMMA_LAYER : LAYER)[m[2]]}`;
 }
 
 /** The converter's permute: within each head of d rows, stored row 2i + k is row k d/2 + i (whole rows of any bytes). */
@@ -40,12 +46,14 @@ function permuteRows(bytes, heads, rows) {
 function writeLlamaGguf(attn, file, config, tensors, typeOf, { shards = 1, folder = BROWN, arch = 'llama' } = {}) {
   const specs = Object.entries(tensors).map(([hf, { shape, values }]) => {
     const type = shape.length === 1 ? 'F32' : typeOf(hf, shape);
-    let bytes = type === 'F32' ? new Uint8Array(values.buffer.slice(0)) : attn.encodeWeights(values, { type, cols: shape[shape.length - 1] });
+    // (Gemma 3's converter stores each norm's gain as 1 + weight)
+    const stored = arch === 'gemma3' && hf.endsWith('norm.weight') ? values.map((x) => x + 1) : values;
+    let bytes = type === 'F32' ? new Uint8Array(stored.buffer.slice(0)) : attn.encodeWeights(stored, { type, cols: shape[shape.length - 1] });
     // (llama and smollm3: Qwen2's and Qwen3's converters store the rows as they are)
     const permuted = arch === 'llama' || arch === 'smollm3';
     if (permuted && /q_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_attention_heads, shape[0]);
     if (permuted && /k_proj\.(weight|bias)$/.test(hf)) bytes = permuteRows(bytes, config.num_key_value_heads, shape[0]);
-    return { name: ggufName(hf), dims: [...shape].reverse(), type: GGML[type], data: Buffer.from(bytes).toString('base64') };
+    return { name: ggufName(hf, arch), dims: [...shape].reverse(), type: GGML[type], data: Buffer.from(bytes).toString('base64') };
   });
   const out = execFileSync(process.execPath, [path.join(__dirname, 'gguf_model_write.mjs')], {
     input: JSON.stringify({ file, arch, config, folder, shards, tensors: specs }), maxBuffer: 1 << 27,

@@ -240,15 +240,24 @@ test.each([
   ['qwen2', 'q/k/v biases', { model_type: 'qwen2' }],
   ['qwen3', 'q_norm / k_norm', { model_type: 'qwen3', attention_bias: false }],
   ['smollm3', 'layer 3 not rotated', { model_type: 'smollm3', no_rope_layer_interval: 4 }],
+  // llama.cpp's Gemma 3: the window on all but every 6th layer (all 4 here), local rope base 1e4,
+  // scores over sqrt(head_dim); norms stored as 1 + weight.
+  ['gemma3', 'four norms a layer, window 4', { model_type: 'gemma3_text', hidden_act: undefined, sliding_window: 4, sliding_window_pattern: 6,
+    rope_local_base_freq: 10000, attention_bias: false, tie_word_embeddings: true }],
 ])('%s (%s): equal to the same checkpoint as a folder', async (arch, what, change) => {
-  const config = { ...JSON.parse(fs.readFileSync(path.join(BROWN, 'config.json'), 'utf8')), ...change };
+  const brown = JSON.parse(fs.readFileSync(path.join(BROWN, 'config.json'), 'utf8'));
+  const config = { ...brown, ...change };
+  if (arch === 'gemma3') config.query_pre_attn_scalar = brown.head_dim;  // (llama.cpp's 1/sqrt(head_dim))
   const tensors = brownTensors();
   let seed = 3;
   const noise = (n, around) => new Float32Array(n).map(() => around + ((seed = (seed * 69069 + 1) >>> 0) / 2 ** 32 - 0.5) * 0.5);
   for (const [name, { shape }] of Object.entries(tensors)) {
     const m = /^(model\.layers\.\d+\.self_attn)\.([qkv])_proj\.weight$/.exec(name);
     if (m && arch === 'qwen2') tensors[`${m[1]}.${m[2]}_proj.bias`] = { shape: [shape[0]], values: noise(shape[0], 0) };
-    if (m && arch === 'qwen3' && m[2] !== 'v') tensors[`${m[1]}.${m[2]}_norm.weight`] = { shape: [config.head_dim], values: noise(config.head_dim, 1) };
+    if (m && (arch === 'qwen3' || arch === 'gemma3') && m[2] !== 'v') tensors[`${m[1]}.${m[2]}_norm.weight`] = { shape: [config.head_dim], values: noise(config.head_dim, 1) };
+    const layer = /^(model\.layers\.\d+)\.input_layernorm\.weight$/.exec(name);
+    if (layer && arch === 'gemma3')
+      for (const n of ['pre', 'post']) tensors[`${layer[1]}.${n}_feedforward_layernorm.weight`] = { shape, values: noise(shape[0], 0) };
   }
   const file = path.join(dir, `brown-${arch}.gguf`);
   writeLlamaGguf(file, config, tensors, () => 'F32', { arch });
@@ -258,7 +267,7 @@ test.each([
   for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(BROWN, f), path.join(folder, f));
   const [a, b] = [await mod.loadModel(file), await mod.loadModel(folder)];
   try {
-    expect(a.config).toMatchObject({ model_type: arch, attention_bias: arch === 'qwen2', qk_norm: arch === 'qwen3',
+    expect(a.config).toMatchObject({ model_type: config.model_type, attention_bias: arch === 'qwen2', qk_norm: arch === 'qwen3' || arch === 'gemma3',
       rope_layers: arch === 'smollm3' ? [true, true, true, false] : [true, true, true, true] });
     const ids = b.tokenizer.encode('The jury said the city was');
     const x = a.run(ids).logits, y = b.run(ids).logits;
@@ -297,7 +306,7 @@ describe('GGUF files the Llama family cannot run get named errors', () => {
     const file = path.join(dir, 'other-arch.gguf');
     const json = JSON.stringify([{ file, metadata: { 'general.architecture': { type: 'string', value: 'mamba' } }, tensors: [] }]);
     execFileSync(process.execPath, [path.join(__dirname, 'gguf_write.mjs')], { input: json });
-    await expect(mod.loadModel(file)).rejects.toThrow('GGUF: general.architecture "mamba" is not supported (this library runs: llama, qwen2, qwen3, smollm3)');
+    await expect(mod.loadModel(file)).rejects.toThrow('GGUF: general.architecture "mamba" is not supported (this library runs: llama, qwen2, qwen3, smollm3, gemma3)');
     await expect(mod.loadModel(new Uint8Array([1, 2, 3, 4, 5]))).rejects.toThrow('loadModel: bytes given as the source must be a GGUF file');
     await expect(mod.loadModel(path.join(dir, 'absent.gguf'))).rejects.toThrow('absent.gguf');
   });

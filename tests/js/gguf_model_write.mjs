@@ -19,6 +19,8 @@ const json = (f) => JSON.parse(readFileSync(path.join(spec.folder, f), 'utf8'));
 const arch = spec.arch ?? 'llama';
 const llama = Object.fromEntries(Object.entries(llamaMetadata(spec.config, 'F32')).filter(([k]) => !k.startsWith('tokenizer.'))
   .map(([k, v]) => (k === 'general.architecture' ? [k, { type: 'string', value: arch }] : [k.replace(/^llama\./, `${arch}.`), v])));
+// (Gemma 3's window; llama.cpp fixes its pattern, local rope base and scale)
+if (arch === 'gemma3') llama['gemma3.attention.sliding_window'] = { type: 'u32', value: spec.config.sliding_window };
 const metadata = { ...llama, ...gpt2TokenizerMetadata(json('tokenizer.json'), { config: json('tokenizer_config.json'), modelConfig: spec.config }) };
 const tensors = spec.tensors.map((t) => ({ name: t.name, dims: t.dims, type: t.type, bytes: () => new Uint8Array(Buffer.from(t.data, 'base64')) }));
 const n = spec.shards ?? 1;

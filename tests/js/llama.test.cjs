@@ -20,6 +20,17 @@ const CASES = {
   'smollm3, no_rope_layers [0, 1] given': { ...BASE, model_type: 'smollm3', num_key_value_heads: 4, no_rope_layers: [0, 1], tie_word_embeddings: false },
   // Phi-3-mini-4k's layout in small: fused qkv_proj and gate_up_proj, a sliding window (its 2047).
   'phi3, fused qkv_proj and gate_up_proj, 2 K/V heads, sliding window 5': { ...BASE, model_type: 'phi3', num_key_value_heads: 2, sliding_window: 5, tie_word_embeddings: false },
+  // Phi-4-mini's layout in small: a quarter of each head unrotated, longrope with its short
+  // factors (the runs stay within original_max_position_embeddings 32 of 64) and its attention
+  // factor from the context ratio.
+  'phi3, partial_rotary_factor 0.75, longrope': { ...BASE, model_type: 'phi3', num_key_value_heads: 2, head_dim: 8, partial_rotary_factor: 0.75, tie_word_embeddings: true,
+    original_max_position_embeddings: 32, rope_scaling: { type: 'longrope', short_factor: [1, 1.5, 3], long_factor: [2, 5, 11] } },
+  // Gemma-3-270m's layout in small: head_dim 6, q/k norms, 3 layers sliding, sliding, full
+  // (layer_types), a window of 4 of 11 positions, rope bases 1e6 / 1e4,
+  // query_pre_attn_scalar, a final softcap.
+  'gemma3_text, local and global layers, window 4, softcap': { ...BASE, model_type: 'gemma3_text', hidden_act: undefined, hidden_activation: 'gelu_pytorch_tanh', num_hidden_layers: 3, num_key_value_heads: 2, head_dim: 6,
+    sliding_window: 4, layer_types: ['sliding_attention', 'sliding_attention', 'full_attention'], rope_theta: 1e6, rope_local_base_freq: 1e4,
+    query_pre_attn_scalar: 5, final_logit_softcapping: 4, tie_word_embeddings: true },
 };
 const TOKENS = [0, 5, 9, 2, 2, 17, 11, 4, 20, 3, 8];
 const VOCAB_LETTERS = 'abcdefghijklmnopqrstu';  // ids 2..22 (llama_checkpoint's tokenizer)
@@ -151,6 +162,25 @@ describe('LlamaModel specifics', () => {
   const tensors = checkpoint(config, 7);
   const files = (c = config, t = tensors) => modelFiles(c, t);
 
+  test('a gemma3 (image and text) checkpoint: its text_config and language model\'s tensors, the vision tower unread', async () => {
+    const text = CASES['gemma3_text, local and global layers, window 4, softcap'], textTensors = checkpoint(text, 5);
+    const ref = reference(text, textTensors, TOKENS);
+    // transformers' current names (model.language_model.X), then the earlier ones (language_model.model.X).
+    for (const rename of [(n) => n.replace(/^model\./, 'model.language_model.'), (n) => `language_model.${n}`]) {
+      const renamed = Object.fromEntries(Object.entries(textTensors).map(([n, t]) => [rename(n), t]));
+      renamed['model.vision_tower.vision_model.post_layernorm.weight'] = { shape: [3], data: [1, 2, 3] };
+      const { bos_token_id, eos_token_id, ...inner } = text;
+      const model = await mod.loadModel(modelFiles({ model_type: 'gemma3', bos_token_id, eos_token_id, text_config: { ...inner, model_type: 'gemma3_text' },
+        vision_config: { hidden_size: 3 } }, renamed));
+      try {
+        expect(model.config).toMatchObject({ model_type: 'gemma3', window_layers: [true, true, false], sandwich_norms: true });
+        expect(maxDiff(model.run(TOKENS).logits, ref.logits)).toBeLessThan(2e-5);
+      } finally {
+        model.dispose();
+      }
+    }
+  });
+
   test('kvHeadOf: each query head reads K/V head floor(h / (heads / kvHeads)); bad heads are named', async () => {
     const model = await mod.loadModel(files());
     try {
@@ -195,13 +225,20 @@ describe('LlamaModel specifics', () => {
       // Weights that are not a safetensors file: the config must be refused first.
       await expect(mod.loadModel({ config: { ...config, ...change }, weights: new Uint8Array(3), tokenizer: tokenizerFiles() })).rejects.toThrow(pattern);
     };
-    await refused({ rope_scaling: { rope_type: 'yarn', factor: 4 } }, /rope_scaling type "yarn" is not supported \(supported: linear, llama3\)/);
+    await refused({ rope_scaling: { rope_type: 'yarn', factor: 4 } }, /rope_scaling type "yarn" is not supported \(supported: linear, llama3, longrope\)/);
     await refused({ hidden_act: 'gelu' }, /hidden_act "gelu" is not supported/);
-    await refused({ partial_rotary_factor: 0.5 }, /partial_rotary_factor 0.5 is not supported/);
+    await refused({ partial_rotary_factor: 0.5 }, /partial_rotary_factor 0.5 is not supported for qwen2/);
+    await refused({ model_type: 'phi3', partial_rotary_factor: 0.3 }, /partial_rotary_factor must rotate an even number of a head's 4 values, got 0.3/);
+    await refused({ model_type: 'phi3', rope_scaling: { type: 'longrope', short_factor: [1], long_factor: [1, 2] } },
+      /rope_scaling short_factor must be 2 positive numbers \(half the rotated head\), got Array\(1\)/);
+    await refused({ model_type: 'gemma3_text', hidden_act: undefined, layer_types: ['full_attention'] },
+      /layer_types must be 2 values of "sliding_attention" or "full_attention" \(one per layer\), got Array\(1\)/);
+    await refused({ model_type: 'gemma3_text', hidden_act: undefined, hidden_activation: 'silu' }, /hidden_activation "silu" is not supported \(gemma3_text uses gelu_pytorch_tanh\)/);
+    await refused({ model_type: 'gemma3_text', hidden_act: undefined, use_bidirectional_attention: true }, /use_bidirectional_attention true \(an embedding model\) is not supported/);
     await refused({ num_key_value_heads: 3 }, /num_attention_heads \(4\) is not a multiple of num_key_value_heads \(3\)/);
     await refused({ use_sliding_window: true, sliding_window: 4 }, /use_sliding_window true is not supported for qwen2/);
     await refused({ model_type: 'smollm3', no_rope_layers: [1, 0, 1] }, /config.json: no_rope_layers must be 2 values of 0 or 1 \(one per layer\), got Array\(3\)/);
-    await refused({ model_type: 'qwen3_moe' }, /model_type "qwen3_moe" is not supported \(this library runs: gpt2, bert, bart, llama, qwen2, qwen3, mistral, phi3, smollm3\)/);
+    await refused({ model_type: 'qwen3_moe' }, /model_type "qwen3_moe" is not supported \(this library runs: gpt2, bert, bart, llama, qwen2, qwen3, mistral, phi3, smollm3, gemma3_text, gemma3\)/);
   });
 
   test('a vocab_size padded past the tokenizer (as Qwen2\'s): those ids read as no text, and generation goes on', async () => {

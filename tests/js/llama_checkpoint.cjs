@@ -78,10 +78,12 @@ function checkpoint(config, seed, bf16 = false) {
     const value = () => Math.fround(around + 0.8 * next());
     tensors[name] = { shape, data: Array.from({ length: n }, bf16 ? () => toBf16(value()) : value) };
   };
+  // Gemma stores each norm gain as weight - 1 (Gemma3RMSNorm multiplies by 1 + weight): near 0.
+  const gemma = config.model_type === 'gemma3_text', gain = gemma ? 0 : 1;
   add('model.embed_tokens.weight', [V, D]);
   for (let l = 0; l < config.num_hidden_layers; l++) {
     const p = `model.layers.${l}.`;
-    add(p + 'input_layernorm.weight', [D], 1);
+    add(p + 'input_layernorm.weight', [D], gain);
     if (config.model_type === 'phi3') {  // Phi3Attention's qkv_proj: [Q | K | V] rows
       add(p + 'self_attn.qkv_proj.weight', [(H + 2 * KV) * d, D]);
     } else {
@@ -91,8 +93,9 @@ function checkpoint(config, seed, bf16 = false) {
     }
     if (bias) for (const m of ['q', 'k', 'v']) add(p + `self_attn.${m}_proj.bias`, [(m === 'q' ? H : KV) * d]);
     add(p + 'self_attn.o_proj.weight', [D, H * d]);
-    if (config.model_type === 'qwen3') for (const m of ['q', 'k']) add(p + `self_attn.${m}_norm.weight`, [d], 1);
-    add(p + 'post_attention_layernorm.weight', [D], 1);
+    if (config.model_type === 'qwen3' || gemma) for (const m of ['q', 'k']) add(p + `self_attn.${m}_norm.weight`, [d], gain);
+    add(p + 'post_attention_layernorm.weight', [D], gain);
+    if (gemma) for (const m of ['pre', 'post']) add(p + `${m}_feedforward_layernorm.weight`, [D], gain);
     if (config.model_type === 'phi3') add(p + 'mlp.gate_up_proj.weight', [2 * F, D]);  // Phi3MLP: [gate | up]
     else {
       add(p + 'mlp.gate_proj.weight', [F, D]);
@@ -100,7 +103,7 @@ function checkpoint(config, seed, bf16 = false) {
     }
     add(p + 'mlp.down_proj.weight', [D, F]);
   }
-  add('model.norm.weight', [D], 1);
+  add('model.norm.weight', [D], gain);
   if (!config.tie_word_embeddings) add('lm_head.weight', [V, D]);
   return tensors;
 }
@@ -130,20 +133,35 @@ function rmsNorm(x, rows, g, eps) {
   return y;
 }
 
-/** Frequencies theta^(-2i/d), stretched by rope_scaling linear (positions / factor). */
-function frequencies(config, d) {
-  const theta = config.rope_theta ?? 10000, factor = config.rope_scaling?.type === 'linear' ? config.rope_scaling.factor : 1;
-  return Array.from({ length: d / 2 }, (_, i) => theta ** (-2 * i / d) / factor);
+/** Frequencies theta^(-2i/d) over the d rotated values, stretched by rope_scaling linear
+ * (positions / factor) or divided by longrope's factors (the long ones for a run of n positions
+ * past original_max_position_embeddings: HF's longrope_frequency_update). */
+function frequencies(config, d, n = 1, theta = config.rope_theta ?? 10000) {
+  const r = config.rope_scaling, factor = r?.type === 'linear' ? r.factor : 1;
+  const long = n > (config.original_max_position_embeddings ?? r?.original_max_position_embeddings);
+  const ext = r?.type === 'longrope' ? (long ? r.long_factor : r.short_factor) : null;
+  return Array.from({ length: d / 2 }, (_, i) => theta ** (-2 * i / d) / factor / (ext ? ext[i] : 1));
 }
 
-/** x * cos + rotate_half(x) * sin on each head of width d in a row, at `pos`. */
-function rotate(row, offset, heads, d, freq, pos) {
+/** longrope's cos / sin scale: attention_factor, else sqrt(1 + ln(s) / ln(original)) with s the
+ * context over the original (HF's _compute_longrope_parameters); 1 for other types. */
+function ropeScale(config) {
+  const r = config.rope_scaling;
+  if (r?.type !== 'longrope') return 1;
+  if (r.attention_factor) return r.attention_factor;
+  const original = config.original_max_position_embeddings, s = config.max_position_embeddings / original;
+  return s <= 1 ? 1 : Math.sqrt(1 + Math.log(s) / Math.log(original));
+}
+
+/** x * cos + rotate_half(x) * sin on the first `rot` values of each head of width d in a row, at
+ * `pos` (the rest pass: Phi3's apply_rotary_pos_emb over q[..., :rotary_dim]); cos and sin scaled. */
+function rotate(row, offset, heads, d, freq, pos, rot = d, scale = 1) {
   for (let h = 0; h < heads; h++)
-    for (let i = 0; i < d / 2; i++) {
-      const a = row[offset + h * d + i], b = row[offset + h * d + i + d / 2];
-      const c = Math.cos(pos * freq[i]), s = Math.sin(pos * freq[i]);
+    for (let i = 0; i < rot / 2; i++) {
+      const a = row[offset + h * d + i], b = row[offset + h * d + i + rot / 2];
+      const c = scale * Math.cos(pos * freq[i]), s = scale * Math.sin(pos * freq[i]);
       row[offset + h * d + i] = a * c - b * s;
-      row[offset + h * d + i + d / 2] = b * c + a * s;
+      row[offset + h * d + i + rot / 2] = b * c + a * s;
     }
 }
 
@@ -170,35 +188,46 @@ function reference(config, weights, tokens) {
     }
   }
   const n = tokens.length, { hidden_size: D, num_attention_heads: H, num_key_value_heads: KV, vocab_size: V } = config;
-  const d = config.head_dim ?? D / H, eps = config.rms_norm_eps, freq = frequencies(config, d);
-  const x = new Float64Array(n * D);
-  tokens.forEach((t, i) => { for (let j = 0; j < D; j++) x[i * D + j] = w['model.embed_tokens.weight'].data[t * D + j]; });
+  const d = config.head_dim ?? D / H, eps = config.rms_norm_eps, rot = Math.floor(d * (config.partial_rotary_factor ?? 1));
+  const freq = frequencies(config, rot, n), scale = ropeScale(config);
+  // Gemma 3 (Gemma3ForCausalLM): Gemma3RMSNorm's 1 + weight, embeddings times sqrt(hidden_size),
+  // sliding layers (layer_types) with rope_local_base_freq, query_pre_attn_scalar^-1/2, sandwich
+  // norms, gelu_pytorch_tanh, final_logit_softcapping.
+  const gemma = config.model_type === 'gemma3_text';
+  const norm = (v, rows, g) => rmsNorm(v, rows, gemma ? { data: g.data.map((x) => 1 + x) } : g, eps);
+  const localFreq = gemma ? frequencies({}, rot, n, config.rope_local_base_freq) : freq;
+  const sliding = (l) => (gemma ? config.layer_types[l] === 'sliding_attention' : Boolean(config.sliding_window));
+  const scoreScale = gemma ? config.query_pre_attn_scalar ** -0.5 : 1 / Math.sqrt(d);
+  const x = new Float64Array(n * D), embedScale = gemma ? Math.sqrt(D) : 1;
+  tokens.forEach((t, i) => { for (let j = 0; j < D; j++) x[i * D + j] = w['model.embed_tokens.weight'].data[t * D + j] * embedScale; });
   const attention = [];
   for (let l = 0; l < config.num_hidden_layers; l++) {
     const p = `model.layers.${l}.`;
-    const h = rmsNorm(x, n, w[p + 'input_layernorm.weight'], eps);
+    const h = norm(x, n, w[p + 'input_layernorm.weight']);
     const q = linear(h, n, w[p + 'self_attn.q_proj.weight'], w[p + 'self_attn.q_proj.bias']);
     const k = linear(h, n, w[p + 'self_attn.k_proj.weight'], w[p + 'self_attn.k_proj.bias']);
     const v = linear(h, n, w[p + 'self_attn.v_proj.weight'], w[p + 'self_attn.v_proj.bias']);
     // Qwen3Attention: q_norm / k_norm over each head's d values (view(..., -1, head_dim)), then the rotation.
-    const qn = config.model_type === 'qwen3' ? rmsNorm(q, n * H, w[p + 'self_attn.q_norm.weight'], eps) : q;
-    const kn = config.model_type === 'qwen3' ? rmsNorm(k, n * KV, w[p + 'self_attn.k_norm.weight'], eps) : k;
+    const qkNorm = config.model_type === 'qwen3' || gemma;
+    const qn = qkNorm ? norm(q, n * H, w[p + 'self_attn.q_norm.weight']) : q;
+    const kn = qkNorm ? norm(k, n * KV, w[p + 'self_attn.k_norm.weight']) : k;
     q.set(qn), k.set(kn);
     // SmolLM3Attention: use_rope = no_rope_layers[layer] (default: every layer but each interval-th).
     const interval = config.no_rope_layer_interval ?? 4;
     const useRope = config.model_type !== 'smollm3' || (config.no_rope_layers?.length ? config.no_rope_layers[l] === 1 : (l + 1) % interval !== 0);
-    for (let i = 0; i < n && useRope; i++) { rotate(q, i * H * d, H, d, freq, i); rotate(k, i * KV * d, KV, d, freq, i); }
+    const f = sliding(l) ? localFreq : freq;
+    for (let i = 0; i < n && useRope; i++) { rotate(q, i * H * d, H, d, f, i, rot, scale); rotate(k, i * KV * d, KV, d, f, i, rot, scale); }
     const z = new Float64Array(n * H * d);
     for (let hh = 0; hh < H; hh++) {
       const g = Math.floor(hh / (H / KV));  // repeat_kv: H / KV query heads per K/V head
       for (let i = 0; i < n; i++) {
         // Causal; with a sliding window W, only keys j > i - W (Mistral).
-        const first = config.sliding_window ? Math.max(0, i - config.sliding_window + 1) : 0;
+        const first = sliding(l) ? Math.max(0, i - config.sliding_window + 1) : 0;
         const s = [];
         for (let j = first; j <= i; j++) {
           let dot = 0;
           for (let t = 0; t < d; t++) dot += q[(i * H + hh) * d + t] * k[(j * KV + g) * d + t];
-          s.push(dot / Math.sqrt(d));
+          s.push(dot * scoreScale);
         }
         const max = Math.max(...s), e = s.map((x) => Math.exp(x - max)), sum = e.reduce((a, b) => a + b, 0);
         for (let j = 0; j < n; j++) {
@@ -208,17 +237,22 @@ function reference(config, weights, tokens) {
         }
       }
     }
-    const o = linear(z, n, w[p + 'self_attn.o_proj.weight']);
+    const o0 = linear(z, n, w[p + 'self_attn.o_proj.weight']);
+    const o = gemma ? norm(o0, n, w[p + 'post_attention_layernorm.weight']) : o0;
     for (let i = 0; i < x.length; i++) x[i] += o[i];
-    const h2 = rmsNorm(x, n, w[p + 'post_attention_layernorm.weight'], eps);
+    const h2 = norm(x, n, w[p + (gemma ? 'pre_feedforward_layernorm.weight' : 'post_attention_layernorm.weight')]);
     const gate = linear(h2, n, w[p + 'mlp.gate_proj.weight']), up = linear(h2, n, w[p + 'mlp.up_proj.weight']);
-    for (let i = 0; i < gate.length; i++) gate[i] = gate[i] / (1 + Math.exp(-gate[i])) * up[i];
-    const m = linear(gate, n, w[p + 'mlp.down_proj.weight']);
+    const act = gemma ? (g) => 0.5 * g * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (g + 0.044715 * g ** 3))) : (g) => g / (1 + Math.exp(-g));
+    for (let i = 0; i < gate.length; i++) gate[i] = act(gate[i]) * up[i];
+    const m0 = linear(gate, n, w[p + 'mlp.down_proj.weight']);
+    const m = gemma ? norm(m0, n, w[p + 'post_feedforward_layernorm.weight']) : m0;
     for (let i = 0; i < x.length; i++) x[i] += m[i];
   }
-  const final = rmsNorm(x, n, w['model.norm.weight'], eps);
+  const final = norm(x, n, w['model.norm.weight']);
   const head = config.tie_word_embeddings ? w['model.embed_tokens.weight'] : w['lm_head.weight'];
-  return { logits: linear(final, n, head), attention: Float64Array.from(attention), vocab: V };
+  const logits = linear(final, n, head), cap = config.final_logit_softcapping;
+  if (cap) for (let i = 0; i < logits.length; i++) logits[i] = cap * Math.tanh(logits[i] / cap);
+  return { logits, attention: Float64Array.from(attention), vocab: V };
 }
 
 const maxDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);

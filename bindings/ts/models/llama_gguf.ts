@@ -1,14 +1,17 @@
 // The Llama family from a GGUF file (llama.cpp's format): its metadata read as the config.json the
 // same checkpoint has on the Hub, its tensors under Hugging Face's names, held as stored (Q4_K stays
 // Q4_K), and the tokenizer from tokenizer.ggml.*. Architectures: "llama" (also Mistral's and
-// SmolLM2's files), "qwen2", "qwen3" and "smollm3".
+// SmolLM2's files), "qwen2", "qwen3", "smollm3" and "gemma3".
 //
 // llama.cpp rotates adjacent pairs (2i, 2i + 1) of each head's dims; Hugging Face rotates the
 // halves (i, i + d/2). So that both compute one network, llama.cpp's converter stores the "llama"
 // architecture's q_proj and k_proj rows (and biases) permuted: within each head, stored row 2i + k
 // is the checkpoint's row k d/2 + i (k = 0, 1). The rows are moved back here, whole, in whatever
 // type they are stored: a row is whole blocks. Qwen2's and Qwen3's are stored as they are
-// (llama.cpp rotates their halves, as Hugging Face).
+// (llama.cpp rotates their halves, as Hugging Face), and so are Gemma 3's.
+//
+// Gemma 3's converter stores each RMSNorm gain as the 1 + weight it multiplies by (Hugging Face
+// stores the weight): 1 is taken off again here, so that the model reads the checkpoint's values.
 import { AttentionError } from '../errors.js';
 import type { CheckpointTensor, CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import type { GgufFile, GgufHeader, GgufValue } from '../loading/gguf.js';
@@ -24,6 +27,7 @@ const ARCHITECTURES: Record<string, { modelType: LlamaModelType; permuted: boole
   qwen3: { modelType: 'qwen3', permuted: false },
   // (llama.cpp rotates SmolLM3's adjacent pairs, as Llama's, and skips every 4th layer: no key says so)
   smollm3: { modelType: 'smollm3', permuted: true },
+  gemma3: { modelType: 'gemma3_text', permuted: false },
 };
 export const LLAMA_GGUF_ARCHITECTURES = Object.keys(ARCHITECTURES);
 
@@ -38,15 +42,24 @@ const LAYER_NAMES: Record<string, string> = {
   'post_attention_layernorm.weight': 'ffn_norm.weight',
   'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
 };
+/** Gemma 3's four norms a layer (post_attention_layernorm is on the attention's output there). */
+const GEMMA_LAYER_NAMES: Record<string, string> = {
+  ...LAYER_NAMES,
+  'post_attention_layernorm.weight': 'post_attention_norm.weight',
+  'pre_feedforward_layernorm.weight': 'ffn_norm.weight',
+  'post_feedforward_layernorm.weight': 'post_ffw_norm.weight',
+};
+const layerNames = (arch: string) => (arch === 'gemma3' ? GEMMA_LAYER_NAMES : LAYER_NAMES);
 const MODEL_NAMES: Record<string, string> = {
   'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight',
 };
 
-/** The GGUF name of a Llama-family tensor's Hugging Face name (undefined for one GGUF does not hold). */
-export function llamaGgufName(hfName: string): string | undefined {
+/** The GGUF name of a Llama-family tensor's Hugging Face name (undefined for one GGUF does not
+ * hold), in an architecture's file. */
+export function llamaGgufName(hfName: string, arch = 'llama'): string | undefined {
   if (MODEL_NAMES[hfName]) return MODEL_NAMES[hfName];
   const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hfName);
-  const part = m && LAYER_NAMES[m[2]];
+  const part = m && layerNames(arch)[m[2]];
   return part ? `blk.${m[1]}.${part}` : undefined;
 }
 
@@ -88,6 +101,12 @@ export function llamaGgufConfig(file: GgufHeader): Record<string, unknown> {
   else if (scaling !== undefined && scaling !== 'none')
     throw new AttentionError(`GGUF: ${arch}.rope.scaling.type ${show(scaling)} is not supported (supported: none, linear)`);
   const window = file.metadata.get(`${arch}.attention.sliding_window`);
+  // llama.cpp's Gemma 3: every 6th layer global, the others windowed with rope base 10000, the
+  // scores scaled by 1/sqrt(head size) (query_pre_attn_scalar = head_dim; fixed there, no key).
+  const gemma = arch === 'gemma3' ? {
+    sliding_window: int('attention.sliding_window'), sliding_window_pattern: 6, rope_local_base_freq: 10000,
+    query_pre_attn_scalar: headDim, hidden_activation: 'gelu_pytorch_tanh',
+  } : {};
   const tokenId = (key: string) => {
     const v = file.metadata.get(`tokenizer.ggml.${key}`);
     return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
@@ -109,6 +128,7 @@ export function llamaGgufConfig(file: GgufHeader): Record<string, unknown> {
     tie_word_embeddings: !file.tensors.has('output.weight'),
     ...(typeof window === 'number' && window > 0 && arch === 'llama' ? { sliding_window: window } : {}),
     ...(arch === 'smollm3' ? { no_rope_layer_interval: 4 } : {}),  // (llama.cpp's n_no_rope_layer_step)
+    ...gemma,
     bos_token_id: tokenId('bos_token_id'),
     eos_token_id: tokenId('eos_token_id'),
   };
@@ -130,6 +150,13 @@ export function unpermuteRotaryRows(bytes: Uint8Array, heads: number, rows: numb
   return out;
 }
 
+/** A Gemma 3 norm's stored gains (1 + weight, F32 as llama.cpp keeps norms) as the weights. */
+function unitOffsetRemoved(bytes: Uint8Array): Uint8Array {
+  const gains = new Float32Array(bytes.slice().buffer);
+  for (let i = 0; i < gains.length; i++) gains[i] -= 1;
+  return new Uint8Array(gains.buffer);
+}
+
 /** The file's tensor names -> Hugging Face's, and each tensor's bytes as the checkpoint's (Q and
  * K rows back in Hugging Face's order). */
 function tensorNaming(file: GgufHeader, config: Record<string, unknown>): { hfName: Map<string, string>; bytesOf: (hf: string, bytes: Uint8Array, rows: number) => Uint8Array } {
@@ -137,8 +164,13 @@ function tensorNaming(file: GgufHeader, config: Record<string, unknown>): { hfNa
   const layers = config.num_hidden_layers as number;
   const hfName = new Map<string, string>();
   for (const hf of Object.keys(MODEL_NAMES)) hfName.set(llamaGgufName(hf)!, hf);
-  for (let l = 0; l < layers; l++) for (const part of Object.keys(LAYER_NAMES)) hfName.set(llamaGgufName(`model.layers.${l}.${part}`)!, `model.layers.${l}.${part}`);
+  for (let l = 0; l < layers; l++)
+    for (const part of Object.keys(layerNames(arch))) hfName.set(llamaGgufName(`model.layers.${l}.${part}`, arch)!, `model.layers.${l}.${part}`);
+  if (arch === 'gemma3')
+    for (const [name, t] of file.tensors)
+      if (name.endsWith('norm.weight') && t.type !== 'F32') throw new AttentionError(`GGUF: ${name} must be F32 (a norm's gains), got ${t.type}`);
   const bytesOf = (hf: string, bytes: Uint8Array, rows: number) => {
+    if (arch === 'gemma3' && hf.endsWith('norm.weight')) return unitOffsetRemoved(bytes);
     const q = hf.includes('q_proj.'), k = hf.includes('k_proj.');
     if (!ARCHITECTURES[arch].permuted || !(q || k)) return bytes;
     return unpermuteRotaryRows(bytes, (q ? config.num_attention_heads : config.num_key_value_heads) as number, rows);

@@ -1,4 +1,5 @@
-// The Llama family in WASM (model_type llama, qwen2, qwen3, mistral, phi3, smollm3; SmolLM2 and TinyLlama are llama):
+// The Llama family in WASM (model_type llama, qwen2, qwen3, mistral, phi3, smollm3, gemma3_text and
+// gemma3's text part; SmolLM2 and TinyLlama are llama):
 // config.json + model.safetensors under Hugging Face's names, unchanged, + tokenizer.json. Rotary
 // positions, grouped-query attention (attention is returned per query head; kvHeadOf says which
 // K/V head each reads), RMSNorm, SwiGLU. run / predictNext / loss / generate are the decoder-only
@@ -22,7 +23,7 @@ import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import type { FilesReader } from '../loading/model_files.js';
 
-export type LlamaModelType = 'llama' | 'qwen2' | 'qwen3' | 'mistral' | 'phi3' | 'smollm3';
+export type LlamaModelType = 'llama' | 'qwen2' | 'qwen3' | 'mistral' | 'phi3' | 'smollm3' | 'gemma3_text' | 'gemma3';
 
 /** A Llama-family checkpoint in memory: parsed config.json, safetensors bytes (or a GGUF file's
  * tensors, models/llama_gguf.ts), and the tokenizer (tokenizer.json with tokenizer_config.json /
@@ -47,11 +48,16 @@ export const readLlamaFiles: FilesReader = async (files, config, weights) => {
 
 /** rope_scaling as the core runs it ('' = none). */
 export interface RopeScaling {
-  type: '' | 'linear' | 'llama3';
+  type: '' | 'linear' | 'llama3' | 'longrope';
   factor: number;
   lowFreqFactor: number;
   highFreqFactor: number;
   originalMaxPositionEmbeddings: number;
+  /** longrope (Phi-3): frequency i divided by shortFactor[i], or longFactor[i] once a run passes
+   * originalMaxPositionEmbeddings; cos and sin times attentionFactor. */
+  shortFactor: number[];
+  longFactor: number[];
+  attentionFactor: number;
 }
 
 /** config.json as read, with Hugging Face's defaults filled in. */
@@ -79,9 +85,49 @@ export interface LlamaConfig {
   rope_layers: boolean[];
   /** Phi-3: self_attn.qkv_proj and mlp.gate_up_proj, each one matrix as stored. */
   fused_projections: boolean;
+  /** The rotated values of each head: head_dim x partial_rotary_factor (Phi-4-mini's 0.75). */
+  rotary_dim: number;
+  /** Gemma 3: whether each layer attends within sliding_window (its layer_types); all true
+   * elsewhere when sliding_window is set. */
+  window_layers: boolean[];
+  /** Gemma 3: the windowed layers' rope base (rope_local_base_freq); 0 elsewhere. */
+  rope_local_theta: number;
+  /** The scores' scale: query_pre_attn_scalar^-1/2 (Gemma 3); 0 for 1/sqrt(head_dim). */
+  attention_scale: number;
+  /** Gemma: logits = cap * tanh(logits / cap); 0 for none. */
+  final_logit_softcapping: number;
+  /** Gemma: RMSNorm gains are 1 + weight; a norm on the attention's and the MLP's outputs
+   * (post_attention_layernorm, pre_/post_feedforward_layernorm); embeddings times
+   * sqrt(hidden_size); GeGLU (gelu_pytorch_tanh) for SwiGLU. */
+  unit_offset_norms: boolean;
+  sandwich_norms: boolean;
+  scale_embeddings: boolean;
+  gelu_mlp: boolean;
 }
 
-const SCALINGS = ['linear', 'llama3'];
+/** Gemma3TextConfig's defaults, for keys a config.json leaves out. */
+const GEMMA3_DEFAULTS: Record<string, unknown> = {
+  vocab_size: 262208, hidden_size: 2304, intermediate_size: 9216, num_hidden_layers: 26, num_attention_heads: 8,
+  num_key_value_heads: 4, head_dim: 256, hidden_activation: 'gelu_pytorch_tanh', max_position_embeddings: 131072,
+  rms_norm_eps: 1e-6, tie_word_embeddings: true, rope_theta: 1e6, rope_local_base_freq: 1e4,
+  query_pre_attn_scalar: 256, sliding_window: 4096, sliding_window_pattern: 6,
+};
+
+const isGemma = (type: LlamaModelType) => type === 'gemma3_text' || type === 'gemma3';
+
+/** The text model's config: gemma3's text_config (its language model), with the top level's
+ * token ids where the text part has none; Gemma3TextConfig's defaults under it. Others as they are. */
+export function textConfig(c: Record<string, unknown>): Record<string, unknown> {
+  if (c.model_type === 'gemma3_text') return { ...GEMMA3_DEFAULTS, ...c };
+  if (c.model_type !== 'gemma3') return c;
+  const text = c.text_config ?? {};
+  if (typeof text !== 'object' || text === null || Array.isArray(text))
+    throw new AttentionError(`config.json: text_config must be an object, got ${show(text)}`);
+  const ids = Object.fromEntries(['bos_token_id', 'eos_token_id', 'pad_token_id'].filter((k) => k in c).map((k) => [k, c[k]]));
+  return { ...GEMMA3_DEFAULTS, ...ids, ...text, model_type: 'gemma3' };
+}
+
+const SCALINGS = ['linear', 'llama3', 'longrope'];
 
 /** A number field of config.json (or its default), or a named error. */
 function configNumber(c: Record<string, unknown>, key: string, fallback: number, ok: (v: number) => boolean, expected: string): number {
@@ -90,8 +136,35 @@ function configNumber(c: Record<string, unknown>, key: string, fallback: number,
   return v;
 }
 
-function readRopeScaling(c: Record<string, unknown>): RopeScaling {
-  const none: RopeScaling = { type: '', factor: 1, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 };
+/** longrope's factors (rotaryDim / 2 positive numbers each) and attention factor, as HF's
+ * _compute_longrope_parameters reads them: the original context from config.json's
+ * original_max_position_embeddings (Phi-3 keeps it there, and then the factor is
+ * max_position_embeddings over it), else rope_scaling's; attention_factor, when not given,
+ * sqrt(1 + ln(factor) / ln(original)) past 1. */
+function readLongrope(c: Record<string, unknown>, r: Record<string, unknown>, rotaryDim: number): RopeScaling {
+  const factors = (key: string) => {
+    const v = r[key];
+    if (!Array.isArray(v) || v.length !== rotaryDim / 2 || !v.every((x) => typeof x === 'number' && x > 0 && Number.isFinite(x)))
+      throw new AttentionError(`config.json: rope_scaling ${key} must be ${rotaryDim / 2} positive numbers (half the rotated head), got ${show(v)}`);
+    return v as number[];
+  };
+  const positiveInt = (v: number) => Number.isInteger(v) && v >= 1;
+  const top = c.original_max_position_embeddings !== undefined;
+  const original = top ? configNumber(c, 'original_max_position_embeddings', 0, positiveInt, 'a positive integer')
+    : configNumber(r, 'original_max_position_embeddings', c.max_position_embeddings as number, positiveInt, 'a positive integer (rope_scaling)');
+  const factor = top ? (c.max_position_embeddings as number) / original
+    : configNumber(r, 'factor', 1, (v) => v > 0 && Number.isFinite(v), 'a positive number (rope_scaling)');
+  const given = r.attention_factor;
+  const attentionFactor = given !== undefined && given !== null
+    ? configNumber(r, 'attention_factor', 1, (v) => v > 0 && Number.isFinite(v), 'a positive number (rope_scaling)')
+    : factor <= 1 ? 1 : Math.sqrt(1 + Math.log(factor) / Math.log(original));
+  return { type: 'longrope', factor: 1, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: original,
+    shortFactor: factors('short_factor'), longFactor: factors('long_factor'), attentionFactor };
+}
+
+function readRopeScaling(c: Record<string, unknown>, rotaryDim: number): RopeScaling {
+  const none: RopeScaling = { type: '', factor: 1, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192,
+    shortFactor: [], longFactor: [], attentionFactor: 1 };
   const s = c.rope_scaling;
   if (s === undefined || s === null) return none;
   if (typeof s !== 'object' || Array.isArray(s)) throw new AttentionError(`config.json: rope_scaling must be an object or null, got ${show(s)}`);
@@ -100,13 +173,14 @@ function readRopeScaling(c: Record<string, unknown>): RopeScaling {
   if (type === 'default') return none;
   if (typeof type !== 'string' || !SCALINGS.includes(type))
     throw new AttentionError(`config.json: rope_scaling type ${show(type)} is not supported (supported: ${SCALINGS.join(', ')})`);
+  if (type === 'longrope') return readLongrope(c, r, rotaryDim);
   const positive = (v: number) => v > 0 && Number.isFinite(v);
   // transformers requires factor for both types and llama3's three fields besides (no default:
   // a file without them is not the model its name says).
   const required = type === 'llama3' ? ['factor', 'low_freq_factor', 'high_freq_factor', 'original_max_position_embeddings'] : ['factor'];
   const missing = required.filter((k) => r[k] === undefined || r[k] === null);
   if (missing.length) throw new AttentionError(`config.json: rope_scaling of type ${show(type)} needs ${missing.join(', ')} (got ${show(JSON.stringify(r))})`);
-  const out: RopeScaling = {
+  const out: RopeScaling = { ...none,
     type: type as RopeScaling['type'],
     factor: configNumber(r, 'factor', 1, (v) => v >= 1 && v <= 1e6, 'a number from 1 to 1e6 (rope_scaling)'),
     lowFreqFactor: configNumber(r, 'low_freq_factor', 1, positive, 'a positive number (rope_scaling)'),
@@ -124,7 +198,7 @@ function readRopeScaling(c: Record<string, unknown>): RopeScaling {
 function readSlidingWindow(c: Record<string, unknown>, type: LlamaModelType): number {
   if (type !== 'mistral' && type !== 'llama' && c.use_sliding_window === true)
     throw new AttentionError(`config.json: use_sliding_window true is not supported for ${type} (a window on some layers only)`);
-  if (type !== 'mistral' && type !== 'phi3') return 0;
+  if (type !== 'mistral' && type !== 'phi3' && !isGemma(type)) return 0;
   const w = c.sliding_window;
   if (w === undefined || w === null) return 0;
   if (!Number.isInteger(w) || (w as number) < 1) throw new AttentionError(`config.json: sliding_window must be a positive integer or null, got ${show(w)}`);
@@ -145,6 +219,31 @@ function readRopeLayers(c: Record<string, unknown>, type: LlamaModelType, layers
   return Array.from({ length: layers }, (_, l) => (l + 1) % interval !== 0);
 }
 
+/** Gemma 3's windowed layers: layer_types ('sliding_attention' / 'full_attention'), else every
+ * layer but each sliding_window_pattern-th (Gemma3TextConfig's rule); true for every layer elsewhere. */
+function readWindowLayers(c: Record<string, unknown>, type: LlamaModelType, layers: number): boolean[] {
+  if (!isGemma(type)) return Array(layers).fill(true);
+  const list = c.layer_types;
+  if (list !== undefined && list !== null) {
+    if (!Array.isArray(list) || list.length !== layers || !list.every((v) => v === 'sliding_attention' || v === 'full_attention'))
+      throw new AttentionError(`config.json: layer_types must be ${layers} values of "sliding_attention" or "full_attention" (one per layer), got ${show(list)}`);
+    return list.map((v) => v === 'sliding_attention');
+  }
+  const pattern = configInt(c, 'sliding_window_pattern', 6);
+  return Array.from({ length: layers }, (_, l) => (l + 1) % pattern !== 0);
+}
+
+/** The rotated values of each head: head_dim x partial_rotary_factor (Phi-3's family only), even. */
+function readRotaryDim(c: Record<string, unknown>, type: LlamaModelType, headDim: number): number {
+  const partial = c.partial_rotary_factor ?? 1;
+  if (partial === 1) return headDim;
+  if (type !== 'phi3') throw new AttentionError(`config.json: partial_rotary_factor ${show(partial)} is not supported for ${type} (rotary on the whole head only)`);
+  const dim = typeof partial === 'number' ? Math.floor(headDim * partial) : NaN;  // HF: int(head_dim * factor)
+  if (!(dim >= 2 && dim % 2 === 0 && dim <= headDim))
+    throw new AttentionError(`config.json: partial_rotary_factor must rotate an even number of a head's ${headDim} values, got ${show(partial)}`);
+  return dim;
+}
+
 /** config.json of a Llama-family model, checked; variants the core does not run are refused by
  * name here, before any weights are read. */
 export function readLlamaConfig(c: Record<string, unknown>): LlamaConfig {
@@ -157,13 +256,16 @@ export function readLlamaConfig(c: Record<string, unknown>): LlamaConfig {
   }
 }
 
-function readFields(c: Record<string, unknown>): LlamaConfig {
-  const type = c.model_type as LlamaModelType;
-  const act = c.hidden_act ?? 'silu';
-  if (act !== 'silu') throw new AttentionError(`config.json: hidden_act ${show(act)} is not supported (the Llama family uses silu)`);
+function readFields(config: Record<string, unknown>): LlamaConfig {
+  const c = textConfig(config);
+  const type = c.model_type as LlamaModelType, gemma = isGemma(type);
+  // Gemma names its activation hidden_activation; the tanh GELU there, silu elsewhere.
+  const [actKey, expected] = gemma ? ['hidden_activation', 'gelu_pytorch_tanh'] : ['hidden_act', 'silu'];
+  const act = c[actKey] ?? expected;
+  if (act !== expected) throw new AttentionError(`config.json: ${actKey} ${show(act)} is not supported (${type} uses ${expected})`);
   if (c.mlp_bias === true) throw new AttentionError('config.json: mlp_bias true is not supported');
-  const partial = c.partial_rotary_factor ?? 1;
-  if (partial !== 1) throw new AttentionError(`config.json: partial_rotary_factor ${show(partial)} is not supported (rotary on the whole head only)`);
+  if (gemma && c.use_bidirectional_attention === true)
+    throw new AttentionError('config.json: use_bidirectional_attention true (an embedding model) is not supported');
   const heads = configInt(c, 'num_attention_heads');
   const attentionBias = type === 'qwen2' ? true : c.attention_bias ?? false;
   const layers = configInt(c, 'num_hidden_layers');
@@ -175,19 +277,40 @@ function readFields(c: Record<string, unknown>): LlamaConfig {
   configTokenIds(c, 'eos_token_id', vocab, true);
   if (heads % kvHeads !== 0)
     throw new AttentionError(`config.json: num_attention_heads (${heads}) is not a multiple of num_key_value_heads (${kvHeads})`);
+  const headDim = configInt(c, 'head_dim', hidden / heads), rotaryDim = readRotaryDim(c, type, headDim);
+  const above1 = (v: number) => v > 1 && Number.isFinite(v);
+  const softcap = c.final_logit_softcapping ?? 0;  // (HF's Gemma 3 reads no attn_logit_softcapping: ignored as there)
+  if (typeof softcap !== 'number' || !(softcap >= 0) || !Number.isFinite(softcap))
+    throw new AttentionError(`config.json: final_logit_softcapping must be a positive number or null, got ${show(softcap)}`);
   return {
     model_type: type, vocab_size: vocab, max_position_embeddings: configInt(c, 'max_position_embeddings'),
     hidden_size: hidden, intermediate_size: configInt(c, 'intermediate_size'), num_hidden_layers: layers,
     num_attention_heads: heads, num_key_value_heads: kvHeads,
-    head_dim: configInt(c, 'head_dim', hidden / heads), rms_norm_eps: configEps(c, 'rms_norm_eps', 1e-6),
+    head_dim: headDim, rms_norm_eps: configEps(c, 'rms_norm_eps', 1e-6),
     // (real ones reach 1e6-4e9; the core turns it into float32 frequencies)
     rope_theta: configNumber(c, 'rope_theta', 10000, (v) => v > 1 && v <= 1e12, 'a number above 1 and at most 1e12'),
-    rope_scaling: readRopeScaling(c), attention_bias: attentionBias, tie_word_embeddings: tie,
+    rope_scaling: readRopeScaling(c, rotaryDim), attention_bias: attentionBias, tie_word_embeddings: tie,
     sliding_window: readSlidingWindow(c, type),
-    qk_norm: type === 'qwen3',
+    qk_norm: type === 'qwen3' || gemma,
     rope_layers: readRopeLayers(c, type, layers),
     fused_projections: type === 'phi3',
+    rotary_dim: rotaryDim,
+    window_layers: readWindowLayers(c, type, layers),
+    rope_local_theta: gemma ? configNumber(c, 'rope_local_base_freq', 1e4, above1, 'a number above 1') : 0,
+    attention_scale: gemma ? configNumber(c, 'query_pre_attn_scalar', 256, (v) => v > 0 && Number.isFinite(v), 'a positive number') ** -0.5 : 0,
+    final_logit_softcapping: softcap,
+    unit_offset_norms: gemma, sandwich_norms: gemma, scale_embeddings: gemma, gelu_mlp: gemma,
   };
+}
+
+/** Where a tensor is stored: under its own name, or in a gemma3 (image and text) checkpoint under
+ * its language model's (transformers' model.language_model.X, or language_model.model.X and
+ * language_model.lm_head as earlier versions saved it); the vision tower's tensors are not read. */
+function checkpointNames(type: LlamaModelType): (name: string) => string[] {
+  if (type !== 'gemma3') return (name) => [name];
+  return (name) => (name.startsWith('model.')
+    ? [name, `model.language_model.${name.slice(6)}`, `language_model.${name}`]
+    : [name, `language_model.${name}`]);
 }
 
 /** The model's end-of-text token: config.json's eos_token_id (the first, when a list), else the
@@ -269,10 +392,14 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     this.config = config;
     const handle = this.live(), r = config.rope_scaling;
     try {
-      throwIfError(handle.configure({ ...config, rope_layers: config.rope_layers.every(Boolean) ? '' : config.rope_layers.map(Number).join(''), rope_scaling: { rope_type: r.type, factor: r.factor, low_freq_factor: r.lowFreqFactor,
-        high_freq_factor: r.highFreqFactor, original_max_position_embeddings: r.originalMaxPositionEmbeddings } }), 'loadModel');
-      if (file) this.weightTypes = loadCheckpoint(mod, handle, this.staging, file, (name) => [name], options.dtype);
-      else this.loading = streamCheckpoint(mod, handle, this.staging, weights as StreamedTensors, (name) => [name], options.dtype)
+      const layerString = (flags: boolean[]) => (flags.every(Boolean) ? '' : flags.map(Number).join(''));
+      throwIfError(handle.configure({ ...config, rope_layers: layerString(config.rope_layers), window_layers: layerString(config.window_layers),
+        rope_scaling: { rope_type: r.type, factor: r.factor, low_freq_factor: r.lowFreqFactor, high_freq_factor: r.highFreqFactor,
+          original_max_position_embeddings: r.originalMaxPositionEmbeddings, short_factor: r.shortFactor, long_factor: r.longFactor,
+          attention_factor: r.attentionFactor } }), 'loadModel');
+      const names = checkpointNames(config.model_type);
+      if (file) this.weightTypes = loadCheckpoint(mod, handle, this.staging, file, names, options.dtype);
+      else this.loading = streamCheckpoint(mod, handle, this.staging, weights as StreamedTensors, names, options.dtype)
         .then((types) => { this.weightTypes = types; }, (e) => {
           this.dispose();
           throw e;

@@ -67,7 +67,7 @@ const FAMILIES = [
     create: (mod, files, options) => new BartModel(mod, files as BartFiles, options),
   },
   {
-    name: 'llama', modelTypes: ['llama', 'qwen2', 'qwen3', 'mistral', 'phi3', 'smollm3'],
+    name: 'llama', modelTypes: ['llama', 'qwen2', 'qwen3', 'mistral', 'phi3', 'smollm3', 'gemma3_text', 'gemma3'],
     tokenizer: 'tokenizer.json (+ tokenizer_config.json, generation_config.json)',
     readFiles: readLlamaFiles, readConfig: readLlamaConfig,
     create: async (mod, files, options) => {

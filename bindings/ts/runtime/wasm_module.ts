@@ -198,6 +198,10 @@ export interface RopeScalingConfig {
   low_freq_factor: number;
   high_freq_factor: number;
   original_max_position_embeddings: number;
+  /** longrope: the short and long factors, the attention factor. */
+  short_factor: number[];
+  long_factor: number[];
+  attention_factor: number;
 }
 
 /** The Llama family's config.json fields the core reads. */
@@ -208,8 +212,12 @@ export interface LlamaCoreConfig {
   attention_bias: boolean; tie_word_embeddings: boolean; sliding_window: number;
   /** Qwen3's per-head q/k norm; SmolLM3's rotating layers, '1'/'0' a layer ('' = every layer). */
   qk_norm: boolean; rope_layers: string;
-  /** Phi-3's qkv_proj and gate_up_proj read as stored. */
-  fused_projections: boolean;
+  /** Phi-3's qkv_proj and gate_up_proj read as stored; its rotated values per head. */
+  fused_projections: boolean; rotary_dim: number;
+  /** Gemma 3: windowed layers ('1'/'0' a layer, '' = every layer), their rope base, the scores'
+   * scale, the final softcap, (1 + w) norms, sandwich norms, scaled embeddings, GeGLU. */
+  window_layers: string; rope_local_theta: number; attention_scale: number; final_logit_softcapping: number;
+  unit_offset_norms: boolean; sandwich_norms: boolean; scale_embeddings: boolean; gelu_mlp: boolean;
 }
 
 export interface BartCoreConfig {
