@@ -47,7 +47,7 @@ test('loadModel: each config.json field set to each hostile value gives a model 
   }, same);
   expect(bad).toEqual([]);
   await expectNamed(() => attn.loadModel(modelFiles({ ...CONFIG, rope_scaling: { type: 'dynamic', factor: 2 } }, TENSORS)),
-    /^config.json: rope_scaling type "dynamic" is not supported \(supported: linear, llama3\)$/);
+    /^config.json: rope_scaling type "dynamic" is not supported \(supported: linear, llama3, longrope\)$/);
 });
 
 test('run, predictNext, loss, kvHeadOf: hostile arguments and options', async () => {
