@@ -14,7 +14,8 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 # (tests/js/sentencepiece_tokenizer.test.cjs trains a small model with it).
 # python3-jinja2: the reference the chat templates are rendered against (tools/chat/jinja_reference.py,
 # tests/js/chat_template.test.cjs).
-for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core libeigen3-dev python3-sentencepiece python3-jinja2; do
+# jupyter-nbconvert: renders a notebook holding the widget (tests/browser/widget_package.test.cjs).
+for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core libeigen3-dev python3-sentencepiece python3-jinja2 jupyter-nbconvert; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 # PyTorch is only needed to regenerate reference fixtures, to train (tools/) and for the bench's

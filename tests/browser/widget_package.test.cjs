@@ -6,6 +6,8 @@
 // from the author's origin but the page. A second page there imports attention-wasm/worker from
 // the "CDN" and generates in the worker it starts (a blob: worker importing the CDN's script; the
 // page is not cross-origin isolated, so the single-thread build).
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 const { launch, open } = require('./chromium.cjs');
 const { installPackedApp, servePage, serveSelfHosted } = require('./packed_app.cjs');
@@ -121,4 +123,45 @@ test('attention-wasm/worker from the "CDN" on a plain page: a blob: worker, the 
   lm.dispose();
   expect(result.tokens).toEqual(out.tokens);
   expect(result.streamed).toEqual(out.tokens);
+}, 120000);
+
+test('in a Jupyter notebook: a cell\'s IPython.display.HTML output, as nbconvert renders the notebook, draws the widget from the "CDN"', async () => {
+  // The cell docs/widget.md shows, with its output as IPython gives it (HTML(...)'s text/html is the
+  // string itself); the CDN's address is the local one.
+  const html = `<script type="module" src="${cdn.url}/attention-wasm/dist/widget/attention-view.js"></script>\n`
+    + '<attention-view id="w-nb" sentence="The cat sat on the mat" layer="3" head="2"></attention-view>';
+  const notebook = {
+    nbformat: 4, nbformat_minor: 5, metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' }, language_info: { name: 'python' } },
+    cells: [{
+      cell_type: 'code', id: 'widget', execution_count: 1, metadata: {}, source: `from IPython.display import HTML\nHTML('''${html}''')`,
+      outputs: [{ output_type: 'execute_result', execution_count: 1, metadata: {}, data: { 'text/html': html, 'text/plain': '<IPython.core.display.HTML object>' } }],
+    }],
+  };
+  const dir = fs.mkdtempSync(path.join(app.dir, 'notebook-'));
+  fs.writeFileSync(path.join(dir, 'tutorial.ipynb'), JSON.stringify(notebook));
+  try {
+    execFileSync('jupyter-nbconvert', ['--to', 'html', 'tutorial.ipynb'], { cwd: dir, stdio: 'ignore' });
+  } catch (e) {
+    throw new Error(`jupyter-nbconvert failed (is it installed? scripts/bootstrap.sh installs it): ${e.message}`);
+  }
+  const rendered = await servePage(fs.readFileSync(path.join(dir, 'tutorial.html'), 'utf8'));
+  try {
+    const { page, errors } = await open(browser.context, 'about:blank');
+    const failed = [];
+    page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url().replace(rendered.url, '<notebook>')}`); });
+    await page.goto(rendered.url);
+    await page.waitForFunction(() => document.getElementById('w-nb')?.dataset.ready === '1', null, { timeout: 90000 });
+    const rows = await rowsOf(page, '#w-nb');
+    await page.close();
+    expect(rows.length).toBeGreaterThan(0);
+    rows.forEach((r) => expect(Math.abs(r.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-4));
+    // The notebook page's own extras: Debian's nbconvert names its copies of require.js and MathJax
+    // by file: URLs, which a page served over http may not load, and the page names no icon (the
+    // browser's /favicon.ico is a 404 here). The widget needs none of them; nothing else may fail.
+    expect(failed).toEqual([]);
+    const own = (e) => /file:\/\/\/usr\/share\/javascript\//.test(e) || /^Failed to load resource: the server responded with a status of 404/.test(e);
+    expect(errors.filter((e) => !own(e))).toEqual([]);
+  } finally {
+    rendered.server.close();
+  }
 }, 120000);
