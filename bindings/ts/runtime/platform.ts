@@ -115,10 +115,28 @@ async function fetchOk(href: string, signal?: AbortSignal): Promise<Response> {
     throw new AttentionError(`could not fetch ${href}: ${(e as Error).message} (network error, or the server does not allow this origin)`);
   }
   if (!response.ok) {
-    await response.body?.cancel().catch(() => {});  // (the connection is not left open)
+    await drain(response);
     throw new AttentionError(`could not fetch ${href}: HTTP ${response.status}${response.status === 404 ? ' (not found)' : ''}`);
   }
   return response;
+}
+
+/** Reads an error answer's body (a short page) to its end, so that the request completes: left
+ * unread, the load's signal aborting it afterwards would show it as a failed request in a
+ * browser's network log. A body past 64 kB is cancelled instead. */
+async function drain(response: Response): Promise<void> {
+  const reader = response.body?.getReader();
+  if (!reader) return;
+  try {
+    for (let read = 0; read <= 65536;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.length;
+    }
+    await reader.cancel();
+  } catch {
+    // (the status is the error; the body does not matter)
+  }
 }
 
 /** The size an answer announces, unless it is compressed (Content-Length is then the packed size). */
