@@ -25,9 +25,18 @@ function byteTable() {
   }
   return table;
 }
+// Each merges text's ranks, built once (the reference is called on many texts per vocabulary).
+const rankTables = new Map();
+function mergeRanks(merges) {
+  if (!rankTables.has(merges)) {
+    const ranks = new Map();
+    merges.split('\n').filter((l) => l.trim() && !l.startsWith('#version')).forEach((l, rank) => ranks.set(l.trim(), rank));
+    rankTables.set(merges, ranks);
+  }
+  return rankTables.get(merges);
+}
 function referenceEncode({ vocab, merges }, text) {
-  const ranks = new Map();
-  merges.split('\n').filter((l) => l.trim() && !l.startsWith('#version')).forEach((l, rank) => ranks.set(l.trim(), rank));
+  const ranks = mergeRanks(merges);
   const bytes = byteTable(), ids = [];
   for (const word of text.match(PRETOKENIZE) ?? []) {
     let parts = Array.from(new TextEncoder().encode(word), (b) => bytes[b]);
@@ -204,8 +213,10 @@ function letterVocab(seed) {
 }
 
 /** Hugging Face's WordPiece on one word: every end tried, from the word's end down. */
+const pieceSets = new WeakMap();  // each vocabulary's lines as a Set, built once
 function referencePieces(lines, word, maxChars = 100) {
-  const ids = new Set(lines), chars = Array.from(word), pieces = [];
+  if (!pieceSets.has(lines)) pieceSets.set(lines, new Set(lines));
+  const ids = pieceSets.get(lines), chars = Array.from(word), pieces = [];
   if (chars.length > maxChars) return ['[UNK]'];
   for (let start = 0; start < chars.length;) {
     let end = chars.length, piece;
@@ -293,7 +304,9 @@ describe('WordPiece', () => {
     await expectNamed(() => new api.WordPieceTokenizer({ vocab: huge }), /^vocab.txt: 37748736 characters are more than a tokenizer file may have \(32 MiB\)/);
     await expectNamed(() => new api.BpeTokenizer({ vocab: { a: 0 }, merges: huge }), /^merges.txt: 37748736 characters are more than a tokenizer file may have/);
     const many = {};
-    for (let i = 0; i <= 1 << 20; i++) many['t' + i] = i;
+    // Tokens "0", "1", ...: index-like keys build a 1M-key object in well under a second (the
+    // tokens 't0', 't1', ... took ~10 s); the count the check reads is the same.
+    for (let i = 0; i <= 1 << 20; i++) many[i] = i;
     await expectNamed(() => new api.BpeTokenizer({ vocab: many, merges: '' }), /^vocab.json: 1048577 tokens are more than a vocabulary may have \(1048576\)/);
   });
 
@@ -333,9 +346,11 @@ describe('1 MB of adversarial text', () => {
     emoji: '😀'.repeat(MB / 2), 'accented letters': randomText(rnd, 'éàüøçñ', MB), CJK: randomText(rnd, '中文字語', MB),
     'no-space words of 100 letters': letters.replace(/(.{99})./g, '$1.'),
   };
-  function best(fn) {
+  // The best of two runs; with a bound, the second run only when the first is over it (the same
+  // verdict as always taking the best of two, for half the work when the first run passes).
+  function best(fn, boundMs = -1) {
     let ms = Infinity, result;
-    for (let k = 0; k < 2; k++) {
+    for (let k = 0; k < 2 && !(ms <= boundMs); k++) {
       const t0 = performance.now();
       result = fn();
       ms = Math.min(ms, performance.now() - t0);
@@ -350,7 +365,7 @@ describe('1 MB of adversarial text', () => {
     expect(new api.BpeTokenizer(files).decode(base.result)).toBe(ordinary);
     const report = [`ordinary: ${base.ms.toFixed(0)} ms`];
     for (const [name, text] of Object.entries(adversarial)) {
-      const { ms, result } = best(encode(text));
+      const { ms, result } = best(encode(text), RATIO * base.ms);
       report.push(`${name}: ${ms.toFixed(0)} ms (${(ms / base.ms).toFixed(1)}x)`);
       expect([name, new api.BpeTokenizer(files).decode(result) === text]).toEqual([name, true]);
       expect([name, ms / base.ms]).toEqual([name, expect.toBeWithin(0, RATIO)]);
@@ -363,7 +378,7 @@ describe('1 MB of adversarial text', () => {
     const base = best(() => tok.tokenize(ordinary));
     const report = [`ordinary: ${base.ms.toFixed(0)} ms`];
     for (const [name, text] of Object.entries(adversarial)) {
-      const { ms, result } = best(() => tok.tokenize(text));
+      const { ms, result } = best(() => tok.tokenize(text), RATIO * base.ms);
       report.push(`${name}: ${ms.toFixed(0)} ms (${(ms / base.ms).toFixed(1)}x)`);
       if (name === 'letters, no spaces' || name.startsWith('one repeated letter') || name === 'emoji') expect([name, result]).toEqual([name, ['[UNK]']]);
       if (name === 'one repeated symbol') expect(result.length).toBe(MB);  // punctuation: a word each
