@@ -34,7 +34,8 @@ const HELP = `usage: npm run bench -- [--quick] [--workloads a,b] [--engines x,y
              Node-only) in headless Chromium at 1 and N threads, each with its own engines
              (ours-simd, ours-simd-Nt, ort-fused/plain-1t/Nt; --engines does not apply there)
   e.g. --workloads encoder: only the encoder (MiniLM-L6-shaped BERT) on the engines that run it;
-       --workloads generate: only GPT-2-small text generation (tokens/s, time to first token)`;
+       --workloads generate: only GPT-2-small text generation (tokens/s, time to first token)
+       --workloads generate-families: Qwen3, Gemma 3 and SmolLM3 of SmolLM2-135M's size against its Llama (decode, f32 and q8)`;
 
 function options() {
   const { values } = parseArgs({
@@ -171,13 +172,14 @@ async function main() {
     process.exit(2);
   }
   ensureDist();
-  // generate-llama is its own program (Chromium, wllama); the rest runs after it.
-  if (opt.workloads.some((w) => kindOf(w) === 'generate-llama')) {
-    const r = spawnSync(process.execPath, [`${ROOT}bench/llama/browser.mjs`, ...(opt.quick ? ['--quick'] : [])], { stdio: 'inherit' });
+  // generate-llama (Chromium, wllama) and generate-families are their own programs; the rest runs after them.
+  for (const [kind, program] of [['generate-llama', 'bench/llama/browser.mjs'], ['generate-families', 'bench/llama/families.mjs']]) {
+    if (!opt.workloads.some((w) => kindOf(w) === kind)) continue;
+    const r = spawnSync(process.execPath, [`${ROOT}${program}`, ...(opt.quick ? ['--quick'] : [])], { stdio: 'inherit' });
     if (r.status !== 0) process.exitCode = 1;
-    opt.workloads = opt.workloads.filter((w) => kindOf(w) !== 'generate-llama');
-    if (!opt.workloads.length) return;
+    opt.workloads = opt.workloads.filter((w) => kindOf(w) !== kind);
   }
+  if (!opt.workloads.length) return;
   const policy = opt.quick ? POLICY.quick : POLICY.full;
   const res = {
     meta: { date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.cpus().length, loadavg: os.loadavg(), quick: opt.quick, policy, tolerance: TOLERANCE, workloads: opt.workloads },

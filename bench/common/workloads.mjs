@@ -23,6 +23,9 @@ export const WORKLOADS = [
   // Issue 28: a SmolLM2-135M-shaped Llama against llama.cpp (wllama) in headless Chromium, run by
   // bench/llama/browser.mjs on its own (about 15 min); only when named.
   { name: 'generate-llama', kind: 'generate-llama', optIn: true },
+  // Issue 34: Qwen3-, Gemma-3- and SmolLM3-shaped models of SmolLM2-135M's size against a Llama of
+  // that size, decode tokens/s at f32 and q8 in Node, run by bench/llama/families.mjs; only when named.
+  { name: 'generate-families', kind: 'generate-families', optIn: true },
 ];
 
 export const kindOf = (w) => w.kind ?? 'layer';

@@ -33,7 +33,7 @@ const { serve } = require('../../scripts/static_server.cjs');
 const { chromium } = require('playwright-core');
 
 // --expose-gc: the page collects the load's garbage before the generations' memory is measured.
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'];
+export const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'];
 const MODELS = { smollm2: SMOLLM2_135M, tiny: TINY_LLAMA };
 const TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', ...K_MIXES];
 // Bump when the writer or the weights change: files made by another version are rewritten.
@@ -65,7 +65,7 @@ async function ggufFile(model, type, log) {
 }
 
 /** A copy of dist/ for this run (the machine is shared: dist/ may be rebuilt while the bench runs). */
-function snapshotDist() {
+export function snapshotDist() {
   const to = path.join(ROOT, 'build', 'bench-llama', `dist-${process.pid}`);
   rmSync(to, { recursive: true, force: true });
   cpSync(path.join(ROOT, 'dist'), to, { recursive: true });

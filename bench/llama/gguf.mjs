@@ -1,5 +1,6 @@
-// The random Llama of weights.mjs as llama.cpp loads it: GGUF names and metadata, Q and K
-// rows permuted, matrices at F32, F16, Q8_0 or Q4_0 (norms stay F32, as llama.cpp's converter
+// The random Llama of weights.mjs (and its Qwen3, Gemma 3 and SmolLM3 kin) as llama.cpp loads it:
+// GGUF names and metadata, Q and K rows permuted where llama.cpp's converter permutes them, Gemma 3's
+// norms stored as the 1 + weight they multiply by, matrices at F32, F16, Q8_0 or Q4_0 (norms stay F32, as llama.cpp's converter
 // keeps them), or as llama-quantize's Q4_K_M, Q5_K_M and Q6_K mixes (matrixTypes). Both sides then hold one network: our loader reads Hugging Face's layout, llama.cpp
 // the permuted one. Browser-safe: tools/gguf/gguf_writer.mjs writes the file (writeGguf(file, llamaMetadata(...),
 // llamaGgufTensors(...))).
@@ -49,7 +50,7 @@ export function matrixType(fileType, gguf, cols, layers, tied) {
 /** { GGUF name: ggml type name } of every matrix of config `c` in a file of `fileType`. */
 export function matrixTypes(c, fileType) {
   return Object.fromEntries(llamaShapes(c).filter(([, s]) => s.length === 2)
-    .map(([hf, s]) => [ggufName(hf), matrixType(fileType, ggufName(hf), s[1], c.num_hidden_layers, !!c.tie_word_embeddings)]));
+    .map(([hf, s]) => [ggufName(hf, c), matrixType(fileType, ggufName(hf, c), s[1], c.num_hidden_layers, !!c.tie_word_embeddings)]));
 }
 
 /** Rows of a q_proj / k_proj weight (heads x d rows of `cols`) reordered from rotate-half to adjacent pairs. */
@@ -67,17 +68,35 @@ export function permuteRotary(x, heads, cols) {
   return out;
 }
 
-/** The GGUF name of a Hugging Face tensor name. */
-export function ggufName(hf) {
+/** general.architecture of a config's model_type (llama.cpp's converter's choice). */
+const GGUF_ARCH = { llama: 'llama', qwen3: 'qwen3', gemma3_text: 'gemma3', smollm3: 'smollm3' };
+export function ggufArchitecture(c) {
+  const arch = GGUF_ARCH[c.model_type];
+  if (!arch) throw new Error(`no GGUF architecture for model_type ${c.model_type}`);
+  return arch;
+}
+/** Whether llama.cpp rotates adjacent pairs for the architecture (its converter then permutes Q/K rows). */
+const permuted = (c) => ['llama', 'smollm3'].includes(ggufArchitecture(c));
+
+const LAYER_PARTS = {
+  'input_layernorm.weight': 'attn_norm.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
+  'self_attn.q_proj.weight': 'attn_q.weight', 'self_attn.k_proj.weight': 'attn_k.weight', 'self_attn.v_proj.weight': 'attn_v.weight',
+  'self_attn.q_norm.weight': 'attn_q_norm.weight', 'self_attn.k_norm.weight': 'attn_k_norm.weight',
+  'self_attn.o_proj.weight': 'attn_output.weight', 'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight',
+  'mlp.down_proj.weight': 'ffn_down.weight',
+};
+// Gemma 3's post_attention_layernorm normalizes the attention's output; the MLP's input norm is pre_feedforward_layernorm.
+const GEMMA_PARTS = {
+  ...LAYER_PARTS, 'post_attention_layernorm.weight': 'post_attention_norm.weight',
+  'pre_feedforward_layernorm.weight': 'ffn_norm.weight', 'post_feedforward_layernorm.weight': 'post_ffw_norm.weight',
+};
+
+/** The GGUF name of a Hugging Face tensor name (in a file of config `c`'s architecture; default Llama). */
+export function ggufName(hf, c = { model_type: 'llama' }) {
   const fixed = { 'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight' };
   if (fixed[hf]) return fixed[hf];
   const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hf);
-  const part = {
-    'input_layernorm.weight': 'attn_norm.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
-    'self_attn.q_proj.weight': 'attn_q.weight', 'self_attn.k_proj.weight': 'attn_k.weight', 'self_attn.v_proj.weight': 'attn_v.weight',
-    'self_attn.o_proj.weight': 'attn_output.weight', 'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight',
-    'mlp.down_proj.weight': 'ffn_down.weight',
-  }[m?.[2]];
+  const part = (ggufArchitecture(c) === 'gemma3' ? GEMMA_PARTS : LAYER_PARTS)[m?.[2]];
   if (!part) throw new Error(`no GGUF name for ${hf}`);
   return `blk.${m[1]}.${part}`;
 }
@@ -120,26 +139,33 @@ export function vocabMetadata(V) {
   };
 }
 
-/** Key-values for a Llama of config `c` (Hugging Face's config.json fields) stored as `fileType`. */
-export function llamaMetadata(c, fileType, name = 'random-llama') {
+/** Key-values for a model of config `c` (Hugging Face's config.json fields) stored as `fileType`, under its architecture's prefix. */
+export function llamaMetadata(c, fileType, name = `random-${c.model_type}`) {
   const u32 = (value) => ({ type: 'u32', value });
   const hd = c.head_dim ?? c.hidden_size / c.num_attention_heads;
+  const arch = ggufArchitecture(c);
+  // llama.cpp's Gemma 3 takes the window from here; its pattern (every 6th layer global), local
+  // rope base (1e4) and score scale (1/sqrt(head_dim)) are fixed in its code: the config must agree.
+  if (arch === 'gemma3' && (c.sliding_window_pattern !== 6 || c.rope_local_base_freq !== 10000 || c.query_pre_attn_scalar !== hd))
+    throw new Error('llama.cpp\'s gemma3 has sliding_window_pattern 6, rope_local_base_freq 10000 and query_pre_attn_scalar = head_dim');
+  if (arch === 'smollm3' && c.no_rope_layer_interval !== 4) throw new Error('llama.cpp\'s smollm3 skips the rotation on every 4th layer');
   return {
-    'general.architecture': { type: 'string', value: 'llama' },
+    'general.architecture': { type: 'string', value: arch },
     'general.name': { type: 'string', value: name },
     'general.file_type': u32(FILE_TYPE[fileType]),
-    'llama.vocab_size': u32(c.vocab_size),
-    'llama.context_length': u32(c.max_position_embeddings),
-    'llama.embedding_length': u32(c.hidden_size),
-    'llama.block_count': u32(c.num_hidden_layers),
-    'llama.feed_forward_length': u32(c.intermediate_size),
-    'llama.rope.dimension_count': u32(hd),
-    'llama.attention.head_count': u32(c.num_attention_heads),
-    'llama.attention.head_count_kv': u32(c.num_key_value_heads),
-    'llama.attention.key_length': u32(hd),
-    'llama.attention.value_length': u32(hd),
-    'llama.attention.layer_norm_rms_epsilon': { type: 'f32', value: c.rms_norm_eps },
-    'llama.rope.freq_base': { type: 'f32', value: c.rope_theta },
+    [`${arch}.vocab_size`]: u32(c.vocab_size),
+    [`${arch}.context_length`]: u32(c.max_position_embeddings),
+    [`${arch}.embedding_length`]: u32(c.hidden_size),
+    [`${arch}.block_count`]: u32(c.num_hidden_layers),
+    [`${arch}.feed_forward_length`]: u32(c.intermediate_size),
+    [`${arch}.rope.dimension_count`]: u32(hd),
+    [`${arch}.attention.head_count`]: u32(c.num_attention_heads),
+    [`${arch}.attention.head_count_kv`]: u32(c.num_key_value_heads),
+    [`${arch}.attention.key_length`]: u32(hd),
+    [`${arch}.attention.value_length`]: u32(hd),
+    [`${arch}.attention.layer_norm_rms_epsilon`]: { type: 'f32', value: c.rms_norm_eps },
+    [`${arch}.rope.freq_base`]: { type: 'f32', value: c.rope_theta },
+    ...(arch === 'gemma3' ? { [`${arch}.attention.sliding_window`]: u32(c.sliding_window) } : {}),
     ...vocabMetadata(c.vocab_size),
   };
 }
@@ -154,11 +180,12 @@ export function llamaGgufTensors(c, fileType, values = (hf, shape) => llamaTenso
   if (!(fileType in FILE_TYPE)) throw new Error(`GGUF type ${fileType}: expected one of ${Object.keys(FILE_TYPE).join(', ')}`);
   const types = matrixTypes(c, fileType);
   return llamaShapes(c).map(([hf, shape]) => {
-    const name = ggufName(hf), typeName = shape.length === 1 ? 'F32' : types[name], type = GGML_TYPE[typeName];
+    const name = ggufName(hf, c), typeName = shape.length === 1 ? 'F32' : types[name], type = GGML_TYPE[typeName];
     const bytes = () => {
       let x = values(hf, shape);
-      if (hf.endsWith('q_proj.weight')) x = permuteRotary(x, c.num_attention_heads, shape[1]);
-      if (hf.endsWith('k_proj.weight')) x = permuteRotary(x, c.num_key_value_heads, shape[1]);
+      if (permuted(c) && hf.endsWith('q_proj.weight')) x = permuteRotary(x, c.num_attention_heads, shape[1]);
+      if (permuted(c) && hf.endsWith('k_proj.weight')) x = permuteRotary(x, c.num_key_value_heads, shape[1]);
+      if (ggufArchitecture(c) === 'gemma3' && hf.endsWith('norm.weight')) x = x.map((w) => 1 + w);
       if (['F32', 'F16', 'Q8_0', 'Q4_0'].includes(typeName)) return encode(type, x);
       if (!codec) throw new Error(`${name} is ${typeName}: llamaGgufTensors needs a codec with encodeWeights (the package's loadAttention())`);
       return codec.encodeWeights(x, { type: typeName, cols: shape[1] });

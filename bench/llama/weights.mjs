@@ -19,6 +19,36 @@ export const TINY_LLAMA = {
   rope_theta: 10000, tie_word_embeddings: true,
 };
 
+// The other families llama.cpp and this package both load from GGUF, tiny: each with what sets it
+// apart from the Llama above within reach of a 128-token text (prompt and generation).
+/** Qwen3: q/k norms, head_dim (32) not hidden / heads (16). */
+export const TINY_QWEN3 = { ...TINY_LLAMA, model_type: 'qwen3', head_dim: 32, rms_norm_eps: 1e-6, rope_theta: 1000000 };
+/** Gemma 3: six layers (the 6th global, the others windowed over 16 positions with rope base 1e4).
+ * Its own head: tied to the embeddings this random network says one token forever (its sandwich
+ * norms leave each position's residual mostly the layers' smooth attention averages). */
+export const TINY_GEMMA3 = {
+  ...TINY_LLAMA, model_type: 'gemma3_text', num_hidden_layers: 6, head_dim: 32, rms_norm_eps: 1e-6, rope_theta: 1000000, tie_word_embeddings: false,
+  rope_local_base_freq: 10000, sliding_window: 16, sliding_window_pattern: 6, query_pre_attn_scalar: 32,
+  hidden_activation: 'gelu_pytorch_tanh', final_logit_softcapping: null,
+};
+/** SmolLM3: four layers, the 4th without rotary positions. */
+export const TINY_SMOLLM3 = { ...TINY_LLAMA, model_type: 'smollm3', num_hidden_layers: 4, no_rope_layer_interval: 4 };
+export const TINY_FAMILIES = { llama: TINY_LLAMA, qwen3: TINY_QWEN3, gemma3: TINY_GEMMA3, smollm3: TINY_SMOLLM3 };
+
+/** The same families at SmolLM2-135M's size (its shapes; the decode bench's rows). */
+export const SMOLLM2_SIZED = {
+  llama: SMOLLM2_135M,
+  qwen3: { ...SMOLLM2_135M, model_type: 'qwen3', rms_norm_eps: 1e-6, rope_theta: 1000000 },
+  gemma3: {
+    ...SMOLLM2_135M, model_type: 'gemma3_text', rms_norm_eps: 1e-6, rope_theta: 1000000, rope_local_base_freq: 10000,
+    sliding_window: 512, sliding_window_pattern: 6, query_pre_attn_scalar: 64, hidden_activation: 'gelu_pytorch_tanh', final_logit_softcapping: null,
+  },
+  smollm3: { ...SMOLLM2_135M, model_type: 'smollm3', no_rope_layer_interval: 4 },
+};
+
+const isGemma = (c) => c.model_type === 'gemma3_text';
+const hasQkNorm = (c) => c.model_type === 'qwen3' || isGemma(c);
+
 /** The bench's prompt: `n` ids spread over the vocabulary, none of the three specials (0-2). */
 export const benchPrompt = (c, n = 64) => Array.from({ length: n }, (_, i) => 3 + ((i * 7919 + 11) % (c.vocab_size - 3)));
 
@@ -30,9 +60,12 @@ export function llamaShapes(c) {
   for (let l = 0; l < c.num_hidden_layers; l++) {
     const p = `model.layers.${l}.`;
     list.push([`${p}input_layernorm.weight`, [D]], [`${p}self_attn.q_proj.weight`, [H * hd, D]],
-      [`${p}self_attn.k_proj.weight`, [KV * hd, D]], [`${p}self_attn.v_proj.weight`, [KV * hd, D]],
-      [`${p}self_attn.o_proj.weight`, [D, H * hd]], [`${p}post_attention_layernorm.weight`, [D]],
-      [`${p}mlp.gate_proj.weight`, [F, D]], [`${p}mlp.up_proj.weight`, [F, D]], [`${p}mlp.down_proj.weight`, [D, F]]);
+      [`${p}self_attn.k_proj.weight`, [KV * hd, D]], [`${p}self_attn.v_proj.weight`, [KV * hd, D]]);
+    if (hasQkNorm(c)) list.push([`${p}self_attn.q_norm.weight`, [hd]], [`${p}self_attn.k_norm.weight`, [hd]]);
+    list.push([`${p}self_attn.o_proj.weight`, [D, H * hd]], [`${p}post_attention_layernorm.weight`, [D]]);
+    // (Gemma 3's post_attention_layernorm is on the attention's output; its MLP has a norm before and after)
+    if (isGemma(c)) list.push([`${p}pre_feedforward_layernorm.weight`, [D]], [`${p}post_feedforward_layernorm.weight`, [D]]);
+    list.push([`${p}mlp.gate_proj.weight`, [F, D]], [`${p}mlp.up_proj.weight`, [F, D]], [`${p}mlp.down_proj.weight`, [D, F]]);
   }
   list.push(['model.norm.weight', [D]]);
   if (!c.tie_word_embeddings) list.push(['lm_head.weight', [V, D]]);
@@ -54,12 +87,13 @@ function seedOf(name, seed) {
  */
 export const weightScale = (c) => 2.4 / Math.sqrt(c.hidden_size);
 
-/** One tensor of the model of config `c` (bfloat16-rounded float32): norms 1 +- 0.1, matrices +- weightScale. */
+/** One tensor of the model of config `c` (bfloat16-rounded float32): norms 1 +- 0.1 (Gemma 3's,
+ * which multiply by 1 + weight, 0 +- 0.1), matrices +- weightScale. */
 export function llamaTensor(c, name, shape, seed = 1) {
   const n = shape.reduce((a, b) => a * b, 1);
   const out = new Float32Array(n);
   const bits = new Uint32Array(out.buffer);
-  const [base, scale] = shape.length === 1 ? [1, 0.1] : [0, weightScale(c)];
+  const [base, scale] = shape.length === 1 ? [isGemma(c) ? 0 : 1, 0.1] : [0, weightScale(c)];
   let s = seedOf(name, seed);
   for (let i = 0; i < n; i++) {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;

@@ -16,7 +16,7 @@ export const TIE_SHARE = 1e-4;
  */
 export function weightBytesPerToken(config, type, engine) {
   const types = matrixTypes(config, type);
-  const bytes = (hf, n) => (engine === 'onnxruntime-web 8-bit' ? n : typeBytes(GGML_TYPE[types[ggufName(hf)]], n));
+  const bytes = (hf, n) => (engine === 'onnxruntime-web 8-bit' ? n : typeBytes(GGML_TYPE[types[ggufName(hf, config)]], n));
   return llamaShapes(config).filter(([, s]) => s.length === 2).reduce((sum, [hf, s]) => sum + bytes(hf, s[0] * s[1]), 0);
 }
 

@@ -92,14 +92,18 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.lengt
  * llama.cpp (wllama) on a GGUF file. A generation: `n` greedy tokens after the prompt (no prompt
  * cache, end-of-text ignored). The prompt goes in as text whose characters are the prompt ids
  * (llama/gguf.mjs tokenText); the generated ids come back with their two most likely tokens'
- * log-probabilities (n_probs), whose difference is the top-2 logit margin.
+ * log-probabilities (n_probs), whose difference is the top-2 logit margin. kvCache: the cache's
+ * type (default llama.cpp's, f16).
  */
-async function loadWllama({ file, threads, promptIds }) {
+async function loadWllama({ file, threads, promptIds, kvCache }) {
   const messages = [];
   const logger = { debug: (...a) => messages.push(a.join(' ')), log: (...a) => messages.push(a.join(' ')), warn: (...a) => messages.push(a.join(' ')), error: (...a) => messages.push(`ERROR ${a.join(' ')}`) };
   const wllama = new Wllama({ default: WLLAMA_WASM }, { logger });
   const blob = await (await fetch(file)).blob();
-  await wllama.loadModel([blob], { n_threads: threads, n_ctx: 256, n_batch: 512, n_ubatch: 512, n_gpu_layers: 0, warmup: false });
+  // kvCache 'f32' (the agreement check): keys and values kept as computed, not rounded to
+  // llama.cpp's default f16 (a 2^-11 relative error that moves near-tied logits apart).
+  const cache = kvCache ? { cache_type_k: kvCache, cache_type_v: kvCache } : {};
+  await wllama.loadModel([blob], { n_threads: threads, n_ctx: 256, n_batch: 512, n_ubatch: 512, n_gpu_layers: 0, warmup: false, ...cache });
   const prompt = promptIds.map(tokenText).join('');
   return {
     async generate(n) {
@@ -116,6 +120,7 @@ async function loadWllama({ file, threads, promptIds }) {
         prefillMs: median(t.map((x) => x.prompt_ms)), decodeTokPerS: median(t.map((x) => x.predicted_per_second)),
         promptN: t.map((x) => x.prompt_n), predictedN: t.map((x) => x.predicted_n), cacheN: t.map((x) => x.cache_n),
         multithread: messages.find((m) => /Multithread enabled/.test(m)) ?? null, errors: messages.filter((m) => m.startsWith('ERROR')),
+        kvCacheLines: messages.filter((m) => /llama_kv_cache|flash_attn|swa/i.test(m)),
       };
     },
     dispose: () => wllama.exit(),
@@ -134,7 +139,7 @@ function checkpointFor(config, type, mod = null) {
   const tensors = {};
   for (const [name, shape] of llamaShapes(config)) {
     let x = llamaTensor(config, name, shape);
-    const t = shape.length === 2 ? types[ggufName(name)] : 'F32';
+    const t = shape.length === 2 ? types[ggufName(name, config)] : 'F32';
     if (t === 'Q8_0' || t === 'Q4_0') x = decode(GGML_TYPE[t], encode(GGML_TYPE[t], x), x.length);
     else if (t !== 'F32' && t !== 'F16') x = mod.decodeWeights(mod.encodeWeights(x, { type: t, cols: shape[1] }), { type: t, cols: shape[1] });
     tensors[name] = [shape, x];
@@ -259,6 +264,24 @@ window.ourLogitsAt = async ({ config, type, promptIds, tokens, k, llamaToken, fi
     ? await facts(await mod.loadModel({ config, weights: checkpointFor(config, type, mod), tokenizer: idsOnlyTokenizer() }, { dtype: 'f32' }))
     : undefined;
   return { ...(await facts(await mod.loadModel(fileUrl(file)))), exact };
+};
+
+/**
+ * Our top-2 logit margin before each of `tokens` (after the prompt and the tokens before it), from
+ * the GGUF file, in one run over the whole text: beside llama.cpp's margins (its top-2
+ * log-probabilities' difference) at the same steps, how far apart the two sides' logits are where
+ * they chose alike. Also the logits' range at each step.
+ */
+window.ourMargins = async ({ promptIds, tokens, file }) => {
+  const mod = await loadAttention({ simd: true, threads: 1 });
+  const model = await mod.loadModel(fileUrl(file));
+  const { logits } = model.run([...promptIds, ...tokens.slice(0, -1)], { logitsToKeep: tokens.length });
+  const V = logits.length / tokens.length;
+  model.dispose();
+  return tokens.map((_, i) => {
+    const { margin, range } = logitFacts(logits.subarray(i * V, (i + 1) * V), []);
+    return { margin, range };
+  });
 };
 
 log('ready');
