@@ -152,13 +152,18 @@ function options() {
   const { values } = parseArgs({ options: {
     quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
     model: { type: 'string', default: 'smollm2' }, types: { type: 'string' }, threads: { type: 'string' },
-    'new-tokens': { type: 'string', default: '64' }, 'no-ort': { type: 'boolean', default: false }, out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'llama_browser.json') },
+    'new-tokens': { type: 'string', default: '64' }, 'no-ort': { type: 'boolean', default: false }, engines: { type: 'string' }, 'llama-types': { type: 'string' }, out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'llama_browser.json') },
   } });
   const list = (s, all) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : all);
   const types = list(values.types, TYPES);
   for (const t of types) if (!TYPES.includes(t)) throw new Error(`unknown type ${t} (known: ${TYPES.join(', ')})`);
   if (!MODELS[values.model]) throw new Error(`unknown model ${values.model} (known: ${Object.keys(MODELS).join(', ')})`);
-  return { ...values, types, threads: list(values.threads, ['1', '2']).map(Number), newTokens: Number(values['new-tokens']), reps: values.quick ? 1 : 3 };
+  const engines = values.engines ? list(values.engines, []) : null;
+  const known = ['llama.cpp', 'ours', 'ours (safetensors)', 'onnxruntime-web', 'onnxruntime-web 8-bit'];
+  for (const e of engines ?? []) if (!known.includes(e)) throw new Error(`unknown engine ${e} (known: ${known.join(', ')})`);
+  if (engines && !engines.includes('ours')) throw new Error('--engines must include ours');
+  const llamaTypes = values['llama-types'] ? list(values['llama-types'], []) : null;
+  return { ...values, types, engines, llamaTypes, threads: list(values.threads, ['1', '2']).map(Number), newTokens: Number(values['new-tokens']), reps: values.quick ? 1 : 3 };
 }
 
 /** Everything the bench measures, as one object (the report and the tests read it). */
@@ -202,7 +207,8 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
       for (const type of opt.types) {
         const args = { config, type, threads, promptIds, newTokens: opt.newTokens, reps: opt.reps, file: `/${path.relative(ROOT, files[type])}` };
         const pair = {};
-        for (const engine of enginesAt(type, !opt['no-ort'])) {
+        const wanted = (e) => (!opt.engines || opt.engines.includes(e)) && (e !== 'llama.cpp' || !opt.llamaTypes || opt.llamaTypes.includes(type));
+        for (const engine of enginesAt(type, !opt['no-ort']).filter(wanted)) {
           const r = await runEngine(context, site, memory, engine, { ...args, expect: expectedIds(pytorch, type, engine) });
           pair[engine] = { ...r, engine, type, threads };
           res.runs.push(pair[engine]);
@@ -212,7 +218,7 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
           const vs = referenceOf(type, engine);
           if (tokens && !pytorch.skip) res.pytorchAgreement.push({ type, threads, engine, vs, ...sameTokens(tokens, pytorch[vs].ids), floatEqual: sameTokens(tokens, pytorch.f64.ids).equal });
         }
-        if (pair.ours.error || pair['llama.cpp'].error) continue;
+        if (pair.ours.error || !pair['llama.cpp'] || pair['llama.cpp'].error) continue;
         const a = tokenAgreement(pair['llama.cpp'], pair.ours);
         if (a.firstDiff != null) {
           a.ours = (await inPage(context, site, memory, (page) => page.evaluate((x) => window.ourLogitsAt(x), { ...args, tokens: pair.ours.runs[0].tokens, k: a.firstDiff, llamaToken: a.llamaTokens[a.firstDiff] })));

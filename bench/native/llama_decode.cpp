@@ -95,10 +95,12 @@ int main(int argc, char** argv) {
       const int steps = tokens - 1;
       const double med = ms[ms.size() / 2];
       std::printf("%-4s %6.1f MB  %6.1f tok/s (median step %.2f ms, best %.2f)  %5.1f GB/s  barriers/token %.1f  "
-                  "wait/barrier %.1f us  time in barriers %.1f %%  chunks by caller %.0f %%\n",
+                  "wait/barrier %.1f us  time in barriers %.1f %%  chunks by caller %.0f %%  sleeps/token: workers %.1f, "
+                  "caller %.1f\n",
                   name.c_str(), bytes / 1e6, steps / total * 1e3, med, ms.front(), bytes / med / 1e6,
                   double(st.dispatches) / steps, st.dispatches ? st.wait_us / st.dispatches : 0.0,
-                  st.dispatch_us / (total * 10), st.chunks ? 100.0 * st.caller_chunks / st.chunks : 0.0);
+                  st.dispatch_us / (total * 10), st.chunks ? 100.0 * st.caller_chunks / st.chunks : 0.0,
+                  double(st.worker_sleeps) / steps, double(st.caller_sleeps) / steps);
     }
   }
   return 0;

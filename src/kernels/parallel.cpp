@@ -1,5 +1,7 @@
 #include "kernels/parallel.h"
 
+#include <atomic>
+
 #if defined(ATTN_THREADS)
 #include <atomic>
 #include <chrono>
@@ -25,9 +27,16 @@ PoolStats stats;  // (written by the calling thread only: dispatches are not ree
 bool stats_timed = false;
 }  // namespace
 
-PoolStats pool_stats() { return stats; }
+std::atomic<long> worker_sleeps{0};  // (workers count their own sleeps)
+
+PoolStats pool_stats() {
+  PoolStats s = stats;
+  s.worker_sleeps = worker_sleeps.load();
+  return s;
+}
 void reset_pool_stats(bool timed) {
   stats = PoolStats();
+  worker_sleeps.store(0);
   stats_timed = timed;
 }
 
@@ -126,6 +135,7 @@ class Pool {
     for (int i = 0; i < kSpinIterations; ++i)
       if (done_.load() == chunks) return;
     std::unique_lock<std::mutex> lock(mu_);
+    ++stats.caller_sleeps;
     caller_sleeping_.store(true);
     finished_.wait(lock, [&] { return done_.load() == chunks; });
     caller_sleeping_.store(false);
@@ -142,6 +152,7 @@ class Pool {
         // Sleep. sleepers_ and state_ are sequentially consistent: either the publisher sees this
         // sleeper and notifies under the lock, or this check sees the new generation.
         std::unique_lock<std::mutex> lock(mu_);
+        worker_sleeps.fetch_add(1, std::memory_order_relaxed);
         sleepers_.fetch_add(1);
         wake_.wait(lock, [&] { return gen_of(state_.load()) != seen || stop_.load(); });
         sleepers_.fetch_sub(1);

@@ -31,9 +31,11 @@ int balanced_grain(int n, int per_thread, int align = 1);
 // the workers (each one a barrier: the caller returns only when every chunk is done), and, when
 // timing was asked for, the microseconds the caller spent in them in all and waiting for other
 // threads after its own last chunk; their chunks, and how many of them the caller ran itself. For
-// the decode benchmarks (barriers per token, wait per barrier, how the work was shared).
+// the decode benchmarks (barriers per token, wait per barrier, how the work was shared). Sleeps:
+// how often a worker stopped polling and slept (a dispatch that finds it asleep has to wake it), and
+// how often the caller slept waiting for the last chunk.
 struct PoolStats {
-  long dispatches = 0, chunks = 0, caller_chunks = 0;
+  long dispatches = 0, chunks = 0, caller_chunks = 0, worker_sleeps = 0, caller_sleeps = 0;
   double dispatch_us = 0, wait_us = 0;
 };
 PoolStats pool_stats();
