@@ -69,7 +69,7 @@ export function permuteRotary(x, heads, cols) {
 }
 
 /** general.architecture of a config's model_type (llama.cpp's converter's choice). */
-const GGUF_ARCH = { llama: 'llama', qwen3: 'qwen3', gemma3_text: 'gemma3', smollm3: 'smollm3' };
+const GGUF_ARCH = { llama: 'llama', mistral: 'llama', qwen2: 'qwen2', qwen3: 'qwen3', gemma3_text: 'gemma3', smollm3: 'smollm3' };
 export function ggufArchitecture(c) {
   const arch = GGUF_ARCH[c.model_type];
   if (!arch) throw new Error(`no GGUF architecture for model_type ${c.model_type}`);
