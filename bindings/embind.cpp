@@ -53,7 +53,7 @@ attn::Masks make_masks(const MaskArgs& a) {
 
 // Trace tensors in the order the seeds walk through them (embind enum "TraceSlot": the one list of
 // slot names; the wrapper reads them from the module).
-enum class TraceSlot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output, Input, QBeforeRotary, KBeforeRotary };
+enum class TraceSlot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output, Input, QBeforeRotary, KBeforeRotary, QBeforeNorm, KBeforeNorm };
 
 const attn::Buffer* attention_slot(const attn::AttentionTrace& t, TraceSlot slot) {
   switch (slot) {
@@ -76,6 +76,8 @@ const attn::Buffer* mha_slot(const attn::MhaTrace& t, TraceSlot slot) {
     case TraceSlot::Input: return &t.x;
     case TraceSlot::QBeforeRotary: return &t.q_before_rotary;
     case TraceSlot::KBeforeRotary: return &t.k_before_rotary;
+    case TraceSlot::QBeforeNorm: return &t.q_before_norm;
+    case TraceSlot::KBeforeNorm: return &t.k_before_norm;
     default: return attention_slot(t.attention, slot);
   }
 }
@@ -519,6 +521,8 @@ void bind_enums() {
       .value("Output", TraceSlot::Output)
       .value("Input", TraceSlot::Input)
       .value("QBeforeRotary", TraceSlot::QBeforeRotary)
+      .value("QBeforeNorm", TraceSlot::QBeforeNorm)
+      .value("KBeforeNorm", TraceSlot::KBeforeNorm)
       .value("KBeforeRotary", TraceSlot::KBeforeRotary);
   enum_<Pooling>("Pooling").value("mean", Pooling::Mean).value("cls", Pooling::Cls);
   // A layer's attention a viewer asks about: its self-attention (an encoder-decoder's encoder's),

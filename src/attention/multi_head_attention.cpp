@@ -331,6 +331,13 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
     q = qkv_.data(), k = k_.data(), v = v_.data();
     q_ld = k_ld = hk, v_ld = hv;
   }
+  if (trace)  // (empty unless this layer fills them below: a model's layers differ)
+    for (Buffer* b : {&trace->q_before_norm, &trace->k_before_norm, &trace->q_before_rotary, &trace->k_before_rotary}) b->resize(0);
+  if (trace && c.q_norm && c.k_norm) {  // the walk shows the per-head norm as a step of its own
+    err = split_heads(q, q_ld, in.batch, in.seq_q, c.num_heads, c.d_k, trace->q_before_norm);
+    if (err.empty()) err = split_heads(k, k_ld, in.batch, in.seq_k, c.num_kv_heads, c.d_k, trace->k_before_norm);
+    if (!err.empty()) return err;
+  }
   if (c.q_norm) norm_heads(q, q_ld, q_rows, c.num_heads, c.q_norm);
   if (c.k_norm) norm_heads(k, k_ld, k_rows, c.num_kv_heads, c.k_norm);
   if (c.rotary) {

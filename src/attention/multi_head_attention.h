@@ -85,6 +85,7 @@ struct MhaTrace {
   Buffer x;         // batch x seq_q x d_model: the query input X the walk starts from
   Buffer q, k, v;   // batch x heads x seq x d_k (d_v for v); k and v per K/V head; after rotation
   Buffer q_before_rotary, k_before_rotary;  // q and k as projected (filled with a rotary embedding only)
+  Buffer q_before_norm, k_before_norm;      // q and k before their per-head norm (filled with q/k norms only)
   AttentionTrace attention;
   Buffer z;         // batch x heads x seq_q x d_v
   Buffer concat;    // batch x seq_q x (heads*d_v)

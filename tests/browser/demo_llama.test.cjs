@@ -20,10 +20,10 @@ const { demo, settled, shot } = site;
 const PHONE = { width: 390, height: 844 };
 const SENTENCE = 'The old man walked to the river and sat down by the water';
 
-let lm = null;
+let lm = null, attn = null;
 beforeAll(async () => {
   const { loadAttention } = require(path.join(root, 'dist/index.cjs'));
-  const attn = await loadAttention({ threads: 1 });
+  attn = await loadAttention({ threads: 1 });
   lm = await attn.loadModel(llama.dir);
 });
 afterAll(() => lm?.dispose());
@@ -316,3 +316,103 @@ test('a Mistral from the Hub: its sliding window is masked in the heatmap and th
     await hub.close();
   }
 });
+
+test('Qwen3, Gemma 3, SmolLM3 and Phi-4-mini from the Hub: the step view shows what each adds', async () => {
+  // Tiny random checkpoints of each model_type (llama_checkpoint.cjs) with brown-gpt2's tokenizer.
+  const { startHubServer } = require('../js/hub_server.cjs');
+  const { checkpoint, safetensors } = require('../js/llama_checkpoint.cjs');
+  const { byteLevelTokenizer } = require('./llama_demo_model.cjs');
+  const tokenizer = byteLevelTokenizer(path.join(root, 'web/models/brown-gpt2'));
+  const eot = tokenizer.added_tokens[0].id;
+  const base = { vocab_size: eot + 1, max_position_embeddings: 64, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 2,
+    num_attention_heads: 4, num_key_value_heads: 2, rms_norm_eps: 1e-5, tie_word_embeddings: true, bos_token_id: eot, eos_token_id: eot };
+  const configs = {
+    qwen3: { ...base, model_type: 'qwen3', head_dim: 8 },
+    gemma3: { ...base, model_type: 'gemma3_text', head_dim: 8, sliding_window: 3, layer_types: ['sliding_attention', 'full_attention'],
+      query_pre_attn_scalar: 16, rope_local_base_freq: 10000, rope_theta: 1e6 },
+    smollm3: { ...base, model_type: 'smollm3', no_rope_layers: [1, 0] },
+    phi3: { ...base, model_type: 'phi3', partial_rotary_factor: 0.75 },
+  };
+  const repos = Object.fromEntries(Object.entries(configs).map(([name, config]) => [`someone/tiny-${name}`, { files: new Map([
+    ['config.json', Buffer.from(JSON.stringify(config))], ['tokenizer.json', Buffer.from(JSON.stringify(tokenizer))],
+    ['model.safetensors', Buffer.from(safetensors(checkpoint(config, 11)))]]) }]));
+  const hub = await startHubServer(repos);
+  const models = {};
+  try {
+    const { page, errors } = await demo(`?hub=${encodeURIComponent(hub.url)}&view=steps&s=${encodeURIComponent(SENTENCE)}`);
+    /** Picks a layer (from 1) and returns the step titles. */
+    const pick = async (layer) => {
+      await page.selectOption('#layer', { value: String(layer - 1) });  // (a bare '1' would match the label of layer 1)
+      await settled(page);
+      return page.$$eval('#steps-body .step h3', (t) => t.map((e) => e.textContent));
+    };
+    /** Loads a repository, then picks a layer. */
+    const open = async (name, layer) => {
+      await page.fill('#hub-id', `someone/tiny-${name}`);
+      await page.click('#hub-load');
+      await page.waitForFunction((id) => {
+        const st = document.getElementById('hub-status');
+        return st.dataset.state === 'error' || (st.dataset.state === 'done' && st.textContent.includes(`Loaded ${id}`));
+      }, `someone/tiny-${name}`, { timeout: 60000 });
+      expect(await page.$eval('#hub-status', (st) => st.dataset.state)).toBe('done');
+      await settled(page);
+      return pick(layer);
+    };
+    const reference = async (name, layer) => {
+      models[name] ??= await attn.loadModel({ config: configs[name], weights: repos[`someone/tiny-${name}`].files.get('model.safetensors'), tokenizer: { tokenizer } });
+      const ids = models[name].tokenizer.encode(SENTENCE);
+      return { ids, n: ids.length, trace: models[name].run(ids, { attention: true, traceLayer: layer - 1 }).trace };
+    };
+
+    // Qwen3: a step normalizing each head's q and k, between the projections and the rotation,
+    // with the library's rows before and after the norm.
+    let titles = await open('qwen3', 1);
+    expect(titles[2]).toMatch(/Normalize each head’s query and key \(q_norm, k_norm\)/);
+    expect(titles[3]).toMatch(/Rotate each query and key by its position/);
+    const queryRow = () => page.$eval('#steps-body [data-step="q"] [data-row]', (e) => Number(e.dataset.row));
+    let qi = await queryRow();
+    let { n, trace } = await reference('qwen3', 1);
+    expectClose(await stepRow(page, 'qPreNorm', qi), rowOf(trace.qBeforeNorm, 0, qi, n, 8), 1e-5, 'q before its norm');
+    expectClose(await stepRow(page, 'qNormed', qi), rowOf(trace.qBeforeRotary, 0, qi, n, 8), 1e-5, 'q after its norm');
+    expectClose(await stepRow(page, 'q', qi), rowOf(trace.qBeforeNorm, 0, qi, n, 8), 1e-5, 'step 2 Q as projected');
+    const stepBox = (id) => page.$eval(`#steps-body [data-step-id="${id}"]`, (e) => {
+      const r = e.getBoundingClientRect();
+      return { x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: Math.min(r.height, 900) };
+    });
+    await shot(page, 'llama-qwen3-norm-step-1280', { clip: await stepBox('qkNorm') });
+
+    // Gemma 3: layer 1 is windowed (its own rope base; the heatmap's masked cells and the mask
+    // step say so), layer 2 global; its scale is query_pre_attn_scalar's.
+    titles = await open('gemma3', 1);
+    expect(titles.some((t) => /sliding window of 3/.test(t))).toBe(true);
+    expect(titles.some((t) => /√query_pre_attn_scalar = √16 = 4\.0000/.test(t))).toBe(true);
+    expect(await page.$eval('#steps-body [data-step-id="rotary"]', (st) => st.textContent)).toContain('θ = 10000, this windowed layer’s own base');
+    titles = await pick(2);
+    expect(titles.some((t) => /sliding window/.test(t))).toBe(false);
+    expect(await page.$eval('#steps-body [data-step-id="rotary"]', (st) => st.textContent)).toContain('θ = 1000000');
+    ({ n, trace } = await reference('gemma3', 2));
+    qi = await queryRow();
+    expectClose(await stepRow(page, 'qNormed', qi), rowOf(trace.qBeforeRotary, 0, qi, n, 8), 1e-5, 'gemma q after its norm');
+
+    // SmolLM3: layer 2 does not rotate (no_rope_layers [1, 0]): its step says so in place of the rotation.
+    titles = await open('smollm3', 2);
+    expect(titles[2]).toBe('3 No rotation in this layer');
+    ({ n, trace } = await reference('smollm3', 2));
+    qi = await queryRow();
+    expectClose(await stepRow(page, 'q', qi), rowOf(trace.q, 0, qi, n, 8), 1e-5, 'smollm3 Q (not rotated)');
+    titles = await pick(1);
+    expect(titles[2]).toMatch(/Rotate each query and key/);
+
+    // Phi-4-mini's layout: Q, K and V as the columns of one qkv_proj; only 6 of each head's 8 numbers turn.
+    await open('phi3', 1);
+    const qkv = await page.$eval('#steps-body [data-step-id="qkv"]', (st) => st.textContent);
+    expect(qkv).toContain('of qkv_proj (64 columns: Q’s 32, then K’s 16, then V’s 16');
+    expect(await page.$eval('#steps-body [data-step-id="rotary"]', (st) => st.textContent)).toContain('Only the first 6 of a head’s 8 numbers turn');
+    await shot(page, 'llama-phi3-steps-1280', { clip: await stepBox('qkv') });
+    expect(errors).toEqual([]);
+    await page.close();
+  } finally {
+    for (const m of Object.values(models)) m.dispose();
+    await hub.close();
+  }
+}, 240000);

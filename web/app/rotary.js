@@ -4,12 +4,16 @@
 // and show that their score depends only on how far apart they are. The browser test checks these
 // rotations against the library's trace (Q and K before and after the rotation).
 
-/** The d/2 frequencies θ^(−2i/d), with rope_scaling (as the library reads config.json: type '' |
- * 'linear' | 'llama3') applied as transformers computes it. */
-export function inverseFrequencies({ theta, headDim: d, scaling }) {
+/** The d/2 frequencies θ^(−2i/d) over the rotated values (rotaryDim: Phi-4-mini's partial
+ * rotation turns only the first ones), with rope_scaling (as the library reads config.json: type
+ * '' | 'linear' | 'llama3' | 'longrope', whose short factors hold within the original context)
+ * applied as transformers computes it. */
+export function inverseFrequencies({ theta, headDim, rotaryDim, scaling }) {
+  const d = rotaryDim || headDim;
   const base = Array.from({ length: d / 2 }, (_, i) => theta ** (-2 * i / d));
   const type = scaling?.type ?? '';
   if (type === 'linear') return base.map((f) => f / scaling.factor);
+  if (type === 'longrope') return base.map((f, i) => f / scaling.shortFactor[i]);
   if (type !== 'llama3') return base;
   // Llama 3: long wavelengths slowed by `factor`, short ones kept, a blend between.
   const { factor, lowFreqFactor: low, highFreqFactor: high, originalMaxPositionEmbeddings: old } = scaling;
@@ -23,11 +27,12 @@ export function inverseFrequencies({ theta, headDim: d, scaling }) {
   });
 }
 
-/** One head's row (length d) turned to position `pos`: x·cos + rotate_half(x)·sin. */
-export function rotate(row, pos, freqs) {
-  const half = freqs.length, out = new Float64Array(2 * half);
+/** One head's row turned to position `pos`: x·cos + rotate_half(x)·sin on its first
+ * 2 × freqs.length values (the rest pass unturned); cos and sin times `scale` (longrope's factor). */
+export function rotate(row, pos, freqs, scale = 1) {
+  const half = freqs.length, out = Float64Array.from(row);
   for (let i = 0; i < half; i++) {
-    const a = row[i], b = row[i + half], c = Math.cos(pos * freqs[i]), s = Math.sin(pos * freqs[i]);
+    const a = row[i], b = row[i + half], c = scale * Math.cos(pos * freqs[i]), s = scale * Math.sin(pos * freqs[i]);
     out[i] = a * c - b * s;
     out[i + half] = b * c + a * s;
   }
@@ -40,5 +45,10 @@ export const dot = (a, b) => {
   return s;
 };
 
-/** The scaled score of query row q (before rotation) at position qPos with key row k at kPos. */
-export const scoreAt = (q, k, qPos, kPos, freqs) => dot(rotate(q, qPos, freqs), rotate(k, kPos, freqs)) / Math.sqrt(q.length);
+/** The scaled score of query row q (before rotation) at position qPos with key row k at kPos;
+ * rotary.scoreScale (Gemma's query_pre_attn_scalar^-1/2) else 1/sqrt(d), rotary.ropeScale
+ * (longrope's attention factor) else 1. */
+export const scoreAt = (q, k, qPos, kPos, freqs, rotary = {}) => {
+  const r = rotary.ropeScale ?? 1;
+  return dot(rotate(q, qPos, freqs, r), rotate(k, kPos, freqs, r)) * (rotary.scoreScale ?? 1 / Math.sqrt(q.length));
+};

@@ -348,10 +348,14 @@ function chatDefaults(files: LlamaFiles, tokenizer: HfTokenizer, vocab: number):
 
 /** A traced layer's walk: q and k are after the rotary embedding (the scores use them); these are
  * the same rows as projected, before it (shapes as shapes.q and shapes.k: k per K/V head). Row 0
- * is the same in both (position 0 is not rotated). */
+ * is the same in both (position 0 is not rotated). A layer that does not rotate (SmolLM3's) has
+ * them empty. With q/k norms (Qwen3, Gemma 3), qBeforeNorm / kBeforeNorm are the rows before each
+ * head's RMSNorm (empty otherwise). */
 export interface LlamaTrace extends MultiHeadTrace {
   qBeforeRotary: Float32Array;
   kBeforeRotary: Float32Array;
+  qBeforeNorm: Float32Array;
+  kBeforeNorm: Float32Array;
 }
 
 /** run()'s result; its trace (with traceLayer) shows Q and K before and after the rotation. */
@@ -436,6 +440,7 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     const trace = readMhaTrace(this.mod, handle, { numHeads: H, dK: d, dV: d, dModel: D }, 1, n, n);
     trace.shapes.k = [1, KV, n, d];
     trace.shapes.v = [1, KV, n, d];
-    return { ...trace, qBeforeRotary: readTrace(this.mod, handle, 'QBeforeRotary'), kBeforeRotary: readTrace(this.mod, handle, 'KBeforeRotary') };
+    const slot = (name: 'QBeforeRotary' | 'KBeforeRotary' | 'QBeforeNorm' | 'KBeforeNorm') => readTrace(this.mod, handle, name);
+    return { ...trace, qBeforeRotary: slot('QBeforeRotary'), kBeforeRotary: slot('KBeforeRotary'), qBeforeNorm: slot('QBeforeNorm'), kBeforeNorm: slot('KBeforeNorm') };
   }
 }

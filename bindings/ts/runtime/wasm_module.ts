@@ -25,7 +25,7 @@ export type ActivationName = 'gelu' | 'gelu_new' | 'tanh' | 'silu';
 export type MaskKindName = 'None' | 'Bool' | 'Float';
 /** Trace tensors, in the order the seeds walk through them (embind.cpp's TraceSlot). */
 export type TraceSlotName = 'Q' | 'K' | 'V' | 'RawScores' | 'ScaledScores' | 'MaskedScores' | 'Weights' | 'Z' | 'Concat'
-  | 'Output' | 'Input' | 'QBeforeRotary' | 'KBeforeRotary';
+  | 'Output' | 'Input' | 'QBeforeRotary' | 'KBeforeRotary' | 'QBeforeNorm' | 'KBeforeNorm';
 export type PoolingName = 'mean' | 'cls';
 /** Which attention of a layer: its self-attention (BART: the encoder's), BART's decoder self-attention, its cross-attention. */
 export type AttentionPartName = 'self' | 'decoder' | 'cross';

@@ -1,5 +1,5 @@
-// Everything the demo knows about a Llama-style decoder (worker side): model_type llama, qwen2 or
-// mistral from config.json + model.safetensors + tokenizer.json (brown-llama, trained here, by
+// Everything the demo knows about a Llama-style decoder (worker side): model_type llama, qwen2,
+// qwen3, mistral, phi3, smollm3 or gemma3(_text) from config.json + model.safetensors + tokenizer.json (brown-llama, trained here, by
 // default). Its run has the shape every model's has (models/gpt2.js), plus what only this family
 // has: which K/V head each query head reads (grouped-query attention), and the traced layer's
 // queries and keys before the rotary embedding (the rotation step of the step view), with what the
@@ -8,7 +8,24 @@ import { headLabels, labelNote } from '../head_labels.js';
 import { nextTokens, continueIds } from './decoder_text.js';
 import { layerWeights } from '../layer_weights.js';
 
-const NAMES = { llama: 'Llama', qwen2: 'Qwen2', mistral: 'Mistral' };
+const NAMES = { llama: 'Llama', qwen2: 'Qwen2', qwen3: 'Qwen3', mistral: 'Mistral', phi3: 'Phi-3', smollm3: 'SmolLM3', gemma3_text: 'Gemma 3', gemma3: 'Gemma 3' };
+
+/** The block's parts, as the facts panel lists them: what this model_type adds to a Llama's. */
+function blockParts(c) {
+  const gemma = c.sandwich_norms, rotating = c.rope_layers.filter(Boolean).length, L = c.num_hidden_layers;
+  const windowed = c.sliding_window ? c.window_layers.filter(Boolean).length : 0;
+  return [
+    gemma ? 'RMSNorm with gains 1 + w, before and after the attention and the MLP' : 'RMSNorm',
+    c.qk_norm ? 'an RMSNorm on each head’s q and k (q_norm, k_norm)' : null,
+    rotating === L ? `rotary positions (θ = ${c.rope_theta}${c.rotary_dim < c.head_dim ? `, on ${c.rotary_dim} of each head’s ${c.head_dim} values` : ''})`
+      : `rotary positions in ${rotating} of ${L} layers (the others: none)`,
+    c.rope_local_theta ? `θ = ${c.rope_local_theta} on the windowed layers` : null,
+    windowed ? `a sliding window of ${c.sliding_window} on ${windowed === L ? 'every layer' : `${windowed} of ${L} layers`}` : null,
+    c.fused_projections ? 'q, k and v in one qkv_proj, gate and up in one gate_up_proj' : null,
+    gemma ? 'GeGLU MLP (tanh GELU)' : 'SwiGLU MLP',
+    c.attention_bias ? 'q/k/v biases' : 'no biases',
+  ].filter(Boolean).join(', ');
+}
 
 export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile, name, dtype }) {
   const optional = (file) => fetchFile(file, 'json').catch(() => null);
@@ -30,6 +47,17 @@ export async function loadLlama({ attn: attnReady, config: rawConfig, fetchFile,
  * layerTypes: per layer { q, k, v, o } (the storage type of each projection, from the file's
  * header; null when it could not be read), types: the count of tensors per type }.
  */
+/** What the rotation step needs to turn layer l's queries and keys as the core does. */
+function layerRotary(c, l) {
+  const local = c.rope_local_theta && c.sliding_window && c.window_layers[l];
+  return {
+    theta: local ? c.rope_local_theta : c.rope_theta, headDim: c.head_dim, rotaryDim: c.rotary_dim,
+    scaling: local ? null : c.rope_scaling, local: Boolean(local),
+    ropeScale: c.rope_scaling?.type === 'longrope' ? c.rope_scaling.attentionFactor : 1,
+    scoreScale: c.attention_scale || 1 / Math.sqrt(c.head_dim),
+  };
+}
+
 export function llamaRunner(lm, { name, modelBytes, heads = null, gguf = null }) {
   const c = lm.config;
   const { num_hidden_layers: L, num_attention_heads: H, num_key_value_heads: KV, head_dim: d, hidden_size: D } = c;
@@ -46,11 +74,11 @@ export function llamaRunner(lm, { name, modelBytes, heads = null, gguf = null })
     headLabels: headLabels(heads, L, H),
     probeWords: Array.isArray(heads?.probe_words) ? heads.probe_words : null,
     // What the rotation step needs to rotate a query or key to any position, as the core does.
-    rotary: { theta: c.rope_theta, headDim: d, scaling: c.rope_scaling },
+    rotary: layerRotary(c, 0),
     features: { next: true, generate: true, kvGroups: true, rotary: true },
     facts: [
       ['Shape', `${L} layers × ${H} query heads sharing ${KV} key/value head${KV > 1 ? 's' : ''} (${H / KV} per group), d_model ${D}, context ${P}`],
-      ['Block', `${family}: RMSNorm, rotary positions (θ = ${c.rope_theta}), SwiGLU MLP${c.attention_bias ? ', q/k/v biases' : ', no biases'}`],
+      ['Block', `${family}: ${blockParts(c)}`],
       ['Vocabulary', `${c.vocab_size} tokens (${gguf ? 'the GGUF file’s tokenizer.ggml.*' : 'tokenizer.json'})`],
       ...(gguf ? [['File', `${gguf.file} (GGUF${gguf.quant ? `, ${gguf.quant}` : ''})`]] : []),
       ...(gguf?.types ? [['Held as stored', Object.entries(gguf.types).map(([t, n]) => `${t} × ${n}`).join(', ') + ' tensors']] : []),
@@ -78,7 +106,11 @@ export function llamaRunner(lm, { name, modelBytes, heads = null, gguf = null })
     const loss = ids.length > 1 && !quick ? lm.loss(r) : null;
     return {
       ids, tokenTexts: r.tokenTexts, tokenTypes: null, padding: null, truncated, layer: traceLayer,
-      window: c.sliding_window || null, // (Mistral: each query sees its latest `window` keys)
+      // Mistral: each query sees its latest `window` keys; Gemma 3: on its windowed layers only.
+      window: c.sliding_window && c.window_layers[traceLayer] ? c.sliding_window : null,
+      // SmolLM3: this layer may not rotate (rotary null); Gemma 3: its own base on windowed layers.
+      rotary: c.rope_layers[traceLayer] ? layerRotary(c, traceLayer) : null,
+      qkNorm: c.qk_norm,
       attention: r.attention, mask, trace: r.trace, x: r.trace.x, xCheck: null,
       // The layer's weights for the step view to print (with `check`: the step view is or was open):
       // W^K and W^V hold each query head's K/V head's columns, as the step view's K and V do.

@@ -25,7 +25,7 @@ function together(qi, kj, context) {
 /**
  * A detail entry for steps_view.js: { kind: 'node', text (for the SVG export), render(decimals) }.
  * input: { tokens, qi, head, kv, d, qBefore (n x d, this query head), kBefore (n x d, its K/V head),
- * weights (n x n, this head), rotary: { theta, headDim, scaling }, context }
+ * weights (n x n, this head), rotary: { theta, headDim, rotaryDim, scaling, scoreScale, ropeScale }, context }
  */
 export function rotaryDetail(input) {
   const { tokens, qi, head, qBefore, kBefore, weights, d } = input;
@@ -35,10 +35,10 @@ export function rotaryDetail(input) {
   const keyOf = () => Math.min(qi, picked.get(id) ?? openingKey(weights, qi, n));
   const pair = (kj) => {
     const q = qBefore.subarray(qi * d, (qi + 1) * d), k = kBefore.subarray(kj * d, (kj + 1) * d);
-    const before = dot(q, k) / Math.sqrt(d);
-    const moved = together(qi, kj, input.context).map((s) => ({ qPos: qi + s, kPos: kj + s, score: scoreAt(q, k, qi + s, kj + s, freqs) }));
-    const curve = Array.from({ length: input.context }, (_, dist) => scoreAt(q, k, dist, 0, freqs));
-    return { kj, before, after: scoreAt(q, k, qi, kj, freqs), moved, curve };
+    const r = input.rotary, before = dot(q, k) * (r.scoreScale ?? 1 / Math.sqrt(d));
+    const moved = together(qi, kj, input.context).map((s) => ({ qPos: qi + s, kPos: kj + s, score: scoreAt(q, k, qi + s, kj + s, freqs, r) }));
+    const curve = Array.from({ length: input.context }, (_, dist) => scoreAt(q, k, dist, 0, freqs, r));
+    return { kj, before, after: scoreAt(q, k, qi, kj, freqs, r), moved, curve };
   };
   return {
     kind: 'node',
