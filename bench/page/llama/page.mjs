@@ -99,15 +99,22 @@ async function loadWllama({ file, threads, promptIds, kvCache }) {
   const messages = [];
   const logger = { debug: (...a) => messages.push(a.join(' ')), log: (...a) => messages.push(a.join(' ')), warn: (...a) => messages.push(a.join(' ')), error: (...a) => messages.push(`ERROR ${a.join(' ')}`) };
   const wllama = new Wllama({ default: WLLAMA_WASM }, { logger });
+  // (llama.cpp's own reason is in its log; the error wllama throws often says less)
+  const llamaErrors = () => `llama.cpp: ${messages.filter((m) => m.startsWith('ERROR')).slice(0, 3).join(' | ')}`;
   const blob = await (await fetch(file)).blob();
   // kvCache 'f32' (the agreement check): keys and values kept as computed, not rounded to
   // llama.cpp's default f16 (a 2^-11 relative error that moves near-tied logits apart).
   const cache = kvCache ? { cache_type_k: kvCache, cache_type_v: kvCache } : {};
-  await wllama.loadModel([blob], { n_threads: threads, n_ctx: 256, n_batch: 512, n_ubatch: 512, n_gpu_layers: 0, warmup: false, ...cache });
+  try {
+    await wllama.loadModel([blob], { n_threads: threads, n_ctx: 256, n_batch: 512, n_ubatch: 512, n_gpu_layers: 0, warmup: false, ...cache });
+  } catch (e) {
+    throw new Error(`${e.message}; ${llamaErrors()}`);
+  }
   const prompt = promptIds.map(tokenText).join('');
   return {
     async generate(n) {
-      const res = await wllama.createCompletion({ prompt, max_tokens: n, temperature: 0, top_k: 1, cache_prompt: false, ignore_eos: true, n_probs: 2, seed: 1 });
+      const res = await wllama.createCompletion({ prompt, max_tokens: n, temperature: 0, top_k: 1, cache_prompt: false, ignore_eos: true, n_probs: 2, seed: 1 })
+        .catch((e) => { throw new Error(`${e.message}; ${llamaErrors()}`); });
       const steps = res.choices[0].logprobs?.content ?? [];
       return {
         timings: res.timings, tokens: steps.map((x) => x.id), textIds: textIds(res.choices[0].text),
