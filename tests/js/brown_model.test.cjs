@@ -64,12 +64,13 @@ describe.each(variants)('%s build', (variant) => {
       for (let lh = 0; lh < L * H; lh++)
         for (let i = 1; i < n1; i++) ind[lh] += at(run, n, Math.floor(lh / H), lh % H, n1 + 1 + i, i + 1);
       nInd += n1 - 1;
-      const nll = (t) => {  // -ln p(ids[t] | ids[0..t-1])
-        const row = run.logits.subarray((t - 1) * V, t * V);
-        const max = Math.max(...row);
+      const nll = (t) => {  // -ln p(ids[t] | ids[0..t-1]); indexed loops (a spread or iterator over 14k logits is ~5x slower)
+        const logits = run.logits, start = (t - 1) * V;
+        let max = -Infinity;
+        for (let j = start; j < start + V; j++) max = Math.max(max, logits[j]);
         let z = 0;
-        for (const x of row) z += Math.exp(x - max);
-        return Math.log(z) + max - row[ids[t]];
+        for (let j = start; j < start + V; j++) z += Math.exp(logits[j] - max);
+        return Math.log(z) + max - logits[start + ids[t]];
       };
       for (let t = 2; t <= n1; t++) nllFirst += nll(t);
       for (let t = n1 + 3; t <= 2 * n1 + 1; t++) nllSecond += nll(t);

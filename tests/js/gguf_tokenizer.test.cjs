@@ -193,6 +193,9 @@ describe('a SentencePiece BPE model written as a llama GGUF tokenizer', () => {
 describe("Llama 3's vocabulary under Llama 3's, Qwen2's, GPT-2's and SmolLM's pre-tokenizers", () => {
   let out, refs;
   const files = {};
+  // Each file's tokenizer, read once (a 128k vocabulary and its merges: seconds each) for the tests that use it.
+  const tokenizers = {};
+  const tokenizerOf = (name) => (tokenizers[name] ??= api.ggufTokenizer(files[name].metadata));
   beforeAll(() => {
     out = path.join(dir, 'llama');
     fs.mkdirSync(out);
@@ -215,7 +218,7 @@ describe("Llama 3's vocabulary under Llama 3's, Qwen2's, GPT-2's and SmolLM's pr
 
   test.each([['llama3', 'llama-bpe'], ['qwen2style', 'qwen2'], ['smollm2style', 'gpt-2']])('%s (%s): the ids and decodings of @huggingface/tokenizers on every hard text', (name, pre) => {
     expect(files[name].metadata.get('tokenizer.ggml.pre')).toBe(pre);
-    const tok = api.ggufTokenizer(files[name].metadata);
+    const tok = tokenizerOf(name);
     const got = refs[name].map((r) => ({ text: r.text.slice(0, 80), ids: tok.encode(r.text) }));
     expect(got).toEqual(refs[name].map((r) => ({ text: r.text.slice(0, 80), ids: r.hf })));
     for (const r of refs[name]) expect({ text: r.text.slice(0, 80), decoded: tok.decode(r.hf) }).toEqual({ text: r.text.slice(0, 80), decoded: r.hfDecoded });
@@ -226,7 +229,7 @@ describe("Llama 3's vocabulary under Llama 3's, Qwen2's, GPT-2's and SmolLM's pr
     const tok = api.ggufTokenizer(files.smollm.metadata);
     const hf = new api.HfTokenizer({ tokenizer: readJson(path.join(out, 'smollm/tokenizer.json')), config: readJson(path.join(out, 'smollm/tokenizer_config.json')) });
     expect(differences(HARD, (s) => tok.encode(s), (s) => hf.encode(s))).toEqual([]);
-    const gpt2 = api.ggufTokenizer(files.smollm2style.metadata);
+    const gpt2 = tokenizerOf('smollm2style');
     expect(tok.encode('12345', { addSpecialTokens: false })).toHaveLength(5);
     expect(gpt2.encode('12345', { addSpecialTokens: false }).length).toBeLessThan(5);
   }, 60_000);
@@ -234,8 +237,7 @@ describe("Llama 3's vocabulary under Llama 3's, Qwen2's, GPT-2's and SmolLM's pr
   test('Llama 3: BOS from the template (add_bos_token), and ignore_merges as llama.cpp sets it for llama-bpe', () => {
     const info = api.ggufTokenizerInfo(files.llama3.metadata);
     expect([info.bosId, info.eosId, info.addBos]).toEqual([128000, 128001, true]);
-    const tok = api.ggufTokenizer(files.llama3.metadata);
-    expect(tok.encode('hello')[0]).toBe(128000);
+    expect(tokenizerOf('llama3').encode('hello')[0]).toBe(128000);
   });
 });
 

@@ -53,7 +53,10 @@ function randomArray(n, seed = 1) {
 function argmaxRows(logits, V, n) {
   return Array.from({ length: n }, (_, t) => {
     const row = logits.subarray(t * V, (t + 1) * V);
-    return row.indexOf(Math.max(...row));
+    // Math.max over an indexed loop: the same value as Math.max(...row), without spreading V arguments.
+    let max = -Infinity;
+    for (let j = 0; j < row.length; j++) max = Math.max(max, row[j]);
+    return row.indexOf(max);
   });
 }
 
