@@ -652,7 +652,8 @@ void bind_configs() {
       .field("unit_offset_norms", &attn::LlamaConfig::unit_offset_norms)
       .field("sandwich_norms", &attn::LlamaConfig::sandwich_norms)
       .field("scale_embeddings", &attn::LlamaConfig::scale_embeddings)
-      .field("gelu_mlp", &attn::LlamaConfig::gelu_mlp);
+      .field("gelu_mlp", &attn::LlamaConfig::gelu_mlp)
+      .field("model_type", &attn::LlamaConfig::model_type);
   value_object<attn::BartConfig>("BartConfig")
       .field("vocab_size", &attn::BartConfig::vocab_size)
       .field("max_position_embeddings", &attn::BartConfig::max_position_embeddings)

@@ -3,7 +3,9 @@
 // vocabulary 49152, tied head), through the thread pool: 64 prompt ids, then greedy one-token
 // steps. Prints per storage type the decode tokens/s, the weights' GB/s, and the pool's
 // dispatches (barriers) per decoded token with the caller's mean wait per barrier (parallel.h
-// PoolStats): what issue 35 asks to measure before and after.
+// PoolStats): what issue 35 asks to measure before and after. Last, the time of the activation
+// checks a step makes (issue 38: 4 scans of hidden_size floats a layer, one of the vocabulary's
+// logits), timed alone, since a wall-clock A/B of whole steps cannot resolve it on a shared machine.
 //   llama_decode [threads] [tokens] [f32|f16|q8|q4 ...]
 #include <algorithm>
 #include <chrono>
@@ -15,6 +17,7 @@
 
 #include "kernels/parallel.h"
 #include "models/llama.h"
+#include "tensors/finite.h"
 
 namespace {
 
@@ -52,6 +55,23 @@ bool load(attn::Llama& m, attn::WeightStorage storage) {
 }
 
 int argmax(const std::vector<float>& x) { return int(std::max_element(x.begin(), x.end()) - x.begin()); }
+
+// Microseconds of one decoding step's activation checks (activation_check.h): all_finite over
+// hidden_size floats 4 times a layer, then over the vocabulary's logits, as Llama::step makes them.
+double check_us_per_token(const attn::LlamaConfig& c) {
+  std::vector<float> x(std::size_t(c.hidden_size) * 4, 0.5f), logits(c.vocab_size, 0.25f);
+  constexpr int kReps = 2000;
+  int finite = 0;
+  const auto t0 = Clock::now();
+  for (int r = 0; r < kReps; ++r) {
+    x[r % x.size()] = float(r);  // (so no pass can be hoisted out of the loop)
+    for (int l = 0; l < c.num_hidden_layers; ++l)
+      for (int part = 0; part < 4; ++part) finite += attn::all_finite(x.data() + part * c.hidden_size, c.hidden_size);
+    finite += attn::all_finite(logits.data(), logits.size());
+  }
+  const double us = ms_since(t0) * 1e3 / kReps;
+  return finite == kReps * (c.num_hidden_layers * 4 + 1) ? us : -1.0;
+}
 
 }  // namespace
 
@@ -103,5 +123,9 @@ int main(int argc, char** argv) {
                   double(st.worker_sleeps) / steps, double(st.caller_sleeps) / steps);
     }
   }
+  const attn::LlamaConfig c = smollm2();
+  std::printf("activation checks: %.2f us per token (%d floats scanned: 4 x %d per layer x %d layers + %d logits)\n",
+              check_us_per_token(c), 4 * c.hidden_size * c.num_hidden_layers + c.vocab_size, c.hidden_size,
+              c.num_hidden_layers, c.vocab_size);
   return 0;
 }

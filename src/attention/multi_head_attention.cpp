@@ -301,10 +301,12 @@ std::string MultiHeadAttention::forward(const MhaInput& in, float* output, float
   Masks masks = in.masks;
   if (masks.causal && c.window > 0) masks.window = c.window;
   if (err.empty()) err = validate_masks(s, masks);
-  if (err.empty()) err = check_finite("query", in.query, q_rows * c.d_model);
-  if (err.empty() && in.key != in.query) err = check_finite("key", in.key, k_rows * c.kdim);
-  if (err.empty() && in.value != in.query && in.value != in.key)
-    err = check_finite("value", in.value, k_rows * c.vdim);
+  if (!c.model_activations) {
+    if (err.empty()) err = check_finite("query", in.query, q_rows * c.d_model);
+    if (err.empty() && in.key != in.query) err = check_finite("key", in.key, k_rows * c.kdim);
+    if (err.empty() && in.value != in.query && in.value != in.key)
+      err = check_finite("value", in.value, k_rows * c.vdim);
+  }
   if (!err.empty()) return err;
 
   const int hq = q_width(), hk = k_width(), hv = v_width(), hz = z_width();
@@ -452,7 +454,7 @@ std::string MultiHeadAttention::fill_cache(const float* memory, int batch, int s
   if (batch != cache.batch || seq < 1 || seq > cache.capacity)
     return "memory of " + std::to_string(batch) + " x " + std::to_string(seq) + " does not fit the cache (" +
            std::to_string(cache.batch) + " x " + std::to_string(cache.capacity) + ")";
-  std::string err = check_finite("memory", memory, std::size_t(batch) * seq * cfg_.kdim);
+  std::string err = cfg_.model_activations ? "" : check_finite("memory", memory, std::size_t(batch) * seq * cfg_.kdim);
   if (!err.empty()) return err;
   const int hk = cache.hk, hv = cache.hv;
   for (int b = 0; b < batch; ++b) {
@@ -475,7 +477,7 @@ std::string MultiHeadAttention::forward_cached(const float* query, int seq_q, Kv
   if (append && !fused_) return "a self-attention cache needs kdim = vdim = dModel";
   if (!append && cache.length < 1) return "the cross-attention cache is empty: fill it from the encoder output first";
   const std::size_t q_rows = std::size_t(batch) * seq_q;
-  std::string err = check_finite("query", query, q_rows * c.d_model);
+  std::string err = c.model_activations ? "" : check_finite("query", query, q_rows * c.d_model);
   if (err.empty() && append) err = cache.make_room(seq_q);
   if (!err.empty()) return err;
   float* q;

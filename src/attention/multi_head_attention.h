@@ -42,6 +42,11 @@ struct MhaConfig {
   float qk_norm_eps = 1e-6f;
   // The scores' scale; 0: 1/sqrt(d_k). (Gemma 3: query_pre_attn_scalar^-1/2.)
   float scale = 0.0f;
+  // The inputs are a model's own activations, which the model checks where they are made
+  // (layers/activation_check.h): forward, forward_cached and fill_cache then skip their scan for
+  // NaN and infinities, whose message ("query contains NaN") would blame the caller's input for
+  // what the weights made. Off for the attention layer called on a user's tensors.
+  bool model_activations = false;
 };
 
 struct MhaWeightsView {

@@ -9,10 +9,13 @@ void AttentionSublayer::add_to(TensorTable& t, const Names& names, int dim, floa
   o.add_to(t, names.o, dim, dim, Layout::kTransposed);
   ln.eps = eps;
   ln.add_to(t, names.ln, dim);
+  output_name = names.ln.substr(0, names.ln.size() - 1);  // (the prefix ends in '.')
 }
 
 std::string AttentionSublayer::finalize(int dim, int heads) {
-  std::string err = attn.configure({dim, heads, 0, 0, 0, 0, true});
+  MhaConfig mc{dim, heads, 0, 0, 0, 0, true};
+  mc.model_activations = true;  // (checked by the block: activation_check.h)
+  std::string err = attn.configure(mc);
   // The attention layer takes Q, K, V and O over (fusing the first three).
   MhaStoredWeights w;
   if (err.empty()) {
@@ -30,18 +33,23 @@ std::string PostLnBlock::finalize(int dim, int heads) {
   return err;
 }
 
-std::string PostLnBlock::finish(const Kernels& kn, float* x, std::size_t rows) {
+std::string PostLnBlock::check_sublayer(const ActivationCheck& check, const float* x, std::size_t rows, const char* what,
+                                        const AttentionSublayer& sub) const {
+  return check(x, rows, mlp.fc.in, [&] { return layer_tensor(layer, what, sub.output_name); });
+}
+
+std::string PostLnBlock::finish(const Kernels& kn, float* x, std::size_t rows, const ActivationCheck& check) {
   const int dim = mlp.fc.in;
   std::string err = mlp.forward(kn, x, static_cast<int>(rows), f_, a_.data());
   if (!err.empty()) return err;
   add_in_place(x, a_.data(), rows * dim);
   out_ln.forward(x, static_cast<int>(rows), dim, x);
-  return "";
+  return check(x, rows, dim, [&] { return layer_tensor(layer, "MLP output", out_ln_name); });
 }
 
 std::string PostLnBlock::forward(const Kernels& kn, float* x, int batch, int n, const Masks& self_masks,
                                  const Memory* memory, float* self_weights, float* cross_weights, MhaTrace* self_trace,
-                                 MhaTrace* cross_trace) {
+                                 MhaTrace* cross_trace, const ActivationCheck& check) {
   const int dim = mlp.fc.in;
   const std::size_t rows = std::size_t(batch) * n, nd = rows * dim;
   if (has_cross && !memory) return "a decoder layer needs the encoder output";
@@ -55,6 +63,8 @@ std::string PostLnBlock::forward(const Kernels& kn, float* x, int batch, int n, 
   if (!err.empty()) return err;
   add_in_place(x, a_.data(), nd);
   self.ln.forward(x, static_cast<int>(rows), dim, x);
+  err = check_sublayer(check, x, rows, "self-attention output", self);
+  if (!err.empty()) return err;
   if (has_cross) {
     MhaInput ci;
     ci.query = x;
@@ -67,12 +77,15 @@ std::string PostLnBlock::forward(const Kernels& kn, float* x, int batch, int n, 
     if (!err.empty()) return err;
     add_in_place(x, a_.data(), nd);
     cross.ln.forward(x, static_cast<int>(rows), dim, x);
+    err = check_sublayer(check, x, rows, "cross-attention output", cross);
+    if (!err.empty()) return err;
   }
-  return finish(kn, x, rows);
+  return finish(kn, x, rows, check);
 }
 
 std::string PostLnBlock::step(const Kernels& kn, float* x, int n, KvCache& self_cache, KvCache* cross_cache,
-                              const std::uint8_t* cross_padding, float* self_weights, float* cross_weights) {
+                              const std::uint8_t* cross_padding, float* self_weights, float* cross_weights,
+                              const ActivationCheck& check) {
   const int dim = mlp.fc.in;
   const std::size_t rows = std::size_t(self_cache.batch) * n, nd = rows * dim;
   if (has_cross && (!cross_cache || cross_cache->batch != self_cache.batch))
@@ -82,13 +95,17 @@ std::string PostLnBlock::step(const Kernels& kn, float* x, int n, KvCache& self_
   if (!err.empty()) return err;
   add_in_place(x, a_.data(), nd);
   self.ln.forward(x, static_cast<int>(rows), dim, x);
+  err = check_sublayer(check, x, rows, "self-attention output", self);
+  if (!err.empty()) return err;
   if (has_cross) {
     err = cross.attn.forward_cached(x, n, *cross_cache, false, false, cross_padding, a_.data(), cross_weights);
     if (!err.empty()) return err;
     add_in_place(x, a_.data(), nd);
     cross.ln.forward(x, static_cast<int>(rows), dim, x);
+    err = check_sublayer(check, x, rows, "cross-attention output", cross);
+    if (!err.empty()) return err;
   }
-  return finish(kn, x, rows);
+  return finish(kn, x, rows, check);
 }
 
 }  // namespace attn

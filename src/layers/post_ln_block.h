@@ -11,6 +11,7 @@
 
 #include "tensors/buffer.h"
 #include "kernels/kernels.h"
+#include "layers/activation_check.h"
 #include "layers/layers.h"
 #include "attention/multi_head_attention.h"
 #include "tensors/tensor_table.h"
@@ -23,6 +24,7 @@ struct AttentionSublayer {
   Linear q, k, v, o;  // held only until finalize()
   MultiHeadAttention attn;
   LayerNorm ln;
+  std::string output_name;  // the LayerNorm's checkpoint name: where the sublayer's output is checked
   struct Names {
     std::string q, k, v, o, ln;  // prefixes: "<name>weight" / "<name>bias"
   };
@@ -42,21 +44,30 @@ struct PostLnBlock {
   bool has_cross = false;
   Mlp mlp;
   LayerNorm out_ln;
+  // For the activation checks' messages: the layer's index and out_ln's checkpoint name.
+  int layer = 0;
+  std::string out_ln_name;
 
   std::string finalize(int dim, int heads);
   // The whole sequence at once. x: batch x n x dim, updated in place. self_masks: padding for an
   // encoder, causal for a decoder. memory: needed iff has_cross. Weights (optional): batch x heads
-  // x n x n (self) and batch x heads x n x memory.seq (cross); traces likewise.
+  // x n x n (self) and batch x heads x n x memory.seq (cross); traces likewise. Each sublayer's
+  // output (x after its LayerNorm) goes through `check`: the first non-finite value stops the run.
   std::string forward(const Kernels& kn, float* x, int batch, int n, const Masks& self_masks, const Memory* memory,
-                      float* self_weights, float* cross_weights, MhaTrace* self_trace, MhaTrace* cross_trace);
+                      float* self_weights, float* cross_weights, MhaTrace* self_trace, MhaTrace* cross_trace,
+                      const ActivationCheck& check);
   // Incremental decoding: n new positions per sequence (batch = the caches' batch), causal
   // self-attention through self_cache (extended by these rows), cross-attention through
   // cross_cache (filled from the encoder output). Weights (optional): batch x heads x n x length.
   std::string step(const Kernels& kn, float* x, int n, KvCache& self_cache, KvCache* cross_cache,
-                   const std::uint8_t* cross_padding, float* self_weights, float* cross_weights);
+                   const std::uint8_t* cross_padding, float* self_weights, float* cross_weights,
+                   const ActivationCheck& check);
 
  private:
-  std::string finish(const Kernels& kn, float* x, std::size_t rows);  // MLP sublayer
+  std::string finish(const Kernels& kn, float* x, std::size_t rows, const ActivationCheck& check);  // MLP sublayer
+  // x (rows x dim) after `sub`'s LayerNorm ("self-attention" or "cross-attention").
+  std::string check_sublayer(const ActivationCheck& check, const float* x, std::size_t rows, const char* what,
+                             const AttentionSublayer& sub) const;
   Buffer a_, f_;                                                      // per-call scratch
 };
 

@@ -1,7 +1,8 @@
 // The body of the decoder-only models (GPT-2: LayerNorm and a GELU MLP; the Llama family: RMSNorm
 // and SwiGLU), one loop for both, whole-sequence or cached. Each block:
 //   x += Attn(norm_1(x));  x += FFN(norm_2(x))
-// and after the last one the final norm, on the rows whose logits are wanted.
+// and after the last one the final norm, on the rows whose logits are wanted. Each block's normed
+// inputs and the residual stream after each sublayer are checked finite (activation_check.h).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 
 #include "attention/multi_head_attention.h"
 #include "kernels/kernels.h"
+#include "layers/activation_check.h"
 #include "layers/layers.h"
 #include "tensors/buffer.h"
 #include "tensors/tensor_table.h"
@@ -24,24 +26,45 @@ struct PostNorms {
   const Norm* ffn = nullptr;
 };
 
+// The four tensors a block checks, in order, as its messages name them.
+enum class BlockPart { kAttentionInput, kAttentionOutput, kMlpInput, kMlpOutput };
+
+// A model's checkpoint names for them: "<layers><l>.<part>", e.g. "model.layers." and
+// {"input_layernorm", "self_attn.o_proj", "post_attention_layernorm", "mlp.down_proj"}.
+struct BlockNames {
+  const char* layers = "";
+  const char* parts[4] = {"", "", "", ""};
+  std::string describe(int layer, BlockPart part) const {
+    static const char* const what[4] = {"self-attention input", "self-attention output", "MLP input", "MLP output"};
+    const int i = static_cast<int>(part);
+    return layer_tensor(layer, what[i], layers + std::to_string(layer) + "." + parts[i]);
+  }
+};
+
 // x: rows x dim, updated in place. attend(h, out) runs the layer's attention on the normed rows h
 // into out (rows x dim). h and a hold rows x dim; f is the FFN's scratch. post: the sandwich
-// norms, if any (x += post(Attn(norm_1(x))), x += post(FFN(norm_2(x)))).
-template <class Norm, class Ffn, class Attend>
+// norms, if any (x += post(Attn(norm_1(x))), x += post(FFN(norm_2(x)))). Each normed input and x
+// after each sublayer go through check(values, part): the first non-finite one ends the block.
+template <class Norm, class Ffn, class Attend, class Check>
 std::string pre_norm_block(const Kernels& kn, const Norm& norm_1, const Attend& attend, const Norm& norm_2, const Ffn& ffn,
-                           float* x, int rows, int dim, Buffer& h, Buffer& a, Buffer& f, PostNorms<Norm> post = {}) {
+                           float* x, int rows, int dim, Buffer& h, Buffer& a, Buffer& f, const Check& check,
+                           PostNorms<Norm> post = {}) {
   const std::size_t n = std::size_t(rows) * dim;
   norm_1.forward(x, rows, dim, h.data());
-  std::string err = attend(h.data(), a.data());
+  std::string err = check(h.data(), BlockPart::kAttentionInput);
+  if (err.empty()) err = attend(h.data(), a.data());
   if (!err.empty()) return err;
   if (post.attention) post.attention->forward(a.data(), rows, dim, a.data());
   add_in_place(x, a.data(), n);
+  err = check(x, BlockPart::kAttentionOutput);
+  if (!err.empty()) return err;
   norm_2.forward(x, rows, dim, h.data());
-  err = ffn.forward(kn, h.data(), rows, f, a.data());
+  err = check(h.data(), BlockPart::kMlpInput);
+  if (err.empty()) err = ffn.forward(kn, h.data(), rows, f, a.data());
   if (!err.empty()) return err;
   if (post.ffn) post.ffn->forward(a.data(), rows, dim, a.data());
   add_in_place(x, a.data(), n);
-  return "";
+  return check(x, BlockPart::kMlpOutput);
 }
 
 // The causal self-attention of one whole sequence of n rows (batch 1), as both models run it.
@@ -80,6 +103,7 @@ struct PreNormStack {
   Buffer x, h, a, f;
   // Per layer, the sandwich norms (Gemma); empty: none.
   std::vector<PostNorms<Norm>> post_norms;
+  BlockNames names;  // for the activation checks' messages
 
   int layers() const { return static_cast<int>(blocks.size()); }
   int cached_length() const { return cache.empty() ? 0 : cache[0].positions(); }
@@ -99,15 +123,19 @@ struct PreNormStack {
     return err.empty() ? begin(std::size_t(cache[0].batch) * n, dim) : err;
   }
 
-  // Every block over x (rows x dim). attend(l, attn, h, out): layer l's attention module `attn`
-  // on the normed rows h, into out.
+  // Every block over x (rows x dim), its activations checked by `check`. attend(l, attn, h, out):
+  // layer l's attention module `attn` on the normed rows h, into out.
   template <class Attend>
-  std::string run(const Kernels& kn, int rows, int dim, const Attend& attend) {
+  std::string run(const Kernels& kn, int rows, int dim, const ActivationCheck& check, const Attend& attend) {
     for (int l = 0; l < layers(); ++l) {
       Block& B = blocks[l];
       const auto layer_attend = [&](const float* hn, float* out) { return attend(l, B.attn, hn, out); };
+      const auto layer_check = [&](const float* values, BlockPart part) {
+        return check(values, std::size_t(rows), dim, [&] { return names.describe(l, part); });
+      };
       const PostNorms<Norm> post = post_norms.empty() ? PostNorms<Norm>{} : post_norms[l];
-      std::string err = pre_norm_block(kn, B.norm_1, layer_attend, B.norm_2, B.mlp, x.data(), rows, dim, h, a, f, post);
+      std::string err =
+          pre_norm_block(kn, B.norm_1, layer_attend, B.norm_2, B.mlp, x.data(), rows, dim, h, a, f, layer_check, post);
       if (!err.empty()) return err;
     }
     return "";

@@ -9,6 +9,8 @@ namespace attn {
 namespace {
 
 constexpr const char* kNotLoaded = "the model is not loaded: set every tensor, then finalize()";
+constexpr const char* kEncoder = "BART encoder";  // how activation checks name the two stacks
+constexpr const char* kDecoder = "BART decoder";
 
 void add_blocks(TensorTable& t, std::vector<PostLnBlock>& blocks, const std::string& stack, int layers, int dim,
                 int ffn, bool cross, const BartConfig& c) {
@@ -29,6 +31,8 @@ void add_blocks(TensorTable& t, std::vector<PostLnBlock>& blocks, const std::str
     B.mlp.proj.add_to(t, p + "fc2.", ffn, dim, Layout::kTransposed);
     B.out_ln.eps = c.layer_norm_eps;
     B.out_ln.add_to(t, p + "final_layer_norm.", dim);
+    B.layer = l;
+    B.out_ln_name = p + "final_layer_norm";
   }
 }
 
@@ -113,12 +117,12 @@ void Bart::embed(const std::int32_t* ids, int batch, int n, int past, const Embe
   ln.forward(x, static_cast<int>(rows), D, x);
 }
 
-std::string Bart::lm_head(const float* y, int rows, float* logits) const {
+std::string Bart::lm_head(const float* y, int rows, float* logits, const ActivationCheck& check) const {
   const int V = cfg_.vocab_size;
   std::string err = shared_.logits(*kn_, y, rows, logits);
   if (!err.empty()) return err;
   for (int r = 0; r < rows; ++r) add_in_place(logits + std::size_t(r) * V, final_logits_bias_.data(), V);
-  return "";
+  return check(logits, rows, V, [] { return std::string("the logits (shared.weight, tied head, + final_logits_bias)"); });
 }
 
 std::string Bart::encode(const EncoderInput& in, float* memory, float* attention, int trace_layer, MhaTrace* trace) {
@@ -133,12 +137,15 @@ std::string Bart::encode(const EncoderInput& in, float* memory, float* attention
   if (trace && (trace_layer < 0 || trace_layer >= cfg_.encoder_layers))
     return "trace layer " + std::to_string(trace_layer) + " out of range (encoder_layers " + std::to_string(cfg_.encoder_layers) + ")";
   embed(in.tokens, in.batch, in.n, 0, enc_pos_, enc_ln_, memory);
+  const ActivationCheck check(kEncoder, {in.n, 0});
+  err = check(memory, rows, cfg_.d_model, [] { return std::string("the embeddings (encoder.layernorm_embedding)"); });
+  if (!err.empty()) return err;
   Masks masks;
   masks.key_padding = in.padding;
   const std::size_t plane = std::size_t(in.batch) * cfg_.encoder_attention_heads * in.n * in.n;
   for (int l = 0; l < cfg_.encoder_layers; ++l) {
     err = encoder_[l].forward(*kn_, memory, in.batch, in.n, masks, nullptr, attention ? attention + l * plane : nullptr,
-                              nullptr, trace && l == trace_layer ? trace : nullptr, nullptr);
+                              nullptr, trace && l == trace_layer ? trace : nullptr, nullptr, check);
     if (!err.empty()) return err;
   }
   return "";
@@ -161,6 +168,9 @@ std::string Bart::decode(const std::int32_t* tokens, int batch, int T, const Mem
   if (!x_.resize(nd)) return out_of_memory("activations", nd);
   float* y = x_.data();
   embed(tokens, batch, T, 0, dec_pos_, dec_ln_, y);
+  const ActivationCheck check(kDecoder, {T, 0});
+  err = check(y, rows, cfg_.d_model, [] { return std::string("the embeddings (decoder.layernorm_embedding)"); });
+  if (!err.empty()) return err;
   Masks masks;
   masks.causal = true;
   const int H = cfg_.decoder_attention_heads;
@@ -169,10 +179,10 @@ std::string Bart::decode(const std::int32_t* tokens, int batch, int T, const Mem
     const bool traced = l == trace_layer;
     err = decoder_[l].forward(*kn_, y, batch, T, masks, &memory, self_attention ? self_attention + l * self_plane : nullptr,
                               cross_attention ? cross_attention + l * cross_plane : nullptr,
-                              traced ? self_trace : nullptr, traced ? cross_trace : nullptr);
+                              traced ? self_trace : nullptr, traced ? cross_trace : nullptr, check);
     if (!err.empty()) return err;
   }
-  return lm_head(y, static_cast<int>(rows), logits);
+  return lm_head(y, static_cast<int>(rows), logits, check.with({T, 0}, "token"));
 }
 
 std::string Bart::start_decoding(const Memory& memory, int batch, int capacity) {
@@ -229,18 +239,21 @@ std::string Bart::step(const std::int32_t* tokens, int n, float* logits, float* 
   if (!x_.resize(nd) || !h_.resize(std::size_t(batch) * cfg_.d_model)) return out_of_memory("activations", nd);
   float* y = x_.data();
   embed(tokens, batch, n, past, dec_pos_, dec_ln_, y);
+  const ActivationCheck check(kDecoder, {n, past});
+  err = check(y, rows, cfg_.d_model, [] { return std::string("the embeddings (decoder.layernorm_embedding)"); });
+  if (!err.empty()) return err;
   const int H = cfg_.decoder_attention_heads, len = past + n;
   const std::size_t self_plane = rows * H * len, cross_plane = rows * H * S;
   for (int l = 0; l < cfg_.decoder_layers; ++l) {
     err = decoder_[l].step(*kn_, y, n, self_cache_[l], &cross_cache_[l], cross_padding_.data(),
                            self_attention ? self_attention + l * self_plane : nullptr,
-                           cross_attention ? cross_attention + l * cross_plane : nullptr);
+                           cross_attention ? cross_attention + l * cross_plane : nullptr, check);
     if (!err.empty()) return err;
   }
   for (int b = 0; b < batch; ++b)  // only each sequence's last new position needs logits
     std::memcpy(h_.data() + std::size_t(b) * cfg_.d_model, y + (std::size_t(b) * n + n - 1) * cfg_.d_model,
                 cfg_.d_model * sizeof(float));
-  return lm_head(h_.data(), batch, logits);
+  return lm_head(h_.data(), batch, logits, check.with({1, past + n - 1}, "token"));  // row b: sequence b's last position
 }
 
 }  // namespace attn

@@ -15,6 +15,7 @@
 
 #include "tensors/buffer.h"
 #include "kernels/kernels.h"
+#include "layers/activation_check.h"
 #include "layers/layers.h"
 #include "attention/multi_head_attention.h"
 #include "layers/post_ln_block.h"
@@ -79,8 +80,8 @@ class Bart {
   // Token + position embeddings and LayerNorm of batch x n ids starting at position `past`.
   void embed(const std::int32_t* ids, int batch, int n, int past, const Embedding& positions, const LayerNorm& ln,
              float* x) const;
-  // logits (rows x vocab) of rows of final decoder states.
-  std::string lm_head(const float* y, int rows, float* logits) const;
+  // logits (rows x vocab) of rows of final decoder states, checked finite.
+  std::string lm_head(const float* y, int rows, float* logits, const ActivationCheck& check) const;
   std::string check_tokens(const std::int32_t* ids, std::size_t n, int positions) const;
 
   const Kernels* kn_;

@@ -6,6 +6,11 @@
 #include "kernels/parallel_gemm.h"
 
 namespace attn {
+namespace {
+
+constexpr const char* kModel = "BERT model";  // how activation checks name it
+
+}  // namespace
 
 std::string Bert::configure(const BertConfig& c) {
   configured_ = ready_ = false;
@@ -47,6 +52,8 @@ std::string Bert::configure(const BertConfig& c) {
     B.mlp.proj.add_to(tensors_, p + "output.dense.", I, D, Layout::kTransposed);
     B.out_ln.eps = eps;
     B.out_ln.add_to(tensors_, p + "output.LayerNorm.", D);
+    B.layer = l;
+    B.out_ln_name = p + "output.LayerNorm";
   }
   if (c.pooler) pooler_.add_to(tensors_, "pooler.dense.", D, D, Layout::kTransposed);
   if (c.mlm_head) {
@@ -99,13 +106,16 @@ std::string Bert::forward(const EncoderInput& in, float* hidden, float* attentio
   token_type_.add_rows(in.token_types, R, x);
   for (int b = 0; b < in.batch; ++b) position_.add_range(0, n, x + std::size_t(b) * n * D);
   emb_ln_.forward(x, R, D, x);
+  const ActivationCheck check(kModel, {n, 0});
+  err = check(x, rows, D, [] { return std::string("the embeddings (embeddings.LayerNorm)"); });
+  if (!err.empty()) return err;
 
   Masks masks;
   masks.key_padding = in.padding;
   for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
     float* layer_attention = attention ? attention + std::size_t(l) * in.batch * H * n * n : nullptr;
     err = blocks_[l].forward(*kn_, x, in.batch, n, masks, nullptr, layer_attention, nullptr,
-                             trace && l == trace_layer ? trace : nullptr, nullptr);
+                             trace && l == trace_layer ? trace : nullptr, nullptr, check);
     if (!err.empty()) return err;
   }
   return "";
@@ -125,7 +135,10 @@ std::string Bert::mlm_logits(const float* hidden, int rows, float* logits) {
   err = word_.logits(*kn_, t_.data(), rows, logits);
   if (!err.empty()) return err;
   for (int r = 0; r < rows; ++r) add_in_place(logits + static_cast<long>(r) * V, mlm_bias_.data(), V);
-  return "";
+  // (rows of hidden states, not necessarily one sequence's positions)
+  return ActivationCheck(kModel, {}, "token")(logits, rows, V, [] {
+    return std::string("the masked-LM logits (cls.predictions, decoder tied to embeddings.word_embeddings)");
+  });
 }
 
 std::string Bert::pooler(const float* hidden, int batch, int n, float* out) {
@@ -137,7 +150,7 @@ std::string Bert::pooler(const float* hidden, int batch, int n, float* out) {
   std::string err = pooler_.forward(*kn_, t_.data(), batch, out);
   if (!err.empty()) return err;
   activate(*kn_, Activation::kTanh, out, batch, D);
-  return "";
+  return ActivationCheck(kModel, {1, 0})(out, batch, D, [] { return std::string("the pooler output (pooler.dense)"); });
 }
 
 }  // namespace attn

@@ -11,6 +11,10 @@ namespace {
 
 constexpr int kMaxVocab = 1 << 20;
 constexpr int kMaxPositions = 1 << 16;
+constexpr const char* kModel = "GPT-2 model";  // how activation checks name it
+
+std::string embeddings() { return "the embeddings (wte.weight + wpe.weight)"; }
+std::string logits_name() { return "the logits (wte.weight, tied head)"; }
 
 }  // namespace
 
@@ -49,6 +53,7 @@ std::string Gpt2::configure(const GptConfig& c) {
   }
   stack_.final_norm.eps = c.layer_norm_eps;
   stack_.final_norm.add_to(tensors_, "ln_f.", D);
+  stack_.names = {"h.", "ln_1", "attn.c_proj", "ln_2", "mlp.c_proj"};
   configured_ = true;
   return "";
 }
@@ -60,7 +65,9 @@ std::string Gpt2::finalize() {
   if (!err.empty()) return err;
   const int D = cfg_.n_embd;
   for (Block& B : stack_.blocks) {
-    err = B.attn.configure({D, cfg_.n_head, 0, 0, 0, 0, true});
+    MhaConfig mc{D, cfg_.n_head, 0, 0, 0, 0, true};
+    mc.model_activations = true;  // (checked by the stack: activation_check.h)
+    err = B.attn.configure(mc);
     if (!err.empty()) return err;
     // c_attn's outputs are [Q | K | V], each with head i in block i: the attention layer's fused
     // input projection as it is. The layer takes both matrices over; no copy.
@@ -85,13 +92,18 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
   if (!err.empty()) return err;
   wte_.add_rows(tokens, n, stack_.x.data());
   wpe_.add_range(0, n, stack_.x.data());
+  const ActivationCheck check(kModel, {n, 0});
+  err = check(stack_.x.data(), n, cfg_.n_embd, embeddings);
+  if (!err.empty()) return err;
   const std::size_t per_layer = std::size_t(cfg_.n_head) * n * n;
-  err = stack_.run(*kn_, n, cfg_.n_embd, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
+  err = stack_.run(*kn_, n, cfg_.n_embd, check, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
     return attn.forward(causal_self_attention(h, n), out, attention ? attention + l * per_layer : nullptr,
                         trace && l == trace_layer ? trace : nullptr);
   });
+  if (err.empty())
+    err = wte_.logits(*kn_, stack_.final_rows(n - logit_rows, logit_rows, 1, cfg_.n_embd), logit_rows, logits);
   if (!err.empty()) return err;
-  return wte_.logits(*kn_, stack_.final_rows(n - logit_rows, logit_rows, 1, cfg_.n_embd), logit_rows, logits);
+  return check.with({logit_rows, n - logit_rows}, "token")(logits, logit_rows, cfg_.vocab_size, logits_name);
 }
 
 std::string Gpt2::start_decoding(int batch, int capacity) {
@@ -112,13 +124,17 @@ std::string Gpt2::step(const std::int32_t* tokens, int n, float* logits, float* 
   float* x = stack_.x.data();
   wte_.add_rows(tokens, batch * n, x);
   for (int b = 0; b < batch; ++b) wpe_.add_range(past, n, x + std::size_t(b) * n * D);
+  const ActivationCheck check(kModel, {n, past});
+  err = check(x, std::size_t(batch) * n, D, embeddings);
+  if (!err.empty()) return err;
   const std::size_t per_layer = std::size_t(batch) * cfg_.n_head * n * (past + n);
-  err = stack_.run(*kn_, batch * n, D, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
+  err = stack_.run(*kn_, batch * n, D, check, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
     return attn.forward_cached(h, n, stack_.cache[l], true, true, nullptr, out, attention ? attention + l * per_layer : nullptr);
   });
-  if (!err.empty()) return err;
   // Each sequence's last position only.
-  return wte_.logits(*kn_, stack_.final_rows(n - 1, batch, n, D), batch, logits);
+  if (err.empty()) err = wte_.logits(*kn_, stack_.final_rows(n - 1, batch, n, D), batch, logits);
+  if (!err.empty()) return err;
+  return check.with({1, past + n - 1}, "token")(logits, batch, cfg_.vocab_size, logits_name);
 }
 
 }  // namespace attn

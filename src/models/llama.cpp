@@ -68,6 +68,7 @@ std::string Llama::configure(const LlamaConfig& config) {
   }
   if (!err.empty()) return err;
   cfg_ = c;
+  label_ = (c.model_type.empty() ? std::string("llama") : c.model_type) + " model";
   const int D = c.hidden_size, hq = c.num_attention_heads * c.head_dim, hkv = c.num_key_value_heads * c.head_dim;
   tensors_.clear();
   stack_.blocks.clear();
@@ -105,6 +106,12 @@ std::string Llama::configure(const LlamaConfig& config) {
   }
   stack_.final_norm.eps = c.rms_norm_eps;
   stack_.final_norm.add_to(tensors_, "model.norm.weight", D);
+  // Where each sublayer's output is checked: after o_proj / down_proj, or Gemma's norm on them.
+  if (c.sandwich_norms)
+    stack_.names = {"model.layers.", "input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                    "post_feedforward_layernorm"};
+  else
+    stack_.names = {"model.layers.", "input_layernorm", "self_attn.o_proj", "post_attention_layernorm", "mlp.down_proj"};
   if (!c.tie_word_embeddings) lm_head_.add_to(tensors_, "lm_head.weight", c.vocab_size, D, /*quantizable=*/true);
   configured_ = true;
   return "";
@@ -119,6 +126,7 @@ std::string Llama::finalize() {
   mc.num_kv_heads = cfg_.num_key_value_heads;
   mc.qk_norm_eps = cfg_.rms_norm_eps;
   mc.scale = cfg_.attention_scale;
+  mc.model_activations = true;  // (checked by the stack: activation_check.h)
   if (cfg_.unit_offset_norms) offset_norm_gains();
   stack_.post_norms.clear();
   for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
@@ -157,12 +165,23 @@ void Llama::offset_norm_gains() {
   offset(stack_.final_norm);
 }
 
-std::string Llama::head_logits(const float* x, int rows, float* logits) {
-  std::string err = cfg_.tie_word_embeddings ? embed_.logits(*kn_, x, rows, logits) : lm_head_.logits(*kn_, x, rows, logits);
+std::string Llama::head_logits(const float* x, int rows, float* logits, const ActivationCheck& check) {
+  const bool tied = cfg_.tie_word_embeddings;
+  std::string err = tied ? embed_.logits(*kn_, x, rows, logits) : lm_head_.logits(*kn_, x, rows, logits);
+  // (before the softcap, which would turn an infinite logit into a finite one)
+  if (err.empty()) err = check(logits, rows, cfg_.vocab_size, [tied] {
+    return std::string(tied ? "the logits (model.embed_tokens.weight, tied head)" : "the logits (lm_head.weight)");
+  });
   const float cap = cfg_.final_logit_softcapping;
   if (err.empty() && cap > 0)
     for (std::size_t i = 0, n = std::size_t(rows) * cfg_.vocab_size; i < n; ++i) logits[i] = cap * std::tanh(logits[i] / cap);
   return err;
+}
+
+std::string Llama::check_embeddings(const float* x, int rows, const ActivationCheck& check) const {
+  // (finite tables give finite rows, but Gemma's scaling by sqrt(hidden) can overflow them)
+  if (!cfg_.scale_embeddings) return "";
+  return check(x, rows, cfg_.hidden_size, [] { return std::string("the embeddings (model.embed_tokens.weight, scaled)"); });
 }
 
 void Llama::embed(const std::int32_t* tokens, int rows) {
@@ -181,13 +200,17 @@ std::string Llama::forward(const std::int32_t* tokens, int n, float* logits, flo
   if (err.empty()) err = stack_.begin(n, cfg_.hidden_size);
   if (!err.empty()) return err;
   embed(tokens, n);  // (positions enter through the rotation of q and k)
+  const ActivationCheck check(label(), {n, 0});
+  err = check_embeddings(stack_.x.data(), n, check);
+  if (!err.empty()) return err;
   const std::size_t per_layer = std::size_t(cfg_.num_attention_heads) * n * n;
-  err = stack_.run(*kn_, n, cfg_.hidden_size, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
+  err = stack_.run(*kn_, n, cfg_.hidden_size, check, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
     return attn.forward(causal_self_attention(h, n), out, attention ? attention + l * per_layer : nullptr,
                         trace && l == trace_layer ? trace : nullptr);
   });
   if (!err.empty()) return err;
-  return head_logits(stack_.final_rows(n - logit_rows, logit_rows, 1, cfg_.hidden_size), logit_rows, logits);
+  return head_logits(stack_.final_rows(n - logit_rows, logit_rows, 1, cfg_.hidden_size), logit_rows, logits,
+                     check.with({logit_rows, n - logit_rows}, "token"));
 }
 
 std::string Llama::start_decoding(int batch, int capacity) {
@@ -206,12 +229,16 @@ std::string Llama::step(const std::int32_t* tokens, int n, float* logits, float*
   if (!err.empty()) return err;
   const int past = cached_length(), batch = stack_.cache[0].batch, D = cfg_.hidden_size;
   embed(tokens, batch * n);
+  const ActivationCheck check(label(), {n, past});
+  err = check_embeddings(stack_.x.data(), batch * n, check);
+  if (!err.empty()) return err;
   const std::size_t per_layer = std::size_t(batch) * cfg_.num_attention_heads * n * (past + n);
-  err = stack_.run(*kn_, batch * n, D, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
+  err = stack_.run(*kn_, batch * n, D, check, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
     return attn.forward_cached(h, n, stack_.cache[l], true, true, nullptr, out, attention ? attention + l * per_layer : nullptr);
   });
   if (!err.empty()) return err;
-  return head_logits(stack_.final_rows(n - 1, batch, n, D), batch, logits);  // each sequence's last position
+  // Each sequence's last position.
+  return head_logits(stack_.final_rows(n - 1, batch, n, D), batch, logits, check.with({1, past + n - 1}, "token"));
 }
 
 }  // namespace attn

@@ -64,6 +64,8 @@ struct LlamaConfig {
                                          // pre_/post_feedforward_layernorm around the MLP
   bool scale_embeddings = false;         // embeddings times sqrt(hidden_size)
   bool gelu_mlp = false;                 // GeGLU (tanh GELU) in place of SwiGLU
+  // config.json's model_type ("qwen2", "gemma3_text", ...): how errors name the model.
+  std::string model_type = "llama";
 };
 
 class Llama {
@@ -104,9 +106,14 @@ class Llama {
     MultiHeadAttention attn;
     GatedMlp mlp;
   };
-  std::string head_logits(const float* x, int rows, float* logits);
+  // The LM head's logits (rows x vocab), checked finite (rows as `rows` say) before the softcap.
+  std::string head_logits(const float* x, int rows, float* logits, const ActivationCheck& check);
+  // How activation checks name this model: "<model_type> model".
+  const char* label() const { return label_.c_str(); }
   // x (rows x hidden) = the tokens' embeddings (scaled, for Gemma).
   void embed(const std::int32_t* tokens, int rows);
+  // "" unless the scaled embeddings overflowed (the table itself is checked finite when loaded).
+  std::string check_embeddings(const float* x, int rows, const ActivationCheck& check) const;
   // Gemma stores each RMSNorm gain as weight - 1: the gains become 1 + weight once loaded.
   void offset_norm_gains();
   bool windowed(int layer) const {
@@ -115,6 +122,7 @@ class Llama {
 
   const Kernels* kn_;
   LlamaConfig cfg_;
+  std::string label_;  // "<model_type> model"
   bool configured_ = false, ready_ = false;
   TensorTable tensors_;
   RotaryEmbedding rotary_, rotary_local_;  // rotary_local_: the windowed layers' (rope_local_theta)

@@ -218,6 +218,8 @@ export interface LlamaCoreConfig {
    * scale, the final softcap, (1 + w) norms, sandwich norms, scaled embeddings, GeGLU. */
   window_layers: string; rope_local_theta: number; attention_scale: number; final_logit_softcapping: number;
   unit_offset_norms: boolean; sandwich_norms: boolean; scale_embeddings: boolean; gelu_mlp: boolean;
+  /** config.json's model_type: how the core's errors name the model ("qwen2 model: ..."). */
+  model_type: string;
 }
 
 export interface BartCoreConfig {
