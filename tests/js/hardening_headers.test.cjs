@@ -5,12 +5,13 @@
 const { api } = require('./helpers.cjs');
 const { expectNamed } = require('./fuzz.cjs');
 
-/** A safetensors file whose header lists `count` one-float tensors (all at the same 4 bytes). */
+/** A safetensors file whose header lists `count` one-float tensors, each in its own 4 bytes
+ * (tensors that overlap are refused: safetensors_layout.test.cjs). */
 function manyTensors(count, name = (i) => `t${i}`) {
   const parts = [];
-  for (let i = 0; i < count; i++) parts.push(`${JSON.stringify(name(i))}:{"dtype":"F32","shape":[1],"data_offsets":[0,4]}`);
+  for (let i = 0; i < count; i++) parts.push(`${JSON.stringify(name(i))}:{"dtype":"F32","shape":[1],"data_offsets":[${4 * i},${4 * i + 4}]}`);
   const header = Buffer.from(`{"__metadata__":{"format":"pt"},${parts.join(',')}}`);
-  const file = Buffer.alloc(8 + header.length + 4);
+  const file = Buffer.alloc(8 + header.length + 4 * count);
   file.writeUInt32LE(header.length, 0);
   header.copy(file, 8);
   return file;
