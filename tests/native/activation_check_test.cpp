@@ -216,6 +216,25 @@ TEST(ActivationCheck, BertNamesTheEmbeddingsOfOnePosition) {
   EXPECT_TRUE(finite(hidden));
 }
 
+// The masked-LM head: its dense layer's bias all 1e38 makes every transformed feature 1e38, and
+// its LayerNorm's mean sums them to Infinity: the logits are NaN.
+TEST(ActivationCheck, BertNamesTheMaskedLmHead) {
+  attn::Bert m;
+  attn::BertConfig c = tiny_bert();
+  c.mlm_head = true;
+  ASSERT_EQ(m.configure(c), "");
+  load_random_tensors(m.tensors(), 13, 0.3);
+  edit(m.tensors(), "cls.predictions.transform.dense.bias", [](std::size_t, float) { return kHuge; });
+  ASSERT_EQ(m.finalize(), "");
+  const std::vector<int32_t> tokens = {3, 1, 4};
+  std::vector<float> hidden(3 * 8), logits(3 * 13);
+  attn::EncoderInput in;
+  in.tokens = tokens.data(), in.n = 3;
+  ASSERT_EQ(m.forward(in, hidden.data(), nullptr, -1, nullptr), "");
+  expect_matches(m.mlm_logits(hidden.data(), 3, logits.data()),
+                 "^BERT model: NaN in the masked-LM logits \\(cls\\.predictions, decoder tied to embeddings\\.word_embeddings\\) at row 0, token 0" + kTail);
+}
+
 attn::BartConfig tiny_bart() {
   attn::BartConfig c;
   c.vocab_size = 11, c.max_position_embeddings = 12, c.d_model = 8;
