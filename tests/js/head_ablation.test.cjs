@@ -1,8 +1,8 @@
 // Head ablation, run(input, { ablate: [{ layer, head, part? }] }), in all three builds:
 // - the Llama family against the float64 reference (llama_checkpoint.cjs) of the same checkpoint
 //   with the ablated heads' columns of o_proj set to zero, which is the same network;
-// - GPT-2, BERT and BART (every attention: encoder self, decoder self, cross) against the package's
-//   plain forward of a rewritten checkpoint whose W^O rows of those heads are zero: another path to
+// - GPT-2, BERT and BART (every attention: encoder self, decoder self, cross; BART's generate
+//   through the KV cache too) against the package's plain forward of a rewritten checkpoint whose W^O rows of those heads are zero: another path to
 //   the same numbers (the core zeroes the head outputs; here the weights that read them);
 // - after an ablated call every head is on again; bad lists are named and the model stays usable.
 const fs = require('node:fs');
@@ -132,6 +132,13 @@ describe.each(variants)('%s build', (variant) => {
         expect(maxDiff(got.encoderOutput, want.encoderOutput)).toBeLessThan(1e-5);
         expect(maxDiff(got.crossAttention, want.crossAttention)).toBeLessThan(1e-6);
         expect(maxDiff(got.logits, model.run(source, decoderInput).logits)).toBeGreaterThan(1e-4);
+        // Decoding through the KV cache (greedy and beams) with the heads off, as the zeroed model decodes.
+        for (const beams of [1, 3]) {
+          const gen = model.generate(source, { beams, maxNewTokens: 8, ablate: off }), same = other.generate(source, { beams, maxNewTokens: 8 });
+          expect(gen.hypotheses.map((h) => h.tokens)).toEqual(same.hypotheses.map((h) => h.tokens));
+          expect(Math.abs(gen.score - same.score)).toBeLessThan(1e-5);
+          expect(maxDiff(gen.crossAttention, same.crossAttention)).toBeLessThan(1e-6);
+        }
       } finally {
         model.dispose();
         other.dispose();

@@ -77,6 +77,9 @@ export interface Seq2SeqOptions {
   /** Greedy (beams 1) only: each output step's attention as the KV-cache step computed it, in
    * the result's tokenAttention (nothing is run twice). */
   attention?: boolean;
+  /** Heads to switch off while decoding (and in the attention pass after it): their outputs are
+   * set to zero before W^O, as run()'s ablate ({ layer, head, part: 'self' | 'decoder' | 'cross' }). */
+  ablate?: AblatedHead[];
 }
 
 /** One output step's attention, read from the KV-cache step that produced output t (its input:
@@ -207,7 +210,7 @@ function seq2seqRules(c: BartConfig): Rules<Seq2SeqOptions> {
   return {
     beams: is.int(1, MAX_BEAMS), maxNewTokens: is.int(1),
     lengthPenalty: is.number(-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY),
-    traceLayer: is.int(0, c.decoder_layers - 1), traceKind: is.oneOf('cross', 'self'), attention: is.boolean,
+    traceLayer: is.int(0, c.decoder_layers - 1), traceKind: is.oneOf('cross', 'self'), attention: is.boolean, ablate: is.any,
   };
 }
 
@@ -322,8 +325,14 @@ export class BartModel extends WasmObject<BartHandle> {
     return this.decodeSource('generate', this.frameSource('generate', source), o) as Seq2SeqResultFor<O>;
   }
 
-  /** generate() on a checked source and checked options; `where` names the public method. */
+  /** generate() on a checked source and checked options (the heads of `ablate` switched off);
+   * `where` names the public method. */
   private decodeSource(where: string, src: number[], o: Seq2SeqOptions): Seq2SeqResult {
+    const sizes = this.attentionSizes(), ablate = checkAblation(where, o.ablate ?? [], sizes);
+    return withHeadsOff(this.mod, this.live(), this.staging, where, ablate, sizes, () => this.decodeChecked(where, src, o));
+  }
+
+  private decodeChecked(where: string, src: number[], o: Seq2SeqOptions): Seq2SeqResult {
     const c = this.config, handle = this.live(), st = this.staging;
     const S = src.length, D = c.d_model;
     const beams = o.beams ?? 1, alpha = o.lengthPenalty ?? 1;
