@@ -25,6 +25,7 @@ import { openingHeads } from './page/opening_head.js';
 import { pageElements } from './page/ui.js';
 import { syncControls as syncControlsOf } from './page/controls.js';
 import { headTestPanel } from './page/head_test_panel.js';
+import { ablationPanel } from './page/ablation_panel.js';
 import { pageRenderer } from './page/render.js';
 import { wireInputs } from './page/inputs.js';
 import { textContinuation } from './page/generation.js';
@@ -53,8 +54,10 @@ const steps = new StepsView(ui.stepsBody, {
   showRows: (all) => update({ rows: all ? 'all' : 'query' }),
 });
 const headTest = headTestPanel(page, ui, { update });
+const ablation = ablationPanel(page, ui, { update });
+ui.switchHead.addEventListener('click', () => ablation.toggle());
 const render = pageRenderer(page, ui, {
-  headTest, stateUrl: url.stateUrl, steps, afterPaint: work.afterPaint, requestRun: requests.requestRun,
+  headTest, ablation, stateUrl: url.stateUrl, steps, afterPaint: work.afterPaint, requestRun: requests.requestRun,
   // What the learner does inside a view.
   on: { select: (change) => update(change), selectWord: (i) => update({ word: i, query: null }), toggleMask },
 });
@@ -62,12 +65,14 @@ const syncControls = () => syncControlsOf(page, ui);
 
 // ---- state changes ---------------------------------------------------------------------------
 
-const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'twoHeads', 'cross', 'second', 'pair', 'batch', 'batchWith', 'words', 'word', 'attend'];
+const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'twoHeads', 'cross', 'second', 'pair', 'batch', 'batchWith', 'words', 'word', 'attend', 'off'];
 const COMPARE_INPUTS = ['sentences', 'pooling'];
 
 /** Applies a partial state change; recomputes when the inputs of the computation changed. */
 function update(change, { debounce = false } = {}) {
   const before = page.state;
+  // Switched-off heads belong to one model: another model (or the tutorial's example) starts whole.
+  if (('model' in change && change.model !== before.model) || ('preset' in change && change.preset !== before.preset)) change = { off: [], ...change };
   const state = page.state = { ...before, ...change };
   url.writeSoon();
   const changed = (k) => k in change && change[k] !== before[k];
@@ -122,7 +127,7 @@ initHubPanel({ client, onLoaded(type, hubModelUrl) {
   opening.forget(type); // the newly loaded model opens on its own clearest head too
   page.run = null;
   page.compared = null;
-  update({ preset: 'model', model: type, layer: 0, head: 0, query: null, cross: false, batch: false });
+  update({ preset: 'model', model: type, layer: 0, head: 0, query: null, cross: false, batch: false, off: [] });
   requests.recompute();
 } });
 

@@ -34,6 +34,9 @@ export function defaultState() {
     rows: 'query',
     pair: '', batch: false, batchWith: DEFAULT_BATCH_WITH, sentences: DEFAULT_SENTENCES.slice(), pooling: 'mean', // encoder only
     words: DEFAULT_WORDS, word: 0, attend: 'cross', // encoder-decoder only
+    // Heads switched off (their outputs zeroed before W^O) for the before-and-after panel:
+    // [{ layer, head, part }], part the library's ('self'; an encoder-decoder's 'decoder', 'cross').
+    off: [],
     seed: { ...structuredClone(SEED_DEFAULTS), y: CROSS_DEFAULT_Y.slice() },
   };
 }
@@ -68,6 +71,7 @@ export function parseState(search) {
   if (ATTENDS.includes(p.get('attend'))) s.attend = p.get('attend');
   s.decimals = Math.min(6, Math.max(1, int(p.get('d'), 1, 4)));
   if (p.get('rows') === 'all') s.rows = 'all';
+  s.off = parseOff(p.get('off'));
   // Edited seed matrices: "wQ:0.54,-0.17,0.59,0.65;x:..." (only those that differ from the seed).
   for (const part of (p.get('w') ?? '').split(';')) {
     const [key, list] = part.split(':');
@@ -76,6 +80,22 @@ export function parseState(search) {
     if (values.length === s.seed[key].length && values.every(Number.isFinite)) s.seed[key] = values;
   }
   return s;
+}
+
+const PARTS = ['self', 'decoder', 'cross'];
+/** A switched-off head in the URL: "3.2" (layer 3 head 2, counted from 1), "cross:3.2" for another part. */
+const offText = ({ layer, head, part }) => `${part === 'self' ? '' : `${part}:`}${layer + 1}.${head + 1}`;
+
+/** The URL's off= list -> [{ layer, head, part }] (malformed entries left out, duplicates once). */
+function parseOff(text) {
+  const out = [];
+  for (const item of (text ?? '').split(',')) {
+    const m = /^(?:(self|decoder|cross):)?(\d+)\.(\d+)$/.exec(item.trim());
+    if (!m || Number(m[2]) < 1 || Number(m[3]) < 1) continue;
+    const entry = { layer: Number(m[2]) - 1, head: Number(m[3]) - 1, part: PARTS.includes(m[1]) ? m[1] : 'self' };
+    if (!out.some((o) => offText(o) === offText(entry))) out.push(entry);
+  }
+  return out.slice(0, 64);
 }
 
 /** state -> URL query string; parameters at their default are left out. layerHead: write layer
@@ -106,6 +126,7 @@ export function serializeState(s, { layerHead = false } = {}) {
   if (isBart && s.attend !== d.attend) p.set('attend', s.attend);
   if (s.decimals !== 4) p.set('d', String(s.decimals));
   if (!isSeed && s.rows === 'all') p.set('rows', 'all');
+  if (!isSeed && s.off.length) p.set('off', s.off.map(offText).join(','));
   if (isSeed) {
     const edited = SEED_KEYS.filter((k) => s.seed[k].some((v, i) => v !== d.seed[k][i]));
     if (edited.length) p.set('w', edited.map((k) => `${k}:${s.seed[k].join(',')}`).join(';'));

@@ -42,7 +42,7 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
   };
 
   /** Words of the text, each pronounced; the chosen one also with its attention and a trace. */
-  function run({ text, layer, wordIndex = 0, attend = 'cross', beams = 1, check = false }) {
+  function run({ text, layer, wordIndex = 0, attend = 'cross', beams = 1, check = false, ablate = null }) {
     const kind = KINDS.includes(attend) ? attend : 'cross';
     const traceLayer = Math.max(0, Math.min(c.decoder_layers - 1, layer | 0));
     const words = (g2p ? text.match(/[\p{L}']+/gu) : [text.trim()])?.filter(Boolean) ?? [];
@@ -64,11 +64,17 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
       word, phonemes: results[i].tokenTexts, ipa: g2p ? arpabetToIpa(results[i].tokenTexts) : null,
       finished: results[i].finished,
     }));
+    // The page's before-and-after panel: every word decoded again with the chosen heads off (each
+    // entry names its attention: 'self' the encoder's, 'decoder', 'cross').
+    const ablated = ablate?.length ? { heads: ablate, pronunciations: words.map((word) => {
+      const off = lm.generate(word.slice(0, info.maxTokens), { beams, ablate });
+      return { word, phonemes: off.tokenTexts, ipa: g2p ? arpabetToIpa(off.tokenTexts) : null, finished: off.finished };
+    }) } : null;
     const letters = r.sourceTexts;
     const decoderInputs = ['▶', ...r.tokenTexts].slice(0, r.outputTexts.length);
     const T = r.outputTexts.length, S = letters.length;
     const base = { ids: r.tokens, tokenTypes: null, padding: null, truncated: words[chosen].length > info.maxTokens, layer: traceLayer,
-      pronunciations, wordIndex: chosen, attend: kind, predictions: null, facts: [], xCheck: null, mask,
+      pronunciations, ablated, wordIndex: chosen, attend: kind, predictions: null, facts: [], xCheck: null, mask,
       // The step view's layer weights (it shows the decoder layer's cross-attention, or its self-attention).
       weights: check ? layerWeights(lm, traceLayer, c.decoder_attention_heads, kind === 'decoder' ? 'decoder' : 'cross') : null };
     if (kind === 'encoder') {

@@ -48,7 +48,7 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
     return { ...tk.encode(input, { maxLength: P }), truncated: true, input };
   }
 
-  function run({ text, pair = '', layer, topK = 8, batchWith = null, check = false }) {
+  function run({ text, pair = '', layer, topK = 8, batchWith = null, check = false, ablate = null }) {
     const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
     const enc = encode(text, pair);
     const n = enc.ids.length;
@@ -63,6 +63,9 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
     const weights = check ? layerWeights(lm, traceLayer, H) : null;
     const xCheck = x && check ? checkAgainstQ(x, weights, r.trace.q, N, D, H) : null;
     const hasMask = enc.ids.includes(tk.maskId);
+    const fill = hasMask && info.features.fill && !enc.truncated ? lm.fillMask(enc.input, topK) : null;
+    // The page's before-and-after panel: the same blanks with the chosen heads switched off.
+    const heads = ablate?.map(({ layer: l, head }) => ({ layer: l, head }));
     return {
       ids: r.tokens, tokenTexts: r.tokenTexts, tokenTypes: r.tokenTypes, padding: r.padding ?? null, truncated: enc.truncated,
       layer: traceLayer, attention: r.attention, mask, trace: r.trace, x, xCheck, weights,
@@ -71,7 +74,7 @@ export async function loadBert({ attn: attnReady, config: rawConfig, fetchFile, 
         ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each word piece’s embedding plus the embeddings of its position and of its sentence (A or B), normalized' : `It is layer ${traceLayer}’s output (BERT normalizes at the end of each block)`}. Each head turns these rows into its queries, keys and values.`
         : 'X, what this layer reads (one row per token): this build of the library does not trace it.',
       // Fill in the blank: one entry per [MASK] (not for an input cut to the model's length).
-      fill: hasMask && info.features.fill && !enc.truncated ? lm.fillMask(enc.input, topK) : null,
+      fill, ablated: heads?.length ? { heads: ablate, fill: fill ? lm.fillMask(enc.input, topK, { ablate: heads }) : null } : null,
       batch: partner ? { tokens: partner.ids.map((id) => tk.tokenText(id)), length: N, padded: N - n } : null,
       cross: null, facts: [],
     };

@@ -14,6 +14,17 @@ export function nextTokens(lm, r, topK) {
   return { predictions: rest, endOfText: { probability: pEnd, text: preds[0].text } };
 }
 
+/**
+ * The next-token list with the heads of `ablate` ([{ layer, head }], counted from 0) switched off
+ * (their outputs zeroed before W^O: the library's run option), for the page's before-and-after
+ * panel; null when no head is off.
+ */
+export function ablatedNext(lm, ids, ablate, topK) {
+  if (!ablate?.length) return null;
+  const off = lm.run(ids, { ablate: ablate.map(({ layer, head }) => ({ layer, head })), logitsToKeep: 1 });
+  return { heads: ablate, ...nextTokens(lm, off, topK) };
+}
+
 /** Continues `ids` (at most the context `P`) token by token; onToken streams each one. */
 export function continueIds(lm, ids, P, { maxNewTokens = 30, temperature = 0.8, topK = 40, seed = 1, signal, onToken }) {
   const room = P - ids.length;

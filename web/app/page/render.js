@@ -44,9 +44,9 @@ function comparison(page) {
   return compared;
 }
 
-/** deps: { headTest (head_test_panel.js), stateUrl(), steps (the StepsView), on: the views'
- * actions ({ select, selectWord, toggleMask }), afterPaint, requestRun }. */
-export function pageRenderer(page, ui, { headTest, stateUrl, steps, on, afterPaint, requestRun }) {
+/** deps: { headTest (head_test_panel.js), ablation (ablation_panel.js), stateUrl(), steps (the
+ * StepsView), on: the views' actions ({ select, selectWord, toggleMask }), afterPaint, requestRun }. */
+export function pageRenderer(page, ui, { headTest, ablation, stateUrl, steps, on, afterPaint, requestRun }) {
   return function render() {
     const { state, run, seed } = page;
     const seedMode = page.isSeed;
@@ -57,6 +57,8 @@ export function pageRenderer(page, ui, { headTest, stateUrl, steps, on, afterPai
     const sel = clampSelection(state, data.nLayer, data.nHead, data.tokens.length, (view.pane === 'steps' && data.stepsQuery) || data.defaultQuery);
     data.test = headTest.show(data, sel, view.name);
     page.last.data = data; page.last.sel = sel;
+    ablation.show();
+    ablation.offerIn(ui.headTest);
     if (!seedMode) ui.causal.checked = !!(run.causal ?? m.causal); // an encoder-decoder's depends on the attention shown
     const showTypes = !seedMode && !!run.tokenTypes?.some((t) => t === 1);
     // The pieces of each word share an underline; byte chips say which character they spell.

@@ -31,6 +31,8 @@ export function computeRequests(page, { client, work, onInfo, draw }) {
       modelUrl: page.modelUrl, text: state[page.textKey], layer: state.layer, topK: 8,
       crossText: state.cross ? state.second : null, pair: state.pair, batchWith: state.batch ? state.batchWith : null,
       wordIndex: state.word, attend: state.attend,
+      // The before-and-after panel's switched-off heads (the run adds the predictions without them).
+      ablate: state.off.length ? state.off : null,
       // The self-check of X (X W^Q + b^Q = the trace's Q, shown to tests by the step view) costs a
       // cold page tens of ms: the first run skips it unless the page opens on the step view.
       check: page.view === 'steps' || !beforeFirstView(),

@@ -8,7 +8,8 @@ const FONT = 12;
 
 /**
  * data: { tokens, keyTokens?, nHead, attention (L x H x n x m), masked?(i, j), headLabel(l, h),
- *         test?: a "test this head" result (head_test.js): its cells outlined, each row's weight at the right }
+ *         test?: a "test this head" result (head_test.js): its cells outlined, each row's weight at the right,
+ *         title?(layer): a title of its own, view?: the name it is drawn under (another view's map: the rollout) }
  * sel: { layer, head (number), query }
  * on: { select({ query }) }
  */
@@ -29,7 +30,7 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   const test = data.test && data.test.layer === sel.layer && data.test.head === head ? data.test : null;
   const scoreW = test ? 52 : 0; // the test's per-row weight, right of the grid
   const label = data.headLabel?.(sel.layer, head);
-  const title = `Layer ${sel.layer + 1} · Head ${head + 1}${label ? ` · ${label}` : ''}${data.keyTokens ? ` · cross-attention (${data.keyLabel ?? 'keys: second sentence'})` : ''}`;
+  const title = data.title?.(sel.layer) ?? `Layer ${sel.layer + 1} · Head ${head + 1}${label ? ` · ${label}` : ''}${data.keyTokens ? ` · cross-attention (${data.keyLabel ?? 'keys: second sentence'})` : ''}`;
   const legendW = Math.min(220, gridW - 90);
   const MASKED_LEGEND = 'masked: weight 0';
   // Wide enough for the title and the legend too (the SVG scales down to the container, never cuts them off).
@@ -40,8 +41,8 @@ export function renderHeatmapView(container, data, sel, on = {}) {
   const root = svg('svg', {
     class: 'attn-svg heatmap-view', viewBox: `0 0 ${total} ${height}`, width: total, height,
     'font-family': 'system-ui, -apple-system, Segoe UI, sans-serif', 'font-size': FONT, tabindex: 0, role: 'grid',
-    'aria-label': `Attention heatmap, layer ${sel.layer + 1}, head ${head + 1}. Arrow keys move between cells.`,
-    'data-view': 'heatmap', 'data-layer': sel.layer, 'data-head': head,
+    'aria-label': `${data.title ? title : `Attention heatmap, layer ${sel.layer + 1}, head ${head + 1}`}. Arrow keys move between cells.`,
+    'data-view': data.view ?? 'heatmap', 'data-layer': sel.layer, 'data-head': head,
   });
   root.append(svg('rect', { x: 0, y: 0, width: total, height, fill: '#ffffff' }));
   root.append(svg('text', { x: 4, y: 18, 'font-weight': 600, fill: '#1b1f24', 'font-size': 13, text: title }));

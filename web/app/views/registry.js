@@ -23,6 +23,7 @@
 import { renderHeadView } from './head_view.js';
 import { renderModelView } from './model_view.js';
 import { renderHeatmapView } from './heatmap_view.js';
+import { renderRolloutView } from './rollout_view.js';
 import { renderNextTokenView } from './next_token_view.js';
 import { renderFillMaskView } from './fill_mask_view.js';
 import { renderPronunciationView } from './pronunciation_view.js';
@@ -56,6 +57,12 @@ export const VIEW_LIST = [
     help: 'Rows are queries, columns are keys; each row sums to 1. Hover a cell for its exact weight, or focus the map and use the arrow keys.',
     title: headTitle,
     render: (target, c) => ({ svg: renderHeatmapView(target, c.data, { ...c.sel, head: c.sel.head === 'all' ? 0 : c.sel.head }, c.on).svg }),
+  },
+  {
+    name: 'rollout', page: 'tab', pane: 'graphic', needs: { data: 'attention' },
+    help: 'Attention through the layers (attention rollout, Abnar & Zuidema 2020): each layer’s heads averaged, half of every row kept for the token itself (the residual stream), and the layers multiplied up to the chosen one. Row i: how much of each input token has reached position i. Pick a layer to follow it deeper.',
+    title: ({ sel }) => `Attention rollout through layer ${sel.layer + 1}`,
+    render: (target, c) => ({ svg: renderRolloutView(target, c.data, c.sel, c.on).svg }),
   },
   {
     name: 'steps', page: 'tab', pane: 'steps', needs: { data: 'attention' }, streams: true,
