@@ -274,6 +274,7 @@ class AttentionViewElement extends HTMLElement {
     if (!this.steps) {
       this.body.replaceChildren();
       this.steps = new StepsView(this.body, {
+        picker: true, // (the widget has no token chips or pickers above its view)
         selectQuery: (i) => on.select({ query: i }),
         showRows: (all) => on.select({ rows: all ? 'all' : 'query' }),
         edit: (key, index, text) => {

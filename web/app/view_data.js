@@ -7,6 +7,25 @@ import { groupColors } from './views/kv_groups.js';
 
 const causalMask = (i, j) => j > i;
 
+// Tokens a learner does not follow: the model's markers ([CLS], [SEP], <|endoftext|>, </s>, the
+// decoder's start ▶), not words.
+const SPECIAL = /^(\[(CLS|SEP|PAD|MASK|UNK)\]|<\|[^|]*\|>|<\/?s>|<pad>|<unk>|▶)$/;
+
+/**
+ * The query every view opens on (kept as the learner switches views): a word, not a marker, and
+ * one whose row shows the mask: under a causal mask the middle token (the last one's row masks
+ * nothing); in a padded row the last real word (its [PAD] keys are masked); else the middle word.
+ */
+function openingQuery(tokens, { causal, padding }) {
+  const words = tokens.map((t, i) => i).filter((i) => !SPECIAL.test(tokens[i]) && !padding?.[i]);
+  if (!words.length) return Math.max(0, padding ? padding.lastIndexOf(0) : tokens.length - 1);
+  if (padding?.some((p) => p)) return words[words.length - 1];
+  const middle = Math.floor((tokens.length - 1) / 2);
+  // The first word at or after the middle (a causal row there has later keys masked), else the last word.
+  const after = words.filter((i) => i >= middle && (!causal || i < tokens.length - 1));
+  return after.length ? after[0] : words[words.length - 1];
+}
+
 /** The mask the views grey out: the one the layer applied (run.mask, the library's appliedMask:
  * causal, a sliding window, the [PAD] keys of a padded row; batch row 0), or none. */
 function maskOf(run) {
@@ -28,12 +47,8 @@ export function modelViewData(run, info) {
     // Grouped-query attention (a Llama-style model): the K/V head each query head reads, and head
     // colours by group (views/kv_groups.js).
     kvHeadOf: info.kvHeadOf ?? null, headColor: info.kvHeadOf ? groupColors(info.kvHeadOf) : null,
-    // The query the step view starts on: the last real token (not a [PAD]).
-    defaultQuery: run.padding ? Math.max(0, run.padding.lastIndexOf(0)) : run.tokenTexts.length - 1,
-    // The step view starts where the mask shows: a causal model's middle token (the last one's row
-    // masks nothing); a padded row's last real token already has the [PAD] keys masked.
-    stepsQuery: (run.causal ?? info.causal) && !run.cross?.always && !run.padding?.some((p) => p)
-      ? Math.floor((run.tokenTexts.length - 1) / 2) : undefined,
+    // The query every view opens on (openingQuery): the same in every view.
+    defaultQuery: openingQuery(run.tokenTexts, { causal: !!(run.causal ?? info.causal) && !run.keyTokens, padding: run.padding }),
   };
 }
 
@@ -42,6 +57,8 @@ export function seedViewData(seed, state) {
   return {
     tokens: SEED_TOKENS, keyTokens: state.cross ? CROSS_TOKENS : undefined, nLayer: 1, nHead: state.twoHeads ? TWO_HEADS.config.numHeads : 1,
     attention: seed.attention, masked: state.causal ? causalMask : null, headLabel: () => null,
+    // "a", the middle word: with the causal mask on, its row hides "poem".
+    defaultQuery: 1,
   };
 }
 

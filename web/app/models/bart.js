@@ -34,7 +34,7 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
     facts: [['Shape', `${c.encoder_layers} encoder + ${c.decoder_layers} decoder layers × ${c.decoder_attention_heads} heads, d_model ${D}`],
       ['Vocabulary', `${Object.keys(vocab).length} symbols: letters in, phonemes (ARPAbet) out`]],
     text: {
-      sentenceHelp: 'Type a word, or several: each is spelled out letter by letter to the encoder, and the decoder writes its sounds one phoneme at a time. Click a word on the right to see its attention.',
+      sentenceHelp: 'Type a word, or several: each is spelled out letter by letter to the encoder, and the decoder writes its sounds one phoneme at a time. Click a word in the Pronunciation panel to see its attention.',
       causalNote: 'The decoder’s self-attention is causal; the encoder’s and the cross-attention are not',
       headLabelNote: labelNote(heads),
       xName: 'X = decoder state', wOName: 'encoder_attn.out_proj',

@@ -44,9 +44,24 @@ function comparison(page) {
   return compared;
 }
 
+/**
+ * The step view opens on the mask: the first time it is drawn after the learner switched to it (or
+ * the page opened on it), the masked-scores step scrolls to the top of the screen, its whole S x S
+ * matrix with the −∞ cells in sight. Later redraws (another query, typing) leave the scroll alone.
+ */
+function maskOpener(page, steps) {
+  return (drawn, view, seedMode) => {
+    if (view.pane !== 'steps') { page.last.openedSteps = false; return; }
+    if (!drawn || page.last.openedSteps || seedMode) return;
+    page.last.openedSteps = true;
+    requestAnimationFrame(() => steps.openOn('maskedScores'));
+  };
+}
+
 /** deps: { headTest (head_test_panel.js), ablation (ablation_panel.js), stateUrl(), steps (the
  * StepsView), on: the views' actions ({ select, selectWord, toggleMask }), afterPaint, requestRun }. */
 export function pageRenderer(page, ui, { headTest, ablation, stateUrl, steps, on, afterPaint, requestRun }) {
+  const openOnMask = maskOpener(page, steps);
   return function render() {
     const { state, run, seed } = page;
     const seedMode = page.isSeed;
@@ -54,7 +69,7 @@ export function pageRenderer(page, ui, { headTest, ablation, stateUrl, steps, on
     if (seedMode ? !seed : !(run && m && run.choice === state.model)) return;
     const view = viewNamed(page.view);
     const data = seedMode ? seedViewData(seed, state) : modelViewData(run, m);
-    const sel = clampSelection(state, data.nLayer, data.nHead, data.tokens.length, (view.pane === 'steps' && data.stepsQuery) || data.defaultQuery);
+    const sel = clampSelection(state, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
     data.test = headTest.show(data, sel, view.name);
     page.last.data = data; page.last.sel = sel;
     ablation.show();
@@ -94,6 +109,7 @@ export function pageRenderer(page, ui, { headTest, ablation, stateUrl, steps, on
     if (drawn) {
       if (view.pane === 'steps') { page.last.steps = drawn.steps; metrics.lastStepsMs = drawn.ms; } else page.last.svg = drawn.svg;
     }
+    openOnMask(drawn, view, seedMode);
 
     // The side panels: each view the model can draw beside the picture.
     for (const panel of PANEL_VIEWS) if (!seedMode && canDraw(panel, m)) panel.render(ui.panels[panel.name].body, { ...c, result: run, inPanel: true });

@@ -206,14 +206,14 @@ function rotationStep(run, info, ctx, kRotated) {
     id: 'rotary', title: `Rotate each query and key by its position (rotary embedding)`,
     explain: `A Llama adds no position vector to X: positions enter here. ${rotatedPairs(d, run.rotary)}`
       + `(θ = ${run.rotary.theta}${run.rotary.local ? ', this windowed layer’s own base' : ''}): `
-      + `the first pairs turn fast, the last ones slowly. The query of ${who} turns by its position, ${qi}; each key by its own. `
+      + `the first pairs turn fast, the last ones slowly, and token 1 does not turn. The query of ${who}, token ${qi + 1}, turns by ${qi} steps; each key by its own. `
       + 'Turning both by the same amount changes no dot product, so the score of a query and a key depends on how far apart they are, not on where they are: below, the pair moved to other positions.',
     terms: [],
     groups: [
       [matrix('qPre', `Q${sub} before`, qRow(qBefore), one ? 1 : n, d, queryRows), { kind: 'op', text: '→' },
-        matrix('qRot', one ? `Q${sub} turned by position ${qi}` : `Q${sub}, each row turned by its position`, qRow(qAfter), one ? 1 : n, d, queryRows)],
+        matrix('qRot', one ? `Q${sub} turned for token ${qi + 1}` : `Q${sub}, each row turned for its token`, qRow(qAfter), one ? 1 : n, d, queryRows)],
       [matrix('kPre', `K of K/V head ${kv + 1} before`, kBefore, n, d, keyRows), { kind: 'op', text: '→' },
-        matrix('kRot', `K of K/V head ${kv + 1}, each row turned by its position`, kRotated, n, d, keyRows)],
+        matrix('kRot', `K of K/V head ${kv + 1}, each row turned for its token`, kRotated, n, d, keyRows)],
     ],
     detail: [rotaryDetail({ tokens, qi, head, kv, d, qBefore, kBefore, weights: headSlice(t.weights, head, n, n), rotary: run.rotary, context: info.maxTokens })],
   };
@@ -223,6 +223,6 @@ function rotationStep(run, info, ctx, kRotated) {
 function rotatedPairs(d, { rotaryDim }) {
   const r = rotaryDim || d;
   return r === d
-    ? `The ${d} numbers of a query or key form ${d / 2} pairs (number i with number i + ${d / 2}), and pair i is turned by the angle position × θ^(−2i/${d}) `
-    : `Only the first ${r} of a head’s ${d} numbers turn (the other ${d - r} pass as they are): they form ${r / 2} pairs (number i with number i + ${r / 2}), and pair i is turned by the angle position × θ^(−2i/${r}) `;
+    ? `The ${d} numbers of a query or key form ${d / 2} pairs (number i with number i + ${d / 2}, i from 1 to ${d / 2}), and pair i of token t is turned by the angle (t − 1) × θ^(−2(i − 1)/${d}) `
+    : `Only the first ${r} of a head’s ${d} numbers turn (the other ${d - r} pass as they are): they form ${r / 2} pairs (number i with number i + ${r / 2}, i from 1 to ${r / 2}), and pair i of token t is turned by the angle (t − 1) × θ^(−2(i − 1)/${r}) `;
 }

@@ -66,14 +66,14 @@ export const VIEW_LIST = [
   },
   {
     name: 'steps', page: 'tab', pane: 'steps', needs: { data: 'attention' }, streams: true,
-    help: 'The computation of the chosen head for the chosen query token, with the real numbers, in the order the tutorial teaches it. Pick another token above to follow its row.',
+    help: 'The computation of the chosen head for the chosen query token, with the real numbers, in the order the tutorial teaches it. The bar jumps to any step; it opens on the mask. Pick another query token to follow its row.',
     title: headTitle,
     render(target, c) {
       if (!c.seed && c.result.layer !== c.sel.layer) return null; // the trace for this layer is on its way
       const steps = c.seed ? seedSteps(c.result, c.state, c.sel) : modelSteps(c.result, c.info, c.state, c.sel);
       const view = c.stepsView();
       const t0 = performance.now();
-      view.render(steps, { decimals: c.state.decimals, rows: c.seed ? null : { all: c.state.rows === 'all', query: c.data.tokens[c.sel.query] } });
+      view.render(steps, { decimals: c.state.decimals, rows: c.seed ? null : { all: c.state.rows === 'all', query: c.data.tokens[c.sel.query], tokens: c.data.tokens, index: c.sel.query } });
       return { svg: null, steps, ms: performance.now() - t0 }; // ms: the DOM work, without the layout that follows
     },
   },

@@ -45,8 +45,8 @@ export function rotaryDetail(input) {
     // (for the SVG export: the pair on screen, whichever key the reader picked since)
     get text() {
       const p = pair(keyOf());
-      return `Query “${tokenLabel(tokens[qi])}” (position ${qi}) and key “${tokenLabel(tokens[p.kj])}” (position ${p.kj}): score before rotation ${p.before.toFixed(4)}, after ${p.after.toFixed(4)}; `
-        + `moved together: ${p.moved.map((m) => `(${m.qPos}, ${m.kPos}) ${m.score.toFixed(4)}`).join(', ')}.`;
+      return `Query “${tokenLabel(tokens[qi])}” (token ${qi + 1}) and key “${tokenLabel(tokens[p.kj])}” (token ${p.kj + 1}): score before rotation ${p.before.toFixed(4)}, after ${p.after.toFixed(4)}; `
+        + `moved together (tokens): ${p.moved.map((m) => `(${m.qPos + 1}, ${m.kPos + 1}) ${m.score.toFixed(4)}`).join(', ')}.`;
     },
     render(decimals) {
       const box = el('div', { class: 'rotary-detail' });
@@ -66,18 +66,18 @@ function pairNodes(p, { tokens, qi, d }, decimals, choose) {
   const f = (x) => fmt(x, decimals);
   const q = `“${tokenLabel(tokens[qi])}”`, k = `“${tokenLabel(tokens[p.kj])}”`;
   const select = el('select', { 'aria-label': 'Key of the pair', onchange: (e) => choose(Number(e.target.value)) },
-    tokens.slice(0, qi + 1).map((tok, j) => el('option', { value: j, text: `${j}: ${tokenLabel(tok)}`, selected: j === p.kj })));
+    tokens.slice(0, qi + 1).map((tok, j) => el('option', { value: j, text: `${j + 1}: ${tokenLabel(tok)}`, selected: j === p.kj })));
   const apart = [1, 2, 4, 8].map((s) => (p.kj - s >= 0 ? { qPos: qi, kPos: p.kj - s, dist: qi - p.kj + s } : null)).filter(Boolean);
   const cell = (text, attrs = {}) => el('td', { style: 'padding: 1px 10px; text-align: right', ...attrs, text });
   const row = (what, m, score) => el('tr', { class: `rotary-${what}` }, cell(what, { style: 'padding: 1px 10px; color: #57606a' }),
-    cell(String(m.qPos)), cell(String(m.kPos)), cell(String(m.qPos - m.kPos)), cell(f(score), what === 'here' ? { style: 'padding: 1px 10px; text-align: right; font-weight: 600' } : {}));
+    cell(String(m.qPos + 1)), cell(String(m.kPos + 1)), cell(String(m.qPos - m.kPos)), cell(f(score), what === 'here' ? { style: 'padding: 1px 10px; text-align: right; font-weight: 600' } : {}));
   return [
-    el('p', {}, `The query ${q} (position ${qi}) with the key `, select, '.'),
-    el('p', {}, `Score before the rotation, q · k / √${d}: ${f(p.before)}. After it, at their positions ${qi} and ${p.kj}: `,
+    el('p', {}, `The query ${q} (token ${qi + 1}) with the key `, select, '.'),
+    el('p', {}, `Score before the rotation, q · k / √${d}: ${f(p.before)}. After it, at tokens ${qi + 1} and ${p.kj + 1}: `,
       el('strong', { text: f(p.after) }), ` (step 5's score for ${k}).`),
     el('table', { class: 'rotary-moved', style: 'border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 4px 0' },
       el('caption', { style: 'text-align: left', text: 'The same two vectors at other positions' }),
-      el('thead', {}, el('tr', {}, ['', 'query at', 'key at', 'distance', 'score'].map((t) => el('th', { style: 'padding: 1px 10px; text-align: right', text: t })))),
+      el('thead', {}, el('tr', {}, ['', 'query at token', 'key at token', 'distance', 'score'].map((t) => el('th', { style: 'padding: 1px 10px; text-align: right', text: t })))),
       el('tbody', {},
         p.moved.map((m) => row(m.qPos === qi ? 'here' : 'together', m, m.score)),
         apart.map((m) => row('apart', m, p.curve[m.dist])))),

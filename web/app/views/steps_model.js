@@ -162,8 +162,13 @@ export function buildSteps(input) {
   // 5. Mask.
   const mask = new Float32Array(n * m);
   for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) mask[i * m + j] = masked[i * m + j] === -Infinity ? -Infinity : 0;
+  // The whole S x S matrices (a model's: the tutorial prints its 3 x 3 ones whole anyway), the
+  // followed query's row outlined.
+  const whole = (key, name, values, kind) => (seed ? null
+    : { key, name, values, rows: n, cols: m, rowLabels: qt, colLabels: kt, highlightRow: qi, kind, ...(kind === 'weights' ? { maskedFrom: masked } : {}) });
   steps.push({
     id: 'maskedScores', title: MASK_TEXT[input.mask ?? 'none'].title, explain: MASK_TEXT[input.mask ?? 'none'].explain,
+    whole: whole('wholeMasked', `Every query’s masked scores (${n} × ${m})`, masked, 'scores'),
     terms: [again('scaled2', 'scaled', m, scaled, { colLabels: kt, signed: true }, 4), op('+'),
       qMat('mask', 'M', m, mask, { colLabels: kt, ...keyCols, integer: true }), op('='),
       qMat('maskedScores', 'masked', m, masked, { colLabels: kt, ...keyCols, signed: true })],
@@ -176,6 +181,7 @@ export function buildSteps(input) {
       : 'e^(s − max) / Σ e^(s − max) across the row: the share of attention each key gets.',
     terms: [op('softmax('), again('masked2', 'masked', m, masked, { colLabels: kt, signed: true }, 5), op(') ='),
       qMat('weights', `A${sub}`, m, weights, { colLabels: kt, ...keyCols, probability: true, rowSums: true, maskedBy: masked })],
+    whole: whole('wholeWeights', `Every query’s attention weights (${n} × ${m})`, weights, 'weights'),
     detail: softmaxDetail(qt, kt, masked, weights, qi, m),
   });
 

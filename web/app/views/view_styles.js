@@ -13,7 +13,17 @@ export const VIEW_CSS = `
   padding: 3px 6px; border-radius: 4px; white-space: nowrap; z-index: 2; }
 .heat-readout { font: 13px/1.4 system-ui, sans-serif; color: #1b1f24; margin: 6px 0 0; min-height: 1.4em; }
 
-.step { border-top: 1px solid #d0d7de; padding: 10px 0 14px; }
+.step { border-top: 1px solid #d0d7de; padding: 10px 0 14px; scroll-margin-top: 48px; }
+/* The step bar: every step one click away, in sight while the steps scroll by. */
+.steps-bar { position: sticky; top: 0; z-index: 5; display: flex; flex-wrap: wrap; gap: 4px; padding: 6px 0; background: #fff; border-bottom: 1px solid #d0d7de; }
+.steps-bar button { font: 12px/1.2 system-ui, sans-serif; border: 1px solid #d0d7de; background: #f6f8fa; border-radius: 12px; padding: 2px 8px 2px 2px; cursor: pointer; white-space: nowrap; }
+.steps-bar button:hover { background: #eaeef2; }
+.steps-bar .step-num { font-size: 11px; margin-right: 2px; }
+.whole-wrap { margin: 4px 0 8px; }
+.whole-wrap .attn-svg { width: auto; max-width: 100%; }
+.mx-fold > summary { cursor: pointer; font: 600 13px/1.3 system-ui, sans-serif; color: #0969da; padding: 6px 8px; border: 1px dashed #8c959f; border-radius: 4px; background: #f6f8fa; list-style-position: inside; }
+.mx-fold[open] > summary { margin-bottom: 4px; }
+.mx-fold { max-width: 100%; }
 .step h3 { font: 600 15px/1.3 system-ui, sans-serif; margin: 0 0 4px; color: #1b1f24; }
 .step-num { display: inline-block; min-width: 1.5em; height: 1.5em; line-height: 1.5em; text-align: center; border-radius: 50%;
   background: #0969da; color: #fff; font-size: 12px; margin-right: 4px; }
@@ -29,7 +39,10 @@ export const VIEW_CSS = `
 .mx-col { font: 11px/1.2 system-ui, sans-serif; color: #57606a; text-align: center; padding: 0 3px 3px; white-space: nowrap; }
 /* Row labels stay in sight while a wide matrix scrolls sideways. */
 .mx-row { font: 12px/1 system-ui, sans-serif; color: #1b1f24; text-align: right; padding: 4px 8px 4px 2px; white-space: nowrap;
-  position: sticky; left: 0; z-index: 2; background: #fff; align-self: stretch; display: flex; align-items: center; justify-content: flex-end; }
+  position: sticky; left: 0; z-index: 2; background: #fff; align-self: stretch; display: flex; align-items: center; justify-content: flex-end;
+  box-shadow: 1px 0 0 #d0d7de; }
+/* The corner over the row labels stays too, opaque: column labels scroll under it, never over the labels. */
+.mx-corner { position: sticky; left: 0; z-index: 3; background: #fff; align-self: stretch; }
 .mx-row-pick { cursor: pointer; }
 .mx-row-pick:hover { text-decoration: underline; }
 .mx-row.mx-hl { font-weight: 700; }
@@ -66,12 +79,13 @@ button.mx-gap-open { font: 600 11px/1.2 system-ui, sans-serif; color: #0969da; b
 .softmax-table { border-collapse: collapse; font: 12.5px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .softmax-table th, .softmax-table td { padding: 2px 10px; text-align: right; border-bottom: 1px solid #eaeef2; }
 .softmax-table thead th { font: 600 11.5px/1.3 system-ui, sans-serif; color: #57606a; }
-/* The key and the answer (the weight) stay in sight while a narrow screen scrolls the table sideways. */
-.softmax-table th:first-child { position: sticky; left: 0; background: #fff; text-align: left; }
-.softmax-table .sm-weight { position: sticky; right: 0; background: #fff; box-shadow: inset 1px 0 0 #d0d7de; }
+/* The key stays in sight if a narrow screen scrolls the table sideways; the table is made to fit a
+   phone (smaller type below 520 px), so nothing is pinned over its numbers. */
+.softmax-table th:first-child { position: sticky; left: 0; background: #fff; text-align: left; box-shadow: inset -1px 0 0 #d0d7de; }
+.softmax-table .sm-weight { box-shadow: inset 1px 0 0 #d0d7de; }
 .softmax-table tr.sm-masked td, .softmax-table tr.sm-masked th { color: #8c959f; }
 .softmax-table tr.sm-masked .sm-weight { background: #eaeef2; }
-@media (max-width: 520px) { .softmax-table th, .softmax-table td { padding: 2px 5px; } }
+@media (max-width: 520px) { .softmax-table { font-size: 11px; } .softmax-table th, .softmax-table td { padding: 2px 3px; } .softmax-table thead th { font-size: 10.5px; } }
 .fill-words { display: flex; flex-wrap: wrap; gap: 4px; margin: 4px 0 8px; }
 .fill-word { font: 14px/1.2 system-ui, sans-serif; border: 1px solid #8c959f; background: #fff; color: #1b1f24; border-radius: 4px; padding: 3px 7px; cursor: pointer; }
 .fill-word:hover { background: #f6f8fa; }
