@@ -156,7 +156,7 @@ if (!haveBert) {
     // X (the trace's) times the layer's W^Q from model.safetensors gives the trace's Q.
     const xCheck = Number(await page.$eval('[data-step-id="input"]', (s) => s.dataset.check));
     expect(xCheck).toBeLessThan(1e-3);
-    const query = n - 1;
+    const query = n - 2; // the last word before [SEP]: where a padded row opens
     const alone = await stepRow(page, 'weights', query);
 
     // In a batch with a longer sentence: padded with [PAD], whose columns the mask sets to −∞.
@@ -175,7 +175,7 @@ if (!haveBert) {
       expect(Math.abs(sum(w) - 1)).toBeLessThan(1e-5);
       expect(w.slice(n).every((x) => x === 0)).toBe(true);
     }
-    // The query starts on the last real token, and its weights are those it has alone.
+    // The query starts on the last real word (not [SEP]), and its weights are those it has alone.
     expect(await page.$eval('#query', (s) => s.value)).toBe(String(query));
     expectClose((await stepRow(page, 'weights', query)).slice(0, n), alone, 1e-5, 'padded row = alone');
     await page.locator('[data-step-id="maskedScores"]').screenshot({ path: path.join(shots, 'encoder-steps-padding-mask.png') });

@@ -174,7 +174,7 @@ test('BERT in a batch: [PAD] keys score −∞ and weigh 0 in the carried row (d
     const real = tokens.indexOf('[PAD]');
     expect(real).toBeGreaterThan(1);
     const query = Number(await page.$eval('#query', (s) => s.value));
-    expect(query).toBe(real - 1); // the last real token
+    expect(query).toBe(real - 2); // the last real word (before [SEP], a marker, not a word)
     const row = await rowsOfQuery(page, query);
     row.maskedScores.forEach((s, j) => expect(s === -Infinity).toBe(j >= real));
     expect(Math.abs(sum(row.weights) - 1)).toBeLessThan(1e-5);

@@ -324,7 +324,7 @@ class AttentionViewElement extends HTMLElement {
       temperature: Math.max(0, number('temperature', 0.8)), seed: Math.round(number('seed', 1)) + this.generated++,
     }, (token) => {
       text += token.text;
-      Object.assign(this.local, { sentence: text, query: null });
+      Object.assign(this.local, { sentence: text, query: 'last' });
       this.compute();
     });
     this.dataset.generating = '1';

@@ -112,7 +112,7 @@ export function serializeState(s, { layerHead = false } = {}) {
   if (s.layer !== 0 || layerHead) p.set('layer', String(s.layer + 1));
   if (s.head !== 0 || layerHead) p.set('head', s.head === 'all' ? 'all' : String(s.head + 1));
   if (s.view !== 'heads') p.set('view', s.view);
-  if (s.query !== null && s.query !== undefined) p.set('q', String(s.query + 1));
+  if (Number.isInteger(s.query)) p.set('q', String(s.query + 1)); // ('last', a text being continued: not kept)
   if (s.causal) p.set('causal', '1');
   if (s.cross) p.set('cross', '1');
   if (s.cross && !isSeed && s.second !== d.second) p.set('s2', s.second);

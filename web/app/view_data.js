@@ -62,11 +62,13 @@ export function seedViewData(seed, state) {
   };
 }
 
-/** Clamp the selection to what the current data has (no query chosen: `defaultQuery`, else the last token). */
+/** Clamp the selection to what the current data has (no query chosen: `defaultQuery`, else the
+ * last token; 'last': the newest token, as a text being continued follows it). */
 export function clampSelection(state, nLayer, nHead, nTokens, defaultQuery = nTokens - 1) {
   const layer = Math.min(Math.max(0, state.layer), nLayer - 1);
   const head = state.head === 'all' ? 'all' : Math.min(Math.max(0, state.head), nHead - 1);
-  const query = state.query === null || state.query === undefined ? defaultQuery : Math.min(Math.max(0, state.query), nTokens - 1);
+  const query = state.query === 'last' ? nTokens - 1
+    : state.query === null || state.query === undefined ? defaultQuery : Math.min(Math.max(0, state.query), nTokens - 1);
   return { layer, head, query };
 }
 

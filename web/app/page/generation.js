@@ -13,7 +13,7 @@ export function textContinuation(page, ui, { client, busy, update, draw }) {
     busy(+1);
     page.generation = client.generate({ modelUrl: page.modelUrl, text, maxNewTokens: 30, seed: generationSeed++ }, (token) => {
       text += token.text;
-      update({ sentence: text, query: null });
+      update({ sentence: text, query: 'last' }); // (the newest token, however many the text has)
     });
     page.generation.done.then((r) => {
       if (r && r.finishReason === 'eos') setStatusText('The model ended the text (it predicted <|endoftext|>).');

@@ -129,12 +129,17 @@ export class StepsView {
     section?.scrollIntoView({ block: 'start' });
   }
 
-  /** The whole matrices (masked scores, weights), drawn again on every render at the pane's width. */
+  /** The whole matrices (masked scores, weights), drawn again on every render at the pane's width,
+   * in the frame after the tables: the step's numbers come first, the pictures (up to two of
+   * 128 x 128 cells) right after, so opening the view waits for neither. */
   drawWholes() {
-    for (const s of this.steps) {
-      const box = this.wholes.get(s.id);
-      if (box && s.whole) renderWholeMatrix(box, s.whole, this.decimals);
-    }
+    cancelAnimationFrame(this.wholeFrame ?? 0);
+    this.wholeFrame = requestAnimationFrame(() => {
+      for (const s of this.steps) {
+        const box = this.wholes.get(s.id);
+        if (box?.isConnected && s.whole) renderWholeMatrix(box, s.whole, this.decimals);
+      }
+    });
   }
 
   /** Every column of every matrix (the reader clicked a "+112"), or the windows again. */

@@ -3,7 +3,7 @@
 // −∞ cells grey with their sign, the followed query's row outlined. The tables around it print
 // one row's numbers; this is the triangle a tutorial draws.
 import { svg, fmt, tokenLabel, widthOf } from './dom.js';
-import { signedColor, weightColor, textOn, MASKED_FILL } from './colors.js';
+import { signedColor, weightColor, weightRgb, textOn, MASKED_FILL, MASKED_RGB } from './colors.js';
 import { textWidth } from './measure.js';
 
 const FONT = 11;
@@ -11,6 +11,9 @@ const FONT = 11;
 // this small before the picture scales down as a whole (an SVG viewBox: it stays whole).
 const MAX_CELL = 30, MIN_CELL = 9;
 const LABEL_MAX = 96;
+// Above this many cells the cells are one image (a pixel each, scaled up): 128 x 128 rects cost a
+// page seconds to lay out; an image costs a canvas.
+const MAX_RECTS = 1024;
 
 /**
  * whole: { key, name, values (n x m), rows, cols, rowLabels, colLabels, highlightRow, kind: 'scores'
@@ -37,13 +40,19 @@ export function renderWholeMatrix(container, whole, decimals) {
     root.append(svg('text', { x, y, transform: `rotate(-90 ${x} ${y})`, fill: '#1b1f24', text: clip(tokenLabel(t), colLabelH - 8) }));
   });
   const showText = cell >= 22;
-  for (let i = 0; i < n; i++) {
+  const hiddenAt = (i, j) => (whole.kind === 'weights' ? !Number.isFinite(whole.maskedFrom?.[i * m + j] ?? 0) : !Number.isFinite(values[i * m + j]));
+  if (n * m > MAX_RECTS) {
+    root.append(cellImage(whole, { left, top, cell, maxAbs, hiddenAt }));
+    rowLabels.forEach((t, i) => root.append(svg('text', { x: left - 4, y: top + i * cell + cell / 2 + 4, 'text-anchor': 'end', fill: '#1b1f24',
+      'font-weight': i === hl ? 700 : 400, text: clip(tokenLabel(t), labelW - 8) })));
+  }
+  for (let i = 0; i < n && n * m <= MAX_RECTS; i++) {
     root.append(svg('text', { x: left - 4, y: top + i * cell + cell / 2 + 4, 'text-anchor': 'end', fill: '#1b1f24',
       'font-weight': i === hl ? 700 : 400, text: clip(tokenLabel(rowLabels[i]), labelW - 8) }));
     const g = svg('g', { class: 'whole-row', 'data-row': i });
     for (let j = 0; j < m; j++) {
       const v = values[i * m + j];
-      const hidden = whole.kind === 'weights' ? !Number.isFinite(whole.maskedFrom?.[i * m + j] ?? 0) : !Number.isFinite(v);
+      const hidden = hiddenAt(i, j);
       const fill = hidden ? MASKED_FILL : whole.kind === 'weights' ? weightColor(v) : signedColor(v, maxAbs);
       const x = left + j * cell, y = top + i * cell;
       g.append(svg('rect', { class: hidden ? 'whole-masked' : null, x, y, width: cell - 1, height: cell - 1, fill }));
@@ -61,6 +70,23 @@ export function renderWholeMatrix(container, whole, decimals) {
       fill: 'none', stroke: '#bf8700', 'stroke-width': 3 }));
   container.replaceChildren(root);
   return root;
+}
+
+/** Every cell as one pixel of an image, drawn `cell` px wide (the masked ones grey). */
+function cellImage({ values, rows: n, cols: m, kind }, { left, top, cell, maxAbs, hiddenAt }) {
+  const canvas = document.createElement('canvas');
+  canvas.width = m;
+  canvas.height = n;
+  const g = canvas.getContext('2d'), image = g.createImageData(m, n);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < m; j++) {
+      const v = values[i * m + j];
+      const rgb = hiddenAt(i, j) ? MASKED_RGB : kind === 'weights' ? weightRgb(v) : signedColor(v, maxAbs).match(/\d+/g).map(Number);
+      image.data.set([...rgb, 255], (i * m + j) * 4);
+    }
+  g.putImageData(image, 0, 0);
+  return svg('image', { class: 'whole-cells', x: left, y: top, width: m * cell, height: n * cell, preserveAspectRatio: 'none',
+    href: canvas.toDataURL('image/png'), style: 'image-rendering: pixelated' });
 }
 
 /** A label cut to `px` (with …) so it stays in its margin. */
