@@ -26,6 +26,7 @@ import { pageElements } from './page/ui.js';
 import { syncControls as syncControlsOf } from './page/controls.js';
 import { headTestPanel } from './page/head_test_panel.js';
 import { ablationPanel } from './page/ablation_panel.js';
+import { samplingPanel } from './page/sampling_panel.js';
 import { pageRenderer } from './page/render.js';
 import { wireInputs } from './page/inputs.js';
 import { textContinuation } from './page/generation.js';
@@ -55,9 +56,10 @@ const steps = new StepsView(ui.stepsBody, {
 });
 const headTest = headTestPanel(page, ui, { update });
 const ablation = ablationPanel(page, ui, { update });
+const sampling = samplingPanel(page, ui, { update });
 ui.switchHead.addEventListener('click', () => ablation.toggle());
 const render = pageRenderer(page, ui, {
-  headTest, ablation, stateUrl: url.stateUrl, steps, afterPaint: work.afterPaint, requestRun: requests.requestRun,
+  headTest, ablation, sampling, stateUrl: url.stateUrl, steps, afterPaint: work.afterPaint, requestRun: requests.requestRun,
   // What the learner does inside a view.
   on: { select: (change) => update(change), selectWord: (i) => update({ word: i, query: null }), toggleMask },
 });
@@ -65,7 +67,7 @@ const syncControls = () => syncControlsOf(page, ui);
 
 // ---- state changes ---------------------------------------------------------------------------
 
-const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'twoHeads', 'cross', 'second', 'pair', 'batch', 'batchWith', 'words', 'word', 'attend', 'off'];
+const RUN_INPUTS = ['preset', 'model', 'sentence', 'causal', 'twoHeads', 'cross', 'second', 'pair', 'batch', 'batchWith', 'words', 'word', 'attend', 'off', 'temperature', 'topK'];
 const COMPARE_INPUTS = ['sentences', 'pooling'];
 
 /** Applies a partial state change; recomputes when the inputs of the computation changed. */

@@ -37,6 +37,8 @@ export function defaultState() {
     // Heads switched off (their outputs zeroed before W^O) for the before-and-after panel:
     // [{ layer, head, part }], part the library's ('self'; an encoder-decoder's 'decoder', 'cross').
     off: [],
+    // "Continue the text" samples at this temperature from the topK most likely tokens (0: all).
+    temperature: 0.8, topK: 40,
     seed: { ...structuredClone(SEED_DEFAULTS), y: CROSS_DEFAULT_Y.slice() },
   };
 }
@@ -72,6 +74,9 @@ export function parseState(search) {
   s.decimals = Math.min(6, Math.max(1, int(p.get('d'), 1, 4)));
   if (p.get('rows') === 'all') s.rows = 'all';
   s.off = parseOff(p.get('off'));
+  const t = Number(p.get('t'));
+  if (p.has('t') && Number.isFinite(t) && t >= 0 && t <= 2) s.temperature = Math.round(t * 10) / 10;
+  if (['0', '1', '5', '10', '40'].includes(p.get('k'))) s.topK = Number(p.get('k'));
   // Edited seed matrices: "wQ:0.54,-0.17,0.59,0.65;x:..." (only those that differ from the seed).
   for (const part of (p.get('w') ?? '').split(';')) {
     const [key, list] = part.split(':');
@@ -127,6 +132,8 @@ export function serializeState(s, { layerHead = false } = {}) {
   if (s.decimals !== 4) p.set('d', String(s.decimals));
   if (!isSeed && s.rows === 'all') p.set('rows', 'all');
   if (!isSeed && s.off.length) p.set('off', s.off.map(offText).join(','));
+  if (!isSeed && s.temperature !== d.temperature) p.set('t', String(s.temperature));
+  if (!isSeed && s.topK !== d.topK) p.set('k', String(s.topK));
   if (isSeed) {
     const edited = SEED_KEYS.filter((k) => s.seed[k].some((v, i) => v !== d.seed[k][i]));
     if (edited.length) p.set('w', edited.map((k) => `${k}:${s.seed[k].join(',')}`).join(';'));

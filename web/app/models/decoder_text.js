@@ -25,6 +25,21 @@ export function ablatedNext(lm, ids, ablate, topK) {
   return { heads: ablate, ...nextTokens(lm, off, topK) };
 }
 
+/**
+ * What generate() samples the next token from at `temperature` and `topK` (the library's
+ * chooseToken): softmax(logits / T) over the k largest logits (0: all; ties by id), T = 0 the
+ * largest alone. Its `n` most likely tokens, computed in float64 from the run's last row of logits.
+ */
+export function samplingList(lm, r, { temperature = 1, topK = 0 } = {}, n = 8) {
+  const rows = r.tokens.length - (r.logitsFrom ?? 0), V = r.logits.length / rows;
+  const row = r.logits.subarray((rows - 1) * V, rows * V);
+  const ids = Array.from({ length: V }, (_, i) => i).sort((a, b) => row[b] - row[a] || a - b);
+  const keep = topK > 0 ? ids.slice(0, topK) : ids;
+  const weights = temperature === 0 ? keep.map((_, i) => (i === 0 ? 1 : 0)) : keep.map((i) => Math.exp((row[i] - row[keep[0]]) / temperature));
+  const total = weights.reduce((a, b) => a + b, 0);
+  return { temperature, topK, predictions: keep.slice(0, n).map((id, i) => ({ id, text: lm.tokenizer.tokenText(id), probability: weights[i] / total })) };
+}
+
 /** Continues `ids` (at most the context `P`) token by token; onToken streams each one. */
 export function continueIds(lm, ids, P, { maxNewTokens = 30, temperature = 0.8, topK = 40, seed = 1, signal, onToken }) {
   const room = P - ids.length;

@@ -5,7 +5,7 @@
 import { BpeTokenizer } from '../../../dist/index.js';
 import { checkAgainstQ, layerWeights } from '../layer_weights.js';
 import { headLabels, labelNote } from '../head_labels.js';
-import { nextTokens, continueIds, ablatedNext } from './decoder_text.js';
+import { nextTokens, continueIds, ablatedNext, samplingList } from './decoder_text.js';
 
 export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, name, dtype }) {
   // The tokenizer is built as soon as its files are in, while the weights (far larger) still download.
@@ -62,7 +62,7 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
    * last position's logits alone. The language-model head over every position is most of a cold
    * first run, and the next-token list needs one row of it.
    */
-  function run({ text, layer, topK = 8, ablate = null, crossText = null, check = false, quick = false }) {
+  function run({ text, layer, topK = 8, ablate = null, sampling = null, crossText = null, check = false, quick = false }) {
     const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
     const { ids, truncated } = encode(text);
     const r = lm.run(ids, { attention: true, traceLayer, logitsToKeep: quick ? 1 : ids.length });
@@ -81,7 +81,8 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
       xNote: x
         ? `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0 ? 'For the first layer that is each token’s embedding plus the embedding of its position' : 'It is everything the layers before have added up, token by token'}, normalized (LayerNorm) so that every row has a similar scale. Each head turns these rows into its queries, keys and values.`
         : 'X, what this layer reads (one row per token): this build of the library does not trace it.',
-      ...nextTokens(lm, r, topK), ablated: ablatedNext(lm, ids, ablate, topK), loss, cross: null, partial: quick && ids.length > 1,
+      ...nextTokens(lm, r, topK), ablated: ablatedNext(lm, ids, ablate, topK),
+      sampling: sampling ? samplingList(lm, r, sampling, topK) : null, loss, cross: null, partial: quick && ids.length > 1,
       facts: loss ? [['This sentence', `${loss.loss.toFixed(2)} nats/token (perplexity ${loss.perplexity.toFixed(1)})`]] : [],
     };
     if (crossText !== null && x) {

@@ -5,7 +5,7 @@
 // queries and keys before the rotary embedding (the rotation step of the step view), with what the
 // page needs to rotate them itself (rope_theta, head_dim, rope_scaling: views/rotary.js).
 import { headLabels, labelNote } from '../head_labels.js';
-import { nextTokens, continueIds, ablatedNext } from './decoder_text.js';
+import { nextTokens, continueIds, ablatedNext, samplingList } from './decoder_text.js';
 import { layerWeights } from '../layer_weights.js';
 
 const NAMES = { llama: 'Llama', qwen2: 'Qwen2', qwen3: 'Qwen3', mistral: 'Mistral', phi3: 'Phi-3', smollm3: 'SmolLM3', gemma3_text: 'Gemma 3', gemma3: 'Gemma 3' };
@@ -97,7 +97,7 @@ export function llamaRunner(lm, { name, modelBytes, heads = null, gguf = null })
   }
 
   /** quick (the page's first view): no sentence loss, the last position's logits only. */
-  function run({ text, layer, topK = 8, ablate = null, quick = false, check = false }) {
+  function run({ text, layer, topK = 8, ablate = null, sampling = null, quick = false, check = false }) {
     const traceLayer = Math.max(0, Math.min(L - 1, layer | 0));
     const { ids, truncated } = encode(text);
     if (!ids.length) throw new Error('Type some text.');
@@ -118,7 +118,8 @@ export function llamaRunner(lm, { name, modelBytes, heads = null, gguf = null })
       xNote: `X has one row per token: what layer ${traceLayer + 1} reads. ${traceLayer === 0
         ? 'For the first layer that is each token’s embedding alone: a Llama has no position embedding (positions enter later, by rotating the queries and keys)'
         : 'It is everything the layers before have added up, token by token'}, normalized (RMSNorm: each row divided by its root mean square) so that every row has a similar scale.`,
-      ...nextTokens(lm, r, topK), ablated: ablatedNext(lm, ids, ablate, topK), loss, cross: null, partial: quick && ids.length > 1,
+      ...nextTokens(lm, r, topK), ablated: ablatedNext(lm, ids, ablate, topK),
+      sampling: sampling ? samplingList(lm, r, sampling, topK) : null, loss, cross: null, partial: quick && ids.length > 1,
       facts: loss ? [['This sentence', `${loss.loss.toFixed(2)} nats/token (perplexity ${loss.perplexity.toFixed(1)})`]] : [],
     };
   }

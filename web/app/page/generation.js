@@ -11,7 +11,8 @@ export function textContinuation(page, ui, { client, busy, update, draw }) {
     ui.continueButton.hidden = true;
     ui.stopButton.hidden = false;
     busy(+1);
-    page.generation = client.generate({ modelUrl: page.modelUrl, text, maxNewTokens: 30, seed: generationSeed++ }, (token) => {
+    page.generation = client.generate({ modelUrl: page.modelUrl, text, maxNewTokens: 30, seed: generationSeed++,
+      temperature: page.state.temperature, topK: page.state.topK }, (token) => {
       text += token.text;
       update({ sentence: text, query: 'last' }); // (the newest token, however many the text has)
     });

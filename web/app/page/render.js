@@ -59,8 +59,8 @@ function maskOpener(page, steps) {
 }
 
 /** deps: { headTest (head_test_panel.js), ablation (ablation_panel.js), stateUrl(), steps (the
- * StepsView), on: the views' actions ({ select, selectWord, toggleMask }), afterPaint, requestRun }. */
-export function pageRenderer(page, ui, { headTest, ablation, stateUrl, steps, on, afterPaint, requestRun }) {
+ * StepsView), sampling (sampling_panel.js), on: the views' actions ({ select, selectWord, toggleMask }), afterPaint, requestRun }. */
+export function pageRenderer(page, ui, { headTest, ablation, sampling, stateUrl, steps, on, afterPaint, requestRun }) {
   const openOnMask = maskOpener(page, steps);
   return function render() {
     const { state, run, seed } = page;
@@ -73,6 +73,7 @@ export function pageRenderer(page, ui, { headTest, ablation, stateUrl, steps, on
     data.test = headTest.show(data, sel, view.name);
     page.last.data = data; page.last.sel = sel;
     ablation.show();
+    if (!seedMode) sampling.show();
     ablation.offerIn(ui.headTest);
     if (!seedMode) ui.causal.checked = !!(run.causal ?? m.causal); // an encoder-decoder's depends on the attention shown
     const showTypes = !seedMode && !!run.tokenTypes?.some((t) => t === 1);

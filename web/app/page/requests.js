@@ -33,6 +33,8 @@ export function computeRequests(page, { client, work, onInfo, draw }) {
       wordIndex: state.word, attend: state.attend,
       // The before-and-after panel's switched-off heads (the run adds the predictions without them).
       ablate: state.off.length ? state.off : null,
+      // The next-token panel's sampling controls (what "Continue the text" draws from).
+      sampling: { temperature: state.temperature, topK: state.topK },
       // The self-check of X (X W^Q + b^Q = the trace's Q, shown to tests by the step view) costs a
       // cold page tens of ms: the first run skips it unless the page opens on the step view.
       check: page.view === 'steps' || !beforeFirstView(),

@@ -6,6 +6,7 @@ export function pageElements() {
     app: $('app'), sentence: $('sentence'), tokens: $('tokens'), layer: $('layer'), head: $('head'), query: $('query'),
     causal: $('causal'), decimals: $('decimals'), tabs: [...document.querySelectorAll('[role=tab]')], view: $('view'),
     graphic: $('view-graphic'), stepsPane: $('view-steps'), stepsBody: $('steps-body'), help: $('view-help'), glossary: $('label-glossary'), glossaryText: $('label-glossary-text'), testHead: $('test-head'), headTest: $('head-test'),
+    temperature: $('temperature'), temperatureValue: $('temperature-value'), topK: $('top-k'), sampling: $('sampling'),
     switchHead: $('switch-head'), ablatePanel: $('ablate-panel'), ablateHeads: $('ablate-heads'), ablate: $('ablate'),
     cross: $('cross'), crossCheck: $('cross-check'), second: $('second'), secondLabel: $('second-label'), crossNote: $('cross-note'),
     batch: $('batch'), batchCheck: $('batch-check'), batchWith: $('batch-with'), batchLabel: $('batch-label'), batchNote: $('batch-note'),
