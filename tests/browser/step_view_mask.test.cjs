@@ -124,3 +124,32 @@ test('BERT and BART open on a word, not [SEP] or </s>', async () => {
     await page.close();
   }
 });
+
+test('the widget\'s step view has a query picker of its own (tokens from 1) that moves the followed row', async () => {
+  const { page, errors } = await demo('', { page: 'embed-example.html', width: 900 });
+  await page.evaluate(() => {
+    document.body.replaceChildren();
+    const v = document.createElement('attention-view');
+    v.setAttribute('view', 'steps');
+    document.body.append(v);
+  });
+  const ready = () => page.waitForFunction(() => document.querySelector('attention-view')?.dataset.ready === '1', null, { timeout: 90000 });
+  await ready();
+  const picker = () => page.evaluate(() => {
+    const root = document.querySelector('attention-view').shadowRoot, select = root.querySelector('select.steps-query');
+    return { options: [...select.options].map((o) => o.textContent), value: select.value, note: root.querySelector('.steps-rows').textContent };
+  });
+  const before = await picker();
+  expect(before.options[0]).toMatch(/^1: /);
+  expect(before.note).toContain('pick another token here');
+  expect(before.note).not.toContain('above');
+  await page.evaluate(() => {
+    const select = document.querySelector('attention-view').shadowRoot.querySelector('select.steps-query');
+    select.value = '2';
+    select.dispatchEvent(new Event('change'));
+  });
+  await page.waitForFunction(() => document.querySelector('attention-view').shadowRoot.querySelector('select.steps-query')?.value === '2', null, { timeout: 30000 });
+  expect((await picker()).note).toContain(`“${before.options[2].replace(/^3: /, '')}”`);
+  expect(errors).toEqual([]);
+  await page.close();
+});
