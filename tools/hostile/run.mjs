@@ -63,10 +63,10 @@ const watchdog = new Worker(`
   setInterval(() => {
     const started = Atomics.load(watch, 0);
     if (started && (Date.now() / 1000 | 0) - started > limit) {
-      process.stderr.write('hang (blocked thread): ' + Buffer.from(label).toString().replace(/\\0+$/, '') + '\\n');
+      require('node:fs').writeSync(2, 'hang (blocked thread): ' + Buffer.from(label).toString().replace(/\\0+$/, '') + '\\n');  // (fd 2 directly: the main thread, which relays a worker's stderr, is blocked)
       process.kill(process.pid, 'SIGKILL');
     }
-  }, 1000).unref();`, { eval: true, workerData: { watch, label, limit: (6 * TIMEOUT_MS) / 1000 } });
+  }, 1000);`, { eval: true, workerData: { watch, label, limit: Number(process.env.HOSTILE_BLOCKED_S) || (6 * TIMEOUT_MS) / 1000 } });
 watchdog.unref();
 
 /** A named error: an AttentionError whose message begins with the function or file it is about. */
