@@ -23,7 +23,7 @@ describe('the boundary', () => {
     expect(names(mod.Activation)).toEqual(['gelu', 'gelu_new', 'tanh', 'silu']);
     expect(names(mod.Pooling)).toEqual(['mean', 'cls']);
     expect(names(mod.TraceSlot)).toEqual(['Q', 'K', 'V', 'RawScores', 'ScaledScores', 'MaskedScores', 'Weights', 'Z', 'Concat',
-      'Output', 'Input', 'QBeforeRotary', 'KBeforeRotary']);
+      'Output', 'Input', 'QBeforeRotary', 'QBeforeNorm', 'KBeforeNorm', 'KBeforeRotary']);
   });
 
   test('a config crosses as one object; a missing field is named by embind', () => {
