@@ -3,23 +3,13 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { build } = require('esbuild');
-const { serve } = require('../../scripts/static_server.cjs');
-const { launch, open } = require('./chromium.cjs');
+const { open, servedRepository } = require('./chromium.cjs');
 
 const root = path.resolve(__dirname, '../..');
-let server, base, browser;
-
-beforeAll(async () => {
-  ({ server, url: base } = await serve(root));
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = servedRepository(root);
 
 async function resultOf(url) {
-  const { page, errors } = await open(browser.context, url);
+  const { page, errors } = await open(site.browser.context, url);
   await page.waitForFunction(() => window.result !== undefined, null, { timeout: 90000 });
   const result = await page.evaluate(() => window.result);
   await page.close();
@@ -27,7 +17,7 @@ async function resultOf(url) {
 }
 
 test('the ES module loads in Chromium, picks SIMD (threaded: the test server is cross-origin isolated), computes the seed example and throws typed errors', async () => {
-  const { result, errors } = await resultOf(`${base}/tests/browser/pages/api.html`);
+  const { result, errors } = await resultOf(`${site.base}/tests/browser/pages/api.html`);
   expect(result.failed).toBeUndefined();
   expect(errors).toEqual([]);
   expect(result.variant).toBe('simd-threads');
@@ -49,7 +39,7 @@ test('an esbuild bundle of a page importing "attention-wasm" runs with wasmUrl',
   });
   fs.copyFileSync(path.join(__dirname, 'pages/bundle.html'), path.join(out, 'index.html'));
   fs.copyFileSync(path.join(root, 'dist/attention_simd.wasm'), path.join(out, 'attention_simd.wasm'));
-  const { result, errors } = await resultOf(`${base}/tests/browser/bundle-out/index.html`);
+  const { result, errors } = await resultOf(`${site.base}/tests/browser/bundle-out/index.html`);
   expect(errors).toEqual([]);
   expect(result.variant).toBe('simd');
   expect(result.output).toHaveLength(12);
@@ -57,7 +47,7 @@ test('an esbuild bundle of a page importing "attention-wasm" runs with wasmUrl',
 });
 
 test('a cross-origin isolated page gets the threaded build, with the same numbers', async () => {
-  const { result, errors } = await resultOf(`${base}/tests/browser/pages/threads.html`);
+  const { result, errors } = await resultOf(`${site.base}/tests/browser/pages/threads.html`);
   expect(result.failed).toBeUndefined();
   expect(errors).toEqual([]);
   expect(result.isolated).toBe(true);

@@ -35,4 +35,20 @@ async function open(context, url) {
   return { page, errors };
 }
 
-module.exports = { launch, open, CHROMIUM_ARGS, executablePath };
+/** The repository (`root`) served over http and one Chromium, started before a test file's tests and
+ * closed after them: `{ base, browser }`, filled in by beforeAll. */
+function servedRepository(root) {
+  const { serve } = require('../../scripts/static_server.cjs');
+  const site = {};
+  beforeAll(async () => {
+    ({ server: site.server, url: site.base } = await serve(root));
+    site.browser = await launch();
+  });
+  afterAll(async () => {
+    await site.browser?.close();
+    site.server?.close();
+  });
+  return site;
+}
+
+module.exports = { launch, open, servedRepository, CHROMIUM_ARGS, executablePath };

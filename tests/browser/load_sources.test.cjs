@@ -4,23 +4,13 @@
 // and `cache: '<name>'` keeps the files in that Cache API store: the second load fetches only
 // the file the folder does not have, and computes the same logits.
 const path = require('node:path');
-const { serve } = require('../../scripts/static_server.cjs');
-const { launch, open } = require('./chromium.cjs');
+const { open, servedRepository } = require('./chromium.cjs');
 
 const root = path.resolve(__dirname, '../..');
-let server, base, browser;
-
-beforeAll(async () => {
-  ({ server, url: base } = await serve(root));
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = servedRepository(root);
 
 test('a folder URL: progress, abort before and during, a named Cache API store', async () => {
-  const { page, errors } = await open(browser.context, `${base}/tests/browser/pages/blank.html`);
+  const { page, errors } = await open(site.browser.context, `${site.base}/tests/browser/pages/blank.html`);
   const result = await page.evaluate(async () => {
     const { loadAttention } = await import('/dist/index.js');
     const attn = await loadAttention({ threads: 1 });

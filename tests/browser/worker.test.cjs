@@ -5,24 +5,14 @@
 // from the page's origin (the bundler-style `new URL('./worker-entry.js', import.meta.url)`) and
 // from another origin (as from a CDN: the blob: worker that imports the script's URL).
 const path = require('node:path');
-const { serve } = require('../../scripts/static_server.cjs');
-const { launch, open } = require('./chromium.cjs');
+const { open, servedRepository } = require('./chromium.cjs');
 
 const root = path.resolve(__dirname, '../..');
-let server, base, browser;
-
-beforeAll(async () => {
-  ({ server, url: base } = await serve(root));
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = servedRepository(root);
 
 /** Runs the page's worker phase under a long-task observer, then the reference on the page. */
 async function workerRun(url) {
-  const { page, errors } = await open(browser.context, url);
+  const { page, errors } = await open(site.browser.context, url);
   await page.waitForFunction(() => window.ready === true);
   const longTasks = await page.evaluate(async () => {
     const tasks = [];
@@ -73,7 +63,7 @@ function expectSameAsPage(result) {
 }
 
 test('from the page\'s origin: the threaded build in the worker (the page is cross-origin isolated), no main-thread task over 50 ms while it loads and generates', async () => {
-  const { longTasks, result, errors } = await workerRun(`${base}/tests/browser/pages/worker.html`);
+  const { longTasks, result, errors } = await workerRun(`${site.base}/tests/browser/pages/worker.html`);
   expect(errors).toEqual([]);
   expect(result.variant).toBe('simd-threads');
   expect(result.threads).toBeGreaterThan(1);
@@ -84,7 +74,7 @@ test('from the page\'s origin: the threaded build in the worker (the page is cro
 }, 120000);
 
 test('a result\'s buffers are transferred, not copied: detached in the worker once sent', async () => {
-  const { page, errors } = await open(browser.context, `${base}/tests/browser/pages/worker.html`);
+  const { page, errors } = await open(site.browser.context, `${site.base}/tests/browser/pages/worker.html`);
   await page.waitForFunction(() => window.ready === true);
   const { spied, logits } = await page.evaluate(() => window.transfers());
   await page.close();
@@ -97,7 +87,7 @@ test('a result\'s buffers are transferred, not copied: detached in the worker on
 }, 120000);
 
 test('bad options are named: a misspelt one on the page, a bad value by the worker\'s loadAttention', async () => {
-  const { page, errors } = await open(browser.context, `${base}/tests/browser/pages/worker.html`);
+  const { page, errors } = await open(site.browser.context, `${site.base}/tests/browser/pages/worker.html`);
   await page.waitForFunction(() => window.ready === true);
   const r = await page.evaluate(() => window.badOptions());
   await page.close();
@@ -107,8 +97,8 @@ test('bad options are named: a misspelt one on the page, a bad value by the work
 }, 60000);
 
 test('from another origin (a CDN): the worker starts from a blob: URL importing the script', async () => {
-  const other = base.replace('127.0.0.1', 'localhost');
-  const { result, errors } = await workerRun(`${other}/tests/browser/pages/worker.html?lib=${encodeURIComponent(base)}`);
+  const other = site.base.replace('127.0.0.1', 'localhost');
+  const { result, errors } = await workerRun(`${other}/tests/browser/pages/worker.html?lib=${encodeURIComponent(site.base)}`);
   expect(errors).toEqual([]);
   expectSameAsPage(result);
 }, 120000);
