@@ -137,11 +137,12 @@ test('webpack 5, no config: no warnings ("Critical dependency") but its size hin
     (err, s) => (err ? reject(err) : resolve(s))));
   const { warnings, errors, assets } = stats.toJson({ all: false, warnings: true, errors: true, assets: true });
   expect(errors).toEqual([]);
-  // webpack's production build hints at any asset over 244 KiB: the SIMD .wasm files (263-284 KiB)
-  // are, and docs/loading.md says so (and how to quiet it). Since the chat templates' Jinja engine
-  // is bundled (about 60 KiB minified), the app's main.js passes it too: the hint may name it, up to
-  // a budget of 300 KiB; so does the worker's chunk (the library again, in the worker attention-wasm/worker
-  // starts: a numbered chunk), up to 320 KiB. No other warning.
+  // webpack's production build hints at any asset over 244 KiB: the .wasm files (357-500 KiB) are,
+  // and docs/loading.md says so (and how to quiet it). Since the chat templates' Jinja engine is
+  // bundled (about 60 KiB minified) and tokenizer.json's patterns run on the library's own
+  // linear-time regex engine, the app's main.js passes it too (307 KiB measured): the hint may name
+  // it, up to a budget of 320 KiB; so may the worker's chunk (the library again, in the worker
+  // attention-wasm/worker starts: a numbered chunk; 303 KiB), up to 320 KiB. No other warning.
   const hints = (m) => /^(asset size limit|entrypoint size limit|webpack performance recommendations)/.test(m);
   const messages = warnings.map((w) => w.message);
   expect(messages.filter((m) => !hints(m))).toEqual([]);
@@ -150,7 +151,7 @@ test('webpack 5, no config: no warnings ("Critical dependency") but its size hin
     const [, file, kib] = /^\s+(\S+) \((\d+) KiB\)$/.exec(line);
     if (file.endsWith('.wasm')) continue;
     const chunk = file.replace(/\.js$/, ''), worker = /^\d+$/.test(chunk);
-    expect({ file: worker ? 'the worker' : chunk, kib: Number(kib) <= (worker ? 320 : 300) }).toEqual({ file: worker ? 'the worker' : 'main', kib: true });
+    expect({ file: worker ? 'the worker' : chunk, kib: Number(kib) <= 320 }).toEqual({ file: worker ? 'the worker' : 'main', kib: true });
   }
   expect(assets.length).toBeLessThanOrEqual(7); // main.js, the worker's chunk, 3 .wasm, the threaded build's 2 scripts
   expectBrowserOnly(outDir);
