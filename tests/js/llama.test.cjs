@@ -237,6 +237,7 @@ describe('LlamaModel specifics', () => {
     await refused({ model_type: 'gemma3_text', hidden_act: undefined, use_bidirectional_attention: true }, /use_bidirectional_attention true \(an embedding model\) is not supported/);
     await refused({ num_key_value_heads: 3 }, /num_attention_heads \(4\) is not a multiple of num_key_value_heads \(3\)/);
     await refused({ use_sliding_window: true, sliding_window: 4 }, /use_sliding_window true is not supported for qwen2/);
+    await refused({ model_type: 'mistral', sliding_window: 1e12 }, /sliding_window must be a positive integer up to 1048576 or null, got 1000000000000/);
     await refused({ model_type: 'smollm3', no_rope_layers: [1, 0, 1] }, /config.json: no_rope_layers must be 2 values of 0 or 1 \(one per layer\), got Array\(3\)/);
     await refused({ model_type: 'qwen3_moe' }, /model_type "qwen3_moe" is not supported \(this library runs: gpt2, bert, bart, llama, qwen2, qwen3, mistral, phi3, smollm3, gemma3_text, gemma3\)/);
   });

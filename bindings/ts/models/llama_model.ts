@@ -201,7 +201,9 @@ function readSlidingWindow(c: Record<string, unknown>, type: LlamaModelType): nu
   if (type !== 'mistral' && type !== 'phi3' && !isGemma(type)) return 0;
   const w = c.sliding_window;
   if (w === undefined || w === null) return 0;
-  if (!Number.isInteger(w) || (w as number) < 1) throw new AttentionError(`config.json: sliding_window must be a positive integer or null, got ${show(w)}`);
+  // (bounded as the core's positions are: a larger window than any context is none, but must not wrap in int32)
+  if (!Number.isInteger(w) || (w as number) < 1 || (w as number) > 1 << 20)
+    throw new AttentionError(`config.json: sliding_window must be a positive integer up to 1048576 or null, got ${show(w)}`);
   return w as number;
 }
 
