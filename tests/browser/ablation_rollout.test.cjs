@@ -5,6 +5,7 @@
 // with bounding-box checks that the panel's tables fit the screen.
 // Screenshots: tests/browser/screenshots/ablation-<width>.png (and the panel alone: ablation-panel-<width>.png),
 // rollout-<width>.png, ablation-bert.png.
+const fs = require('node:fs');
 const path = require('node:path');
 const { demoSite, referenceGpt2, root, shots } = require('./demo_site.cjs');
 
@@ -80,6 +81,22 @@ describe.each([[1280, 800], [390, 844]])('at %ix%i', (width, height) => {
     expect(await page.$eval('.attn-svg[data-view="rollout"] text', (t) => t.textContent)).toMatch(/^Attention rollout, layers 1–4/);
     await expectInside(page, '#view', '.attn-svg[data-view="rollout"]', width);
     await shot(page, `rollout-${width}`);
+    if (width === 1280) {
+      // Its JSON export holds the rollout (every layer's, with the options), not the attention.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+      const json = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+      const L = reference.config.n_layer;
+      expect(download.suggestedFilename()).toMatch(/^attention-rollout-.*\.json$/);
+      expect(json.ids).toEqual(Array.from(r.tokens));
+      expect(json.tokens).toHaveLength(n);
+      expect(json.rollout.shape).toEqual([L, n, n]);
+      expect(json.rollout.options).toEqual({ heads: reference.config.n_head });
+      expect(json.layer).toBe(4);
+      expect(json.attention).toBeUndefined();
+      expect(json.rollout.data).toHaveLength(L * n * n);
+      json.rollout.data.forEach((v, i) => expect(Math.abs(v - rollout[i])).toBeLessThan(1e-6));
+      json.selectedLayer.rollout.forEach((v, i) => expect(v).toBe(json.rollout.data[3 * n * n + i]));
+    }
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -23,6 +23,24 @@ export function attentionDocument({ url, view, preset, modelName, causal, senten
   return doc;
 }
 
+/** "Through the layers": the attention rollout the view draws (L x n x n: row i of layer l, how much
+ * of each token reaches position i after layers 1..l), with the options it was computed with. */
+export function rolloutDocument({ url, modelName, causal, sentence, data: d, sel, rollout, run }) {
+  const n = d.tokens.length, L = d.nLayer, plane = n * n;
+  return {
+    generator: GENERATOR, url, model: modelName ?? undefined, view: 'rollout', sentence, tokens: d.tokens, ids: run?.ids, causal,
+    layer: sel.layer + 1, query: sel.query + 1,
+    rollout: {
+      shape: [L, n, n], layout: 'layer x query x key, row-major: after layers 1..l, how much of each token (key) reaches position (query)',
+      method: 'attention rollout (Abnar & Zuidema 2020): R_1 = Â_1, R_l = Â_l R_(l-1), Â_l = rows normalised of 0.5 x (layer l\'s attention averaged over its heads) + 0.5 x I',
+      // attentionRollout's options, and which attention it rolled out (an encoder-decoder's: the one shown).
+      options: { heads: d.nHead }, of: run?.attend ? `the ${run.attend}'s self-attention` : 'self-attention',
+      data: rollout,
+    },
+    selectedLayer: { layer: sel.layer + 1, shape: [n, n], rollout: rollout.slice(sel.layer * plane, (sel.layer + 1) * plane) },
+  };
+}
+
 /** "Compare sentences": the sentences and their similarity matrix. */
 export function similarityDocument({ url, modelName, compared }) {
   const k = compared.sentences.length;

@@ -1,7 +1,8 @@
 // The export buttons: the view on screen as SVG or PNG, and its numbers as JSON.
 import { SEED_TOKENS, TWO_HEADS } from '../seed_preset.js';
 import { svgText, svgToPng, jsonText, download, fileName } from '../export.js';
-import { attentionDocument, similarityDocument } from '../export_docs.js';
+import { attentionDocument, rolloutDocument, similarityDocument } from '../export_docs.js';
+import { rolloutOf } from '../views/rollout_view.js';
 import { stepsToSvg } from '../views/steps_svg.js';
 import { tokenLabel } from '../views/dom.js';
 import { viewNamed } from '../views/registry.js';
@@ -23,6 +24,10 @@ export function wireExports(page, ui) {
       if (!compared) return;
       doc = similarityDocument({ ...common, compared });
       about = compared.sentences[0] ?? '';
+    } else if (view === 'rollout' && !last.data.keyTokens) {
+      about = seedMode ? SEED_TOKENS.join(' ') : state.sentence;
+      doc = rolloutDocument({ ...common, causal: seedMode ? state.causal : page.info.causal, sentence: about, data: last.data, sel: last.sel,
+        rollout: rolloutOf(last.data), run: seedMode ? null : page.run });
     } else {
       about = seedMode ? SEED_TOKENS.join(' ') : state.sentence;
       doc = attentionDocument({
