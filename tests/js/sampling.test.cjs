@@ -88,6 +88,14 @@ test('minP: every sampled token has at least minP times the most likely token\'s
   expect((await model.generate(PROMPT, { prependBos: true, maxNewTokens: 8, temperature: 2, seed: 3, minP: 1 })).tokens).toEqual(greedy.tokens);
 }, 60000);
 
+test('the ranking sampling and predictNext use is the logits\' order, ties by lower id, for a handful and for the whole vocabulary', () => {
+  const run = model.run(PROMPT, { logitsToKeep: 1 });
+  const logits = Array.from(run.logits);
+  const order = logits.map((_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
+  // 5: one pass keeping the best; 300 and the whole row: the keyed sort of the row.
+  for (const k of [5, 300, logits.length]) expect(model.predictNext(run, k).map((p) => p.id)).toEqual(order.slice(0, k));
+});
+
 test('bad values are named errors, and the model stays usable', async () => {
   await expect(model.generate(PROMPT, { repetitionPenalty: 0 })).rejects.toThrow(/repetitionPenalty/);
   await expect(model.generate(PROMPT, { repetitionPenalty: -1 })).rejects.toThrow(/repetitionPenalty/);

@@ -3,7 +3,7 @@
 // chooses tokens: greedy, sampling (temperature, top-k, top-p, min-p, seeded, a repetition
 // penalty) or beam search, with a checkpoint's generation_config.json defaults.
 import { AttentionError } from '../errors.js';
-import { selectTop } from './predictions.js';
+import { rankIds, selectTop } from './predictions.js';
 import { is, show } from '../validate.js';
 import type { Rule, Rules } from '../validate.js';
 
@@ -168,8 +168,7 @@ export function penalizeRepeats(logits: Float32Array, seen: Iterable<number>, pe
  * penalizeRepeats.) */
 export function chooseToken(logits: ArrayLike<number>, o: Required<SamplingOptions>, random: () => number): number {
   if (o.temperature === 0) return argmax(logits);
-  const ids = Array.from({ length: logits.length }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
-  const keep = o.topK > 0 ? ids.slice(0, o.topK) : ids;
+  const keep = rankIds(logits, o.topK);
   const top = logits[keep[0]];
   const weights = keep.map((i) => Math.exp((logits[i] - top) / o.temperature));
   const total = weights.reduce((a, b) => a + b, 0);

@@ -31,12 +31,43 @@ export function topK(row: ArrayLike<number>, lse: number, k: number, text: (id: 
   return top.map((id) => ({ id, text: text(id), probability: Math.exp(row[id] - lse) }));
 }
 
-/** Every allowed id, most probable first (ties: lower id first; the sort is stable). */
+/** Every allowed id, most probable first (ties: lower id first). */
 function sortAll(logits: ArrayLike<number>, allowed?: (id: number) => boolean): number[] {
-  const ids: number[] = [];
-  for (let i = 0; i < logits.length; i++) if (!allowed || allowed(i)) ids.push(i);
-  return ids.sort((a, b) => logits[b] - logits[a]);
+  return rankIds(logits, 0, allowed);
 }
+
+/** The k most probable ids (k = 0: all), most probable first, ties by lower id: selectTop for a
+ * handful, else one sort of the whole row. The sort is of numbers, not of ids through a comparator
+ * (8x slower on a 50,257-token row, and sampling sorts a row per generated token): each key is the
+ * logit's bits mapped to an unsigned order (descending) times 2^20 plus the id, exact in a double. */
+export function rankIds(logits: ArrayLike<number>, k: number, allowed?: (id: number) => boolean): number[] {
+  if (k > 0 && k <= 64) return selectTop(logits, k, allowed);
+  const n = logits.length;
+  if (n > ID_SPAN) {  // past the keys' id field: the comparator sort
+    const ids: number[] = [];
+    for (let i = 0; i < n; i++) if (!allowed || allowed(i)) ids.push(i);
+    ids.sort((a, b) => logits[b] - logits[a] || a - b);
+    return k > 0 ? ids.slice(0, k) : ids;
+  }
+  const f = new Float32Array(1), u = new Uint32Array(f.buffer);
+  const keys = new Float64Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    if (allowed && !allowed(i)) continue;
+    f[0] = logits[i] + 0;  // -0 to 0: equal logits tie by id
+    const bits = u[0];
+    // Negative floats order by their bits upward; non-negative ones downward, ahead of them.
+    keys[m++] = ((bits & 0x80000000) ? bits : 0x7fffffff - bits) * ID_SPAN + i;
+  }
+  const sorted = keys.subarray(0, m).sort();
+  const count = k > 0 ? Math.min(k, m) : m;
+  const ids = new Array<number>(count);
+  for (let i = 0; i < count; i++) ids[i] = sorted[i] % ID_SPAN;
+  return ids;
+}
+
+/** One past the largest id rankIds packs into a key (2^20: 52 bits with the logit's 32). */
+const ID_SPAN = 1 << 20;
 
 /** The same first k ids as sortAll, for a small k, in one pass over the row (a vocabulary of tens
  * of thousands of tokens need not be sorted to show a handful; beam search takes 2 x beams). */
