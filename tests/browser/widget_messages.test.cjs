@@ -120,7 +120,7 @@ test('a view the model cannot show: a message naming the view and the model it n
     ['g-fill', { sentence: 'The cat sat.', view: 'fill' }, 'view="fill" needs a masked-language model (model="bert"); this model is gpt2 (brown-gpt2).'],
     ['b-next', { model: 'bert', sentence: 'The cat sat.', view: 'next' }, 'view="next" needs a model that predicts the next word (model="gpt2"); this model is bert (brown-bert).'],
     ['g-pron', { sentence: 'phone', view: 'pronounce' }, 'view="pronounce" needs the spelling-to-sound model (model="bart"); this model is gpt2 (brown-gpt2).'],
-    ['s-gen', { preset: 'seed', view: 'generate' }, 'view="generate" needs a model that predicts the next word (model="gpt2"); this is the tutorial’s example (preset="seed"), one attention layer and no model.'],
+    ['s-gen', { preset: 'seed', view: 'generate' }, 'view="generate" needs a model that writes text: a decoder (model="gpt2", model="llama") or the spelling-to-sound model (model="bart"); this is the tutorial’s example (preset="seed"), one attention layer and no model.'],
   ];
   for (const [id, attributes] of cases) await add(page, id, attributes);
   for (const [id, , message] of cases) {

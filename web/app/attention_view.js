@@ -15,9 +15,11 @@
 // groups and adds the rotation step to view="steps"; a GGUF file draws as a Llama-style model too:
 // model="hf:owner/name/file.gguf", model="hf:owner/name" with quant="Q4_K_M" (the repository's file
 // of that quantization), or a .gguf file's URL; hub="<address>" points Hub models at a mirror.
-// view="steps" follows the query's row through the steps; rows="all" shows every row. view="generate" (GPT-2) adds a "Continue the text" button: tokens stream
-// in one by one and the head view follows the newest token's attention; max-new (default 20),
-// temperature (default 0.8) and seed (default 1) shape the continuation. test="induction" or
+// view="steps" follows the query's row through the steps; rows="all" shows every row. view="generate"
+// (GPT-2, the Llama family; BART pronounces the chosen word) has a "Generate" button and a slider over
+// the steps: the chosen layer's and head's attention of the token written at each step, from the
+// decoding steps themselves (views/generate_view.js); max-new (default 20), temperature (default
+// 0.8) and seed (default 1) shape the continuation. test="induction" or
 // test="previous" (GPT-2, BERT; view="heatmap") checks the head: its test cells outlined, each row's
 // weight and their mean printed (head_test.js, the demo's "Test this head"); induction without a
 // sentence attribute reads random words written twice (seed picks the draw).
@@ -28,6 +30,7 @@ import { modelViewData, seedViewData, clampSelection } from './view_data.js';
 import { MODEL_URLS } from './model_urls.js';
 import { Blanks } from './masking.js';
 import { viewNamed, WIDGET_VIEWS, unavailableView } from './views/registry.js';
+import { stopGenerating } from './views/generate_view.js';
 import { StepsView } from './views/steps_view.js';
 import { VIEW_CSS } from './views/view_styles.js';
 import { el } from './views/dom.js';
@@ -56,9 +59,6 @@ const WIDGET_CSS = `
 .status.warning { color: #9a6700; }
 .unavailable { color: #9a6700; }
 .marks { color: #57606a; font-size: 12.5px; margin: 2px 0; }
-.generate-bar { display: flex; gap: 8px; align-items: center; margin: 2px 0 6px; }
-.generate-bar button { font: inherit; border: 1px solid #1f883d; background: #1f883d; color: #fff; border-radius: 6px; padding: 2px 12px; cursor: pointer; }
-.generate-bar button.stop { border-color: #8c959f; background: #fff; color: #1b1f24; }
 .head-test { font-size: 12.5px; margin: 2px 0 4px; padding: 4px 6px; border-left: 3px solid #1b1f24; background: #f6f8fa; }
 `;
 
@@ -88,8 +88,6 @@ class AttentionViewElement extends HTMLElement {
     this.local = {}; // selections made inside the widget (a clicked head, a chosen query)
     this.result = null;
     this.width = 0;
-    this.generation = null; // view="generate": the stream in progress
-    this.generated = 0;     // continuations started (each gets the next seed)
   }
 
   connectedCallback() {
@@ -105,13 +103,12 @@ class AttentionViewElement extends HTMLElement {
   disconnectedCallback() {
     this.connected = false;
     this.resizeObserver?.disconnect();
-    this.generation?.stop();
+    stopGenerating(this.body);
   }
 
   attributeChangedCallback() {
     // The initial attributes arrive before connectedCallback, which computes once for all of them.
     if (!this.connected) return;
-    this.generation?.stop();
     this.local = {};
     this.blanks = null;
     clearTimeout(this.timer);
@@ -254,14 +251,15 @@ class AttentionViewElement extends HTMLElement {
         this.compute();
       },
     };
-    const c = { data, sel, result: r, info: isSeed ? null : r.info, state: s, seed: isSeed, on, stepsView: () => this.stepsView(s, on) };
+    const c = { data, sel, result: r, info: isSeed ? null : r.info, state: s, seed: isSeed, on, stepsView: () => this.stepsView(s, on),
+      generate: view.name === 'generate' && !isSeed ? this.generation(s) : null };
     const unavailable = unavailableView(view, isSeed ? null : r.info);
     this.titleEl.textContent = unavailable ? '' : isSeed ? 'The tutorial’s example: write a poem' : view.title(c);
     this.backButton.hidden = Object.keys(this.local).length === 0;
 
     if (view.pane !== 'steps') this.steps = null;
     if (unavailable) this.body.replaceChildren(el('p', { class: 'unavailable', text: unavailable }));
-    else if (view.render(view.controls === 'generate' ? this.generateTarget() : this.body, c) === null) return;
+    else if (view.render(this.body, c) === null) return;
     // The demo opens views, not these messages (its panels show what this view would).
     this.setDemoLink(unavailable ? null : serializeState({ ...s, view: view.page === 'tab' ? s.view : 'heads', layer: sel.layer, head: sel.head }));
     this.showMarks();
@@ -292,54 +290,20 @@ class AttentionViewElement extends HTMLElement {
     return this.steps;
   }
 
-  /**
-   * view="generate": the Continue/Stop bar above the head view, which is drawn below it (the
-   * target returned). While the text grows, every new token is a new sentence for the widget (its
-   * run is superseded if the next token comes first), and the head view's query is the newest
-   * token (the model's default query is the last one).
-   */
-  generateTarget() {
-    if (!this.generateBar?.isConnected) {
-      this.continueButton = el('button', { type: 'button', text: 'Continue the text ▸', onclick: () => this.continueText() });
-      this.stopButton = el('button', { type: 'button', class: 'stop', text: 'Stop', hidden: true, onclick: () => this.generation?.stop() });
-      this.generateBar = el('div', { class: 'generate-bar' }, this.continueButton, this.stopButton);
-      this.generateView = el('div', {});
-      this.body.replaceChildren(this.generateBar, this.generateView);
-    }
-    this.continueButton.hidden = !!this.generation;
-    this.stopButton.hidden = !this.generation;
-    return this.generateView;
-  }
-
-  continueText() {
-    if (this.generation) return;
-    const s = this.state;
+  /** view="generate": what the view generates from (views/generate_view.js) and how: the
+   * max-new, temperature and seed attributes. */
+  generation(s) {
     const number = (name, fallback) => {
       const v = Number(this.getAttribute(name) ?? fallback);
       return Number.isFinite(v) ? v : fallback;
     };
-    let text = s.sentence;
-    this.generation = computeClient(WORKER_URL).generate({
-      modelUrl: this.modelUrl, text, maxNewTokens: Math.max(1, Math.round(number('max-new', 20))),
-      temperature: Math.max(0, number('temperature', 0.8)), seed: Math.round(number('seed', 1)) + this.generated++,
-    }, (token) => {
-      text += token.text;
-      Object.assign(this.local, { sentence: text, query: 'last' });
-      this.compute();
-    });
-    this.dataset.generating = '1';
-    this.draw();
-    this.generation.done.then((r) => {
-      if (r?.finishReason === 'eos') this.statusEl.textContent = 'The model ended the text (it predicted <|endoftext|>).';
-    }, (e) => {
-      this.statusEl.textContent = `Could not continue: ${e.message}`;
-      this.statusEl.classList.add('error');
-    }).finally(() => {
-      this.generation = null;
-      this.dataset.generating = '0';
-      this.dataset.continued = String(this.generated); // continuations finished, for scripts and tests
-      this.draw();
-    });
+    const text = s.model === 'bart' ? s.words : s.sentence, modelUrl = this.modelUrl;
+    return {
+      key: `${modelUrl}\n${text}\n${s.word}`,
+      request: { text, wordIndex: s.word, maxNewTokens: Math.max(1, Math.round(number('max-new', 20))),
+        temperature: Math.max(0, number('temperature', 0.8)), seed: Math.round(number('seed', 1)) },
+      start: (request, onEvent) => computeClient(WORKER_URL).generate({ modelUrl, ...request, attention: true }, onEvent),
+    };
   }
 
   /**
@@ -380,7 +344,6 @@ class AttentionViewElement extends HTMLElement {
 
   /** Forgets what was chosen inside the widget: back to its attributes. */
   back() {
-    this.generation?.stop();
     const recompute = ['sentence', 'seed', 'layer', 'word'].some((k) => k in this.local);
     this.local = {};
     this.blanks = null;

@@ -60,6 +60,7 @@ const sampling = samplingPanel(page, ui, { update });
 ui.switchHead.addEventListener('click', () => ablation.toggle());
 const render = pageRenderer(page, ui, {
   headTest, ablation, sampling, stateUrl: url.stateUrl, steps, afterPaint: work.afterPaint, requestRun: requests.requestRun,
+  startGeneration: (request, onEvent) => client.generate({ modelUrl: page.modelUrl, ...request, attention: true }, onEvent),
   // What the learner does inside a view.
   on: { select: (change) => update(change), selectWord: (i) => update({ word: i, query: null }), toggleMask },
 });

@@ -30,7 +30,7 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
     headLabels: null,
     // The labels are the cross-attention's (the view the model opens on); the other views have none.
     openingLabels: headLabels(heads, c.decoder_layers, c.decoder_attention_heads),
-    features: { pronounce: g2p, attend: true, crossTrained: true },
+    features: { pronounce: g2p, attend: true, crossTrained: true, generateView: true },
     facts: [['Shape', `${c.encoder_layers} encoder + ${c.decoder_layers} decoder layers × ${c.decoder_attention_heads} heads, d_model ${D}`],
       ['Vocabulary', `${Object.keys(vocab).length} symbols: letters in, phonemes (ARPAbet) out`]],
     text: {
@@ -41,13 +41,32 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
     },
   };
 
+  /** The text's words (each one pronounced) and the index of the chosen one. */
+  function wordsOf(text, wordIndex) {
+    const words = (g2p ? text.match(/[\p{L}']+/gu) : [text.trim()])?.filter(Boolean) ?? [];
+    if (!words.length) throw new Error('Type a word (letters only).');
+    return { words, chosen: Math.max(0, Math.min(words.length - 1, wordIndex | 0)) };
+  }
+
+  /**
+   * The generate view's steps for the chosen word (views/generate_view.js), greedy: the library's
+   * generate with attention (each step's decoder self-attention over ▶ and the phonemes before it,
+   * and its cross-attention over the letters, read from the KV-cache steps), handed to onToken as
+   * the decoder-only models stream theirs. Step t reads ▶ or phoneme t - 1 and writes phoneme t.
+   */
+  function generate({ text, wordIndex = 0, onToken }) {
+    const { words, chosen } = wordsOf(text, wordIndex);
+    const r = lm.generate(words[chosen].slice(0, info.maxTokens), { attention: true });
+    onToken({ start: { columns: ['▶'], rowBase: 1, nLayer: c.decoder_layers, nHead: c.decoder_attention_heads, keyTokens: r.sourceTexts, word: words[chosen] } });
+    r.tokenAttention.forEach(({ self, cross }, t) => onToken({ index: t, label: r.outputTexts[t], text: r.outputTexts[t], self, cross }));
+    return { finishReason: r.finished ? 'eos' : 'length', text: r.text };
+  }
+
   /** Words of the text, each pronounced; the chosen one also with its attention and a trace. */
   function run({ text, layer, wordIndex = 0, attend = 'cross', beams = 1, check = false, ablate = null }) {
     const kind = KINDS.includes(attend) ? attend : 'cross';
     const traceLayer = Math.max(0, Math.min(c.decoder_layers - 1, layer | 0));
-    const words = (g2p ? text.match(/[\p{L}']+/gu) : [text.trim()])?.filter(Boolean) ?? [];
-    if (!words.length) throw new Error('Type a word (letters only).');
-    const chosen = Math.max(0, Math.min(words.length - 1, wordIndex | 0));
+    const { words, chosen } = wordsOf(text, wordIndex);
     // The model's attention the view draws (the library's part), and the mask it applied there,
     // read right after the chosen word's pass (a later word's, or encoderOutput's, replaces it).
     const part = { encoder: 'self', decoder: 'decoder', cross: 'cross' }[kind];
@@ -108,5 +127,5 @@ export async function loadBart({ attn: attnReady, config: rawConfig, fetchFile, 
     return lm.run(r.sourceTokens, [c.decoder_start_token_id]).encoderOutput;
   }
 
-  return { info, run };
+  return { info, run, generate };
 }

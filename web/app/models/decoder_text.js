@@ -40,10 +40,25 @@ export function samplingList(lm, r, { temperature = 1, topK = 0 } = {}, n = 8) {
   return { temperature, topK, predictions: keep.slice(0, n).map((id, i) => ({ id, text: lm.tokenizer.tokenText(id), probability: weights[i] / total })) };
 }
 
-/** Continues `ids` (at most the context `P`) token by token; onToken streams each one. */
-export function continueIds(lm, ids, P, { maxNewTokens = 30, temperature = 0.8, topK = 40, seed = 1, signal, onToken }) {
+/**
+ * Continues `ids` (at most the context `P`) token by token; onToken streams each one. With
+ * `attention`, the events are the generate view's (views/generate_view.js): first
+ * { start: { columns: the prompt's token texts, rowBase: its length + 1, nLayer, nHead } }, then per
+ * token { index, token, text, label (its token text), self: L x H x (its position + 1) }, the
+ * library's tokenAttention read from the KV-cache step (the result leaves it out: the events carried it).
+ */
+export function continueIds(lm, ids, P, { maxNewTokens = 30, temperature = 0.8, topK = 40, seed = 1, signal, onToken, attention = false, columns = null }) {
   const room = P - ids.length;
   if (room < 1) throw new Error(`The text already fills the model's ${P} tokens.`);
-  return lm.generate(ids, { maxNewTokens: Math.min(maxNewTokens, room), temperature, topK, seed, signal,
-    onToken: ({ token, text: piece, index }) => onToken({ token, text: piece, index }) });
+  if (attention) {
+    const { nLayer, nHead } = decoderShape(lm.config);
+    onToken({ start: { columns: columns ?? ids.map((id) => lm.tokenizer.tokenText(id)), rowBase: ids.length + 1, nLayer, nHead } });
+  }
+  return lm.generate(ids, { maxNewTokens: Math.min(maxNewTokens, room), temperature, topK, seed, signal, ...(attention ? { attention: true } : {}),
+    onToken: ({ token, text: piece, index, attention: self }) => onToken(self
+      ? { token, text: piece, index, label: lm.tokenizer.tokenText(token), self } : { token, text: piece, index }),
+  }).then(({ tokenAttention, ...result }) => result);
 }
+
+/** Layers and query heads of a GPT-2 or a Llama-family config. */
+const decoderShape = (c) => ({ nLayer: c.n_layer ?? c.num_hidden_layers, nHead: c.n_head ?? c.num_attention_heads });

@@ -30,7 +30,7 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
     nLayer: L, nHead: H, dModel: C, maxTokens: P, causal: true, headLabels: headLabels(heads, L, H),
     // The one-token words of the label tool's induction probe ("test this head" draws from them).
     probeWords: Array.isArray(heads?.probe_words) ? heads.probe_words : null,
-    features: { next: true, cross: true, generate: true },
+    features: { next: true, cross: true, generate: true, generateView: true },
     facts: [['Shape', `${L} layers × ${H} heads, d_model ${C}, context ${P}`], ['Vocabulary', `${lm.config.vocab_size} tokens (byte-level BPE)`]],
     text: {
       sentenceHelp: 'Results follow your typing. The model sees <|endoftext|> first, as in training.',
@@ -104,7 +104,8 @@ export async function loadGpt2({ attn: attnReady, config: rawConfig, fetchFile, 
 
   /** Continues the text through the KV cache, token by token (onToken streams them). */
   function generate({ text, ...options }) {
-    return continueIds(lm, encode(text).ids, P, options);
+    const { ids } = encode(text);
+    return continueIds(lm, ids, P, { ...options, columns: texts(ids) });
   }
 
   return { info, run, generate };

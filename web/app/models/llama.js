@@ -75,7 +75,7 @@ export function llamaRunner(lm, { name, modelBytes, heads = null, gguf = null })
     probeWords: Array.isArray(heads?.probe_words) ? heads.probe_words : null,
     // What the rotation step needs to rotate a query or key to any position, as the core does.
     rotary: layerRotary(c, 0),
-    features: { next: true, generate: true, kvGroups: true, rotary: true },
+    features: { next: true, generate: true, generateView: true, kvGroups: true, rotary: true },
     facts: [
       ['Shape', `${L} layers × ${H} query heads sharing ${KV} key/value head${KV > 1 ? 's' : ''} (${H / KV} per group), d_model ${D}, context ${P}`],
       ['Block', `${family}: ${blockParts(c)}`],

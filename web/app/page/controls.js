@@ -34,7 +34,7 @@ export function syncControls(page, ui) {
   ui.marksLegend.hidden = !ui.marksLegend.textContent;
   ui.attendLabel.hidden = !features.attend;
   ui.attend.value = state.attend;
-  ui.continueButton.parentElement.hidden = seedMode || !features.generate;
+  ui.continueButton.parentElement.hidden = seedMode || !features.generate || page.view === 'generate'; // (the view has its own button)
   ui.sentence.readOnly = seedMode;
   ui.sentenceHelp.textContent = seedMode ? SEED_HELP : m?.text.sentenceHelp ?? '';
   ui.sentence.setAttribute('aria-readonly', seedMode ? 'true' : 'false');

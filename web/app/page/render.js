@@ -58,9 +58,18 @@ function maskOpener(page, steps) {
   };
 }
 
+/** The generate view's host part (views/generate_view.js): the text (an encoder-decoder's chosen
+ * word), the sampling panel's temperature and top-k, 20 new tokens. */
+function generation(page, start) {
+  const { state } = page, text = state[page.textKey];
+  return { key: `${page.modelUrl}\n${text}\n${state.word}`, start,
+    request: { text, wordIndex: state.word, maxNewTokens: 20, temperature: state.temperature, topK: state.topK, seed: 1 } };
+}
+
 /** deps: { headTest (head_test_panel.js), ablation (ablation_panel.js), stateUrl(), steps (the
- * StepsView), sampling (sampling_panel.js), on: the views' actions ({ select, selectWord, toggleMask }), afterPaint, requestRun }. */
-export function pageRenderer(page, ui, { headTest, ablation, sampling, stateUrl, steps, on, afterPaint, requestRun }) {
+ * StepsView), sampling (sampling_panel.js), on: the views' actions ({ select, selectWord, toggleMask }), afterPaint, requestRun,
+ * startGeneration(request, onEvent): the worker's generate for the page's model }. */
+export function pageRenderer(page, ui, { headTest, ablation, sampling, stateUrl, steps, on, afterPaint, requestRun, startGeneration }) {
   const openOnMask = maskOpener(page, steps);
   return function render() {
     const { state, run, seed } = page;
@@ -101,7 +110,7 @@ export function pageRenderer(page, ui, { headTest, ablation, sampling, stateUrl,
     if (page.generation && !view.streams) return;
     if (view.pane === 'steps') stepNotes(page, ui);
     const c = { data, sel, result: seedMode ? seed : run, info: seedMode ? null : m, state, seed: seedMode, on, stepsView: () => steps,
-      onlyQuery: page.generation ? sel.query : null };
+      onlyQuery: page.generation ? sel.query : null, generate: view.name === 'generate' ? generation(page, startGeneration) : null };
     if (view.needs.data === 'similarity') {
       c.result = comparison(page);
       c.emptyNote = el('p', { class: 'help', text: 'Type two or more sentences, one per line.' });

@@ -28,6 +28,7 @@ import { renderNextTokenView } from './next_token_view.js';
 import { renderFillMaskView } from './fill_mask_view.js';
 import { renderPronunciationView } from './pronunciation_view.js';
 import { renderSimilarityView } from './similarity_view.js';
+import { renderGenerateView } from './generate_view.js';
 import { kvSuffix } from './kv_groups.js';
 import { modelSteps, seedSteps } from '../view_data.js';
 import { splitWords } from '../masking.js';
@@ -111,12 +112,11 @@ export const VIEW_LIST = [
     },
   },
   {
-    // The host puts its Continue / Stop buttons over the target (the page has them beside the sentence).
-    name: 'generate', page: null, pane: 'graphic', needs: { data: 'attention', feature: 'generate', model: NEXT_WORD }, streams: true, controls: 'generate',
-    help: 'Continue the text: tokens stream in one by one and the head view follows the newest token’s attention.',
-    title: (c) => `Continue the text · layer ${c.sel.layer + 1} · ${headText(c)}: what “${c.data.tokens[c.sel.query] ?? ''}” attends to`,
-    // One query's lines (the newest token unless one was clicked): cheap to redraw per token.
-    render: (target, c) => ({ svg: renderHeadView(target, c.data, c.sel, c.on, { onlyQuery: c.sel.query }).svg }),
+    // Its own Generate button and step slider (views/generate_view.js); the host gives c.generate.
+    name: 'generate', page: 'tab', pane: 'graphic', needs: { data: 'attention', feature: 'generateView', model: 'a model that writes text: a decoder (model="gpt2", model="llama") or the spelling-to-sound model (model="bart")' },
+    help: 'The model writes token by token; move the slider over its steps. Each step shows, for the chosen layer and head, how the token written then attended to the tokens before it (from the attention the decoding step computed, not a run again), and below, the triangle of every step so far.',
+    title: (c) => `Generate, step by step · layer ${c.sel.layer + 1} · ${headText(c)}`,
+    render: (target, c) => renderGenerateView(target, c),
   },
 ];
 

@@ -101,4 +101,20 @@ button.mx-gap-open { font: 600 11px/1.2 system-ui, sans-serif; color: #0969da; b
 .pron-word { font-weight: 600; grid-row: span 2; align-self: center; overflow-wrap: anywhere; }
 .pron-arpabet { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
 .pron-ipa { color: #57606a; }
+/* The generate view (generate_view.js): its button, the step slider, a step's row as shaded text. */
+.gen-bar { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 2px 0 6px; font: 13px/1.4 system-ui, sans-serif; }
+.gen-bar button { font: inherit; border: 1px solid #1f883d; background: #1f883d; color: #fff; border-radius: 6px; padding: 3px 12px; cursor: pointer; }
+.gen-bar button.gen-stop { border-color: #8c959f; background: #fff; color: #1b1f24; }
+.gen-status { color: #57606a; }
+.gen-status.error { color: #cf222e; }
+.gen-slider-row { display: flex; align-items: center; gap: 8px; font: 600 13px/1.4 system-ui, sans-serif; margin: 4px 0; }
+.gen-slider { flex: 1; min-width: 0; }
+.gen-step-text { font-weight: 400; white-space: nowrap; min-width: 4.5em; }
+.gen-caption { font: 600 14px/1.4 system-ui, sans-serif; color: #1b1f24; margin: 6px 0 4px; overflow-wrap: anywhere; }
+.gen-part-title { font: 600 13px/1.3 system-ui, sans-serif; color: #1b1f24; margin: 10px 0 2px; }
+.gen-row { display: flex; flex-wrap: wrap; gap: 2px; font: 14px/1.3 system-ui, sans-serif; margin: 4px 0; }
+.gen-tok { padding: 1px 3px; border-radius: 3px; border: 1px solid #d0d7de; white-space: pre; max-width: 100%; overflow: hidden; text-overflow: ellipsis; }
+.gen-tok.gen-query { outline: 2px solid #bf8700; outline-offset: 0; }
+.gen-tok.gen-later { color: #8c959f; border-style: dashed; background: #fff; }
+.gen-top { font: 12.5px/1.4 system-ui, sans-serif; color: #424a53; margin: 2px 0 6px; overflow-wrap: anywhere; }
 `;
