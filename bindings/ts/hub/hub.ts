@@ -14,6 +14,7 @@ import { ByteSink, closedBeforeAnswer, fetchFailure, stopReason, Watch } from '.
 import type { StopReason } from './hub_fetch.js';
 import { checkModelFile, checkRepoPath } from '../loading/model_file_check.js';
 import type { HubCache, HubCacheEntry, HubCacheKey, HubPlatform } from '../runtime/platform.js';
+import { announcedSize, readChunks } from '../runtime/platform.js';
 // The platform's side of the Hub (its cache and environment) is declared with the Platform.
 export type { HubCache, HubCacheEntry, HubCacheKey, HubEnvironment, HubPlatform } from '../runtime/platform.js';
 import { is, show } from '../validate.js';
@@ -380,9 +381,7 @@ export class HubRepo {
     t.etag = response.headers.get('etag') ?? undefined;
     t.contentType = response.headers.get('content-type');
     t.status = response.status;
-    const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
-    const length = Number(response.headers.get('content-length'));
-    t.total = !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+    t.total = announcedSize(response);
     if (t.total !== undefined) {
       try {
         this.limitFile(t, t.total);
@@ -404,26 +403,14 @@ export class HubRepo {
    * or null at the body's end; throws (after stopping the transfer) for anything else. */
   private async readBody(t: Transfer, sink: ByteSink, response: Response, watch: Watch): Promise<unknown> {
     if (!response.body) throw new HubError(`${t.url} answered with no body`, 'http', t.url, response.status);
-    const reader = response.body.getReader();
-    try {
-      for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (e) {
-          const stopped = watch.stopped();
-          if (stopped) throw this.stoppedError(t.url, stopped, sink.length, t.total);
-          return e;
-        }
-        if (chunk.done) return null;
-        watch.touch();
-        this.take(t, sink, chunk.value);
-        this.options.onProgress?.({ file: t.file, loaded: sink.length, total: t.total, done: false });
-      }
-    } catch (e) {
-      await reader.cancel().catch(() => {}); // stop the transfer (a bomb, a stall, a callback's error) now
-      throw e;
-    }
+    const cut = await readChunks(response.body, (chunk) => {
+      watch.touch();
+      this.take(t, sink, chunk);
+      this.options.onProgress?.({ file: t.file, loaded: sink.length, total: t.total, done: false });
+    });
+    const stopped = cut === null ? null : watch.stopped();
+    if (stopped) throw this.stoppedError(t.url, stopped, sink.length, t.total);
+    return cut;
   }
 
   /** Counts one chunk against the limits and keeps it. */

@@ -140,7 +140,7 @@ async function drain(response: Response): Promise<void> {
 }
 
 /** The size an answer announces, unless it is compressed (Content-Length is then the packed size). */
-function announcedSize(response: Response): number | undefined {
+export function announcedSize(response: Response): number | undefined {
   const length = Number(response.headers.get('content-length'));
   const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
   return !encoded && response.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
@@ -154,27 +154,39 @@ export async function fetchBytes(href: string, options: ReadOptions = {}): Promi
   if (!response.body) return new Uint8Array(await response.arrayBuffer());
   const total = announcedSize(response);
   const sink = new ByteSink(total);
-  const reader = response.body.getReader();
+  const cut = await readChunks(response.body, (chunk) => {
+    sink.append(chunk);
+    onProgress?.(sink.length, total);
+  });
+  if (cut !== null) {
+    if (signal?.aborted) throw stoppedReading(href, signal);
+    throw new AttentionError(`could not fetch ${href}: the transfer failed after ${sink.length} bytes (${(cut as Error).message})`);
+  }
+  if (total !== undefined && sink.length !== total)
+    throw new AttentionError(`could not fetch ${href}: ${sink.length} of the ${total} bytes announced arrived (cut off)`);
+  return sink.bytes();
+}
+
+/** Hands a body's chunks to `take` as they arrive. Returns the error that broke the transfer (the
+ * caller names it, or resumes), or null at the body's end; a throw from `take` (a limit, a
+ * callback's error) stops the transfer at once and propagates. */
+export async function readChunks(body: ReadableStream<Uint8Array>, take: (chunk: Uint8Array) => void): Promise<unknown> {
+  const reader = body.getReader();
   try {
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
       } catch (e) {
-        if (signal?.aborted) throw stoppedReading(href, signal);
-        throw new AttentionError(`could not fetch ${href}: the transfer failed after ${sink.length} bytes (${(e as Error).message})`);
+        return e;
       }
-      if (chunk.done) break;
-      sink.append(chunk.value);
-      onProgress?.(sink.length, total);
+      if (chunk.done) return null;
+      take(chunk.value);
     }
   } catch (e) {
-    await reader.cancel().catch(() => {});  // a callback's error or an abort: the transfer stops now
+    await reader.cancel().catch(() => {});
     throw e;
   }
-  if (total !== undefined && sink.length !== total)
-    throw new AttentionError(`could not fetch ${href}: ${sink.length} of the ${total} bytes announced arrived (cut off)`);
-  return sink.bytes();
 }
 
 /** The chunks of a readable stream (a fetch body, a Blob's), released when the reader stops early. */
