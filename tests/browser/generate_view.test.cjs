@@ -4,8 +4,10 @@
 // tokens): brown-gpt2, brown-llama (or its random stand-in), and BART's decoder self- and
 // cross-attention. The page asks the worker for one generation and no run while it streams and the
 // slider moves: every Worker message the page posts is counted.
-// Screenshots: tests/browser/screenshots/generate-gpt2-1280.png, generate-llama-390.png,
-// generate-bart-1280.png, generate-widget-390.png.
+// The view's JSON export holds every step's attention as generate() gave it.
+// Screenshots (tests/browser/screenshots/): generate-gpt2-1280.png and -390.png, generate-llama-390.png
+// and -1280.png, generate-bart-1280.png, generate-widget-390.png.
+const fs = require('node:fs');
 const path = require('node:path');
 const { demoSite, root, shots } = require('./demo_site.cjs');
 const { llamaFolder } = require('./llama_demo_model.cjs');
@@ -16,6 +18,7 @@ const site = demoSite('web-test-generate');
 const { demo } = site;
 const api = require(path.join(root, 'dist/index.cjs'));
 const PROMPT = 'The jury said that the city';
+const SIZES = { 1280: 800, 390: 844 };
 const NEW = 20; // the page's new tokens per generation
 const models = {};
 
@@ -116,9 +119,25 @@ describe.each([
     // One generation, no run of the text: not per token, not per step of the slider.
     const after = (await posted(page)).slice(before.length);
     expect([count(after, 'generate'), count(after, 'run')]).toEqual([1, 0]);
-    await expectFits(page, '#view .generate-view, #view .gen-triangle svg, #view .gen-row, #view .gen-slider', width);
-    await page.$eval('#view', (v) => v.scrollIntoView());
-    await site.shot(page, `generate-${model}-${width}`, { fullPage: width > 400 });
+    // The JSON export: every step's attention, as generate() gave it.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+    const json = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+    expect([json.view, json.text, json.settings.temperature, json.step, json.layer, json.head]).toEqual(['generate', PROMPT, 0, T - 1, layer + 1, head + 1]);
+    expect(json.steps.map((x) => x.token)).toEqual(want.tokens);
+    json.steps.forEach((x, t) => {
+      expect(x.attention.shape).toEqual([lm.config.n_layer ?? lm.config.num_hidden_layers, H, ids.length + t + 1]);
+      expectRow(x.attention.data, Array.from(want.tokenAttention[t]), `exported step ${t + 1}`);
+    });
+    // At both sizes: nothing past the screen's edge.
+    for (const w of [width, width === 1280 ? 390 : 1280]) {
+      if (w !== width) {
+        await page.setViewportSize({ width: w, height: SIZES[w] });
+        await page.waitForFunction((px) => Math.abs(document.querySelector('#view .gen-triangle svg').getBoundingClientRect().right) <= px, w);
+      }
+      await expectFits(page, '#view .generate-view, #view .gen-triangle svg, #view .gen-row, #view .gen-slider', w);
+      await page.$eval('#view', (v) => v.scrollIntoView());
+      await site.shot(page, `generate-${model}-${w}`, { fullPage: w > 400 });
+    }
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -152,7 +171,9 @@ test('the widget (view="generate") draws the same rows, with no run per token', 
   const lm = models.gpt2, layer = 1, head = 0;
   const ids = [lm.bosTokenId, ...lm.tokenizer.encode('The old man walked')];
   const want = await lm.generate(ids, { maxNewTokens: 8, temperature: 0, attention: true });
-  const { page, errors } = await demo('', { page: 'embed-example.html', width: 390, height: 844 });
+  fs.writeFileSync(path.join(site.dir, 'generate-widget.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">\n'
+    + '<script type="module" src="attention-view.js"></script>\n<body></body>\n');
+  const { page, errors } = await demo('', { page: 'generate-widget.html', width: 390, height: 844 });
   await page.evaluate(([l, h]) => {
     const v = document.createElement('attention-view');
     v.id = 'gen';

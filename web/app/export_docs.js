@@ -41,6 +41,27 @@ export function rolloutDocument({ url, modelName, causal, sentence, data: d, sel
   };
 }
 
+/** The generate view: every step's attention as the decoding step computed it (generate()'s
+ * tokenAttention), with the settings, the tokens written and the step and head on screen. */
+export function generationDocument({ url, modelName, text, record: g }) {
+  const { start, steps } = g, L = start.nLayer, H = start.nHead;
+  const entry = (x, t) => {
+    const n = start.rowBase + t;
+    return {
+      step: t + 1, token: x.token, text: x.label, queryPosition: n,
+      attention: { shape: [L, H, n], layout: 'layer x head x key (positions 1..queryPosition), row-major', data: x.self },
+      ...(x.cross ? { crossAttention: { shape: [L, H, start.keyTokens.length], layout: 'layer x head x source token, row-major', data: x.cross } } : {}),
+    };
+  };
+  return {
+    generator: GENERATOR, url, model: modelName, view: 'generate', text, ...(start.word ? { word: start.word } : {}),
+    settings: { maxNewTokens: g.request.maxNewTokens, temperature: g.request.temperature, topK: g.request.topK, seed: g.request.seed },
+    finishReason: g.ended, tokens: [...start.columns, ...steps.map((x) => x.label)], ...(start.keyTokens ? { sourceTokens: start.keyTokens } : {}),
+    step: g.step + 1, layer: g.layer + 1, head: g.head === 'all' ? 'all' : g.head + 1,
+    steps: steps.map(entry),
+  };
+}
+
 /** "Compare sentences": the sentences and their similarity matrix. */
 export function similarityDocument({ url, modelName, compared }) {
   const k = compared.sentences.length;

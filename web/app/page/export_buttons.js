@@ -1,8 +1,9 @@
 // The export buttons: the view on screen as SVG or PNG, and its numbers as JSON.
 import { SEED_TOKENS, TWO_HEADS } from '../seed_preset.js';
 import { svgText, svgToPng, jsonText, download, fileName } from '../export.js';
-import { attentionDocument, rolloutDocument, similarityDocument } from '../export_docs.js';
+import { attentionDocument, generationDocument, rolloutDocument, similarityDocument } from '../export_docs.js';
 import { rolloutOf } from '../views/rollout_view.js';
+import { generationRecord } from '../views/generate_view.js';
 import { stepsToSvg } from '../views/steps_svg.js';
 import { tokenLabel } from '../views/dom.js';
 import { viewNamed } from '../views/registry.js';
@@ -24,6 +25,11 @@ export function wireExports(page, ui) {
       if (!compared) return;
       doc = similarityDocument({ ...common, compared });
       about = compared.sentences[0] ?? '';
+    } else if (view === 'generate') {
+      const record = generationRecord(ui.graphic);
+      if (!record) return; // (nothing generated yet)
+      about = state[page.textKey];
+      doc = generationDocument({ ...common, text: about, record });
     } else if (view === 'rollout' && !last.data.keyTokens) {
       about = seedMode ? SEED_TOKENS.join(' ') : state.sentence;
       doc = rolloutDocument({ ...common, causal: seedMode ? state.causal : page.info.causal, sentence: about, data: last.data, sel: last.sel,

@@ -30,6 +30,15 @@ export function renderGenerateView(target, c) {
   return { svg: s.svg ?? null };
 }
 
+/** What target's generation holds, for the JSON export (export_docs.js), or null before one:
+ * { request (its settings), start, steps, step (chosen, 0-based), ended, layer, head (as drawn) }. */
+export function generationRecord(target) {
+  const s = sessions.get(target);
+  if (!s?.start || !s.steps.length) return null;
+  const { request, start, steps, step, ended } = s, { layer, head } = s.root.dataset;
+  return { request, start, steps, step, ended, layer: Number(layer) - 1, head: head === 'all' ? 'all' : Number(head) - 1 };
+}
+
 /** Stops target's generation, if one is running (the widget leaving the page). */
 export function stopGenerating(target) {
   sessions.get(target)?.handle?.stop();
@@ -58,7 +67,7 @@ function begin(s, target) {
   if (s.handle) return;
   const g = s.c.generate;
   Object.assign(s, { steps: [], start: null, step: 0, follow: true, ended: null, error: null });
-  const request = { ...g.request, seed: (g.request.seed ?? 1) + s.runs++ };
+  const request = s.request = { ...g.request, seed: (g.request.seed ?? 1) + s.runs++ };
   s.handle = g.start(request, (e) => {
     if (sessions.get(target) !== s) return;
     if (e.start) s.start = e.start;
