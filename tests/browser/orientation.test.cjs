@@ -2,9 +2,10 @@
 // picture, with the measured quality of web/models/<model>/quality.json and a link to the card; the
 // card page opening with that summary and its file tables last; on a phone the picture first (the
 // fill-in-the-blank and pronunciation inputs above it, the model choice after it); the pieces of a
-// word grouped in the token strip and byte chips explained. At 1280x800 and 390x844.
-// Screenshots: tests/browser/screenshots/orientation-<model>-<width>.png, card-<model>.png,
-// tokens-<model>.png.
+// word grouped in the token strip and byte chips explained; on a laptop (issue 37) the picture
+// starting on the first screen; at either size no control over another. At 1280x800 and 390x844.
+// Screenshots: tests/browser/screenshots/orientation-<model>-<width>.png, first-screen-<model>-<width>.png
+// (the first screen only), card-<model>.png, tokens-<model>.png.
 const fs = require('node:fs');
 const path = require('node:path');
 const { demoSite, root } = require('./demo_site.cjs');
@@ -27,6 +28,27 @@ function figures(q) {
 
 const top = (page, selector) => page.$eval(selector, (e) => e.getBoundingClientRect().top + window.scrollY);
 
+// The parts of the controls and the view's head, in the order a reader meets them on a laptop; and
+// the items of the rows that wrap (the model choice, the pickers).
+const BLOCKS = ['#orientation', '#model-choice', '#hub-panel > summary', '.sentence-head', '#sentence', '#pair-row',
+  '.tokens-head', '#tokens', '.pickers', '.tabs-row', '#view-help', '#label-glossary', '#view-graphic svg'];
+const ROWS = ['#model-choice > label', '.pickers > *', '[role=tablist] > *', '.export > *'];
+
+/** Pairs of shown boxes that overlap (by more than a pixel): among BLOCKS, and among each row's items. */
+function overlapsOn(page) {
+  return page.evaluate(([blocks, rows]) => {
+    const shown = (e) => e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+    const box = (e) => ({ e, r: e.getBoundingClientRect() });
+    const name = (e) => e.id || e.className || e.tagName;
+    const clash = (list) => list.flatMap((a, i) => list.slice(i + 1).filter((b) =>
+      Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left) > 1 && Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top) > 1)
+      .map((b) => `${name(a.e)} / ${name(b.e)}`));
+    const found = clash(blocks.map((s) => document.querySelector(s)).filter(shown).map(box));
+    for (const s of rows) found.push(...clash([...document.querySelectorAll(s)].filter(shown).map(box)));
+    return found;
+  }, [BLOCKS, ROWS]);
+}
+
 describe.each(SIZES)('at %ix%i', (width, height) => {
   test.each(BOXES)('%s: the box says what the model is and how good, above the picture, and links the card', async (model, folder) => {
     const q = qualityOf(folder);
@@ -38,6 +60,10 @@ describe.each(SIZES)('at %ix%i', (width, height) => {
     expect(box.text).toContain(`${(q.parameters / 1e6).toFixed(1)} million weights`);
     for (const f of figures(q)) expect(box.text).toContain(f);
     expect(await top(page, '#orientation')).toBeLessThan(await top(page, '#view-graphic svg'));
+    // On a laptop's first screen: the header, the box and the controls leave room for the picture
+    // (it starts at least 100 px above the fold); on either screen no control covers another.
+    if (width === 1280) expect(await top(page, '#view-graphic svg')).toBeLessThan(height - 100);
+    expect(await overlapsOn(page)).toEqual([]);
     // The page does not scroll sideways, and the box fits its width.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     expect(await page.$eval('#orientation', (e) => e.scrollWidth <= e.clientWidth)).toBe(true);
@@ -48,6 +74,7 @@ describe.each(SIZES)('at %ix%i', (width, height) => {
       expect(glossary.h).toBeLessThan(glossary.line * 1.6);
     }
     await shot(page, `orientation-${folder}-${width}`);
+    await shot(page, `first-screen-${folder}-${width}`, { fullPage: false });
 
     // The card page opens with the same summary under its title; the file tables come last.
     await page.goto(box.card);
@@ -68,9 +95,12 @@ describe.each(SIZES)('at %ix%i', (width, height) => {
   });
 });
 
-test('the tutorial preset says it is hand-set numbers with nothing to measure', async () => {
-  const { page, errors } = await demo('?preset=seed');
+test('the tutorial preset says it is hand-set numbers with nothing to measure, its picture on the first screen', async () => {
+  const { page, errors } = await demo('?preset=seed', { width: 1280, height: 800 });
   expect(await page.$eval('#orientation', (e) => e.textContent)).toMatch(/Nothing was trained/);
+  expect(await top(page, '#view-graphic svg')).toBeLessThan(700);
+  expect(await overlapsOn(page)).toEqual([]);
+  await shot(page, 'first-screen-seed-1280', { fullPage: false });
   expect(errors).toEqual([]);
   await page.close();
 });

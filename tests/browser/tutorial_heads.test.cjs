@@ -2,6 +2,7 @@
 // a layer of 2 heads with d_k = 1 and d_v = 2, so Concat is 3 × 4 and a 4 × 2 W^O mixes the heads.
 // Every number the step view prints for each head (Q, K, V, the weights, Z, Concat, the output) is
 // recomputed here in float64 from the X and the weight slices the page prints, within 1e-4.
+// The head picker offers both heads, undimmed, and steps back again with one.
 // At 1280x800 and 390x844. Screenshots: tests/browser/screenshots/tutorial-two-heads-<width>.png.
 const { demoSite, stepRow } = require('./demo_site.cjs');
 
@@ -30,6 +31,9 @@ test.each([[1280, 800], [390, 844]])('at %ix%i: two heads with d_k = 1, d_v = 2,
   for (const head of [1, 2]) {
     const { page, errors } = await demo(`?preset=seed&dkdv=1&view=steps&head=${head}`, { width, height });
     expect(await page.$eval('#dkdv', (c) => c.checked)).toBe(true);
+    // The head picker offers the two heads, undimmed (the tutorial's one head dimmed it before).
+    expect(await page.$eval('#head', (s) => ({ disabled: s.disabled, opacity: getComputedStyle(s).opacity, value: s.value, n: s.options.length })))
+      .toEqual({ disabled: false, opacity: '1', value: String(head - 1), n: 3 });
     const shapes = await page.$$eval('#steps-body [data-step]', (fs) => Object.fromEntries(fs.map((f) => [f.dataset.step, f.dataset.shape])));
     expect(shapes).toMatchObject({ wQ: '2x1', wK: '2x1', wV: '2x2', q: '3x1', k: '3x1', v: '3x2', z: '3x2', concat: '3x4', wO: '4x2', output: '3x2' });
     const x = await matrix(page, 'x', 3);
@@ -61,6 +65,7 @@ test('switching the two heads off gives the tutorial\'s one head back', async ()
   await page.click('#dkdv');
   await site.settled(page);
   expect(await page.$eval('#steps-body [data-step="concat"]', (f) => f.dataset.shape)).toBe('3x2');
+  expect(await page.$eval('#head', (s) => [s.disabled, getComputedStyle(s).opacity])).toEqual([true, '0.6']);
   expect(await page.evaluate(() => location.search)).not.toContain('dkdv');
   expect(errors).toEqual([]);
   await page.close();
