@@ -135,7 +135,7 @@ describe.each([
         await page.waitForFunction((px) => Math.abs(document.querySelector('#view .gen-triangle svg').getBoundingClientRect().right) <= px, w);
       }
       await expectFits(page, '#view .generate-view, #view .gen-triangle svg, #view .gen-row, #view .gen-slider', w);
-      await page.$eval('#view', (v) => v.scrollIntoView());
+      await page.$eval('.tabs-row', (v) => v.scrollIntoView());
       await site.shot(page, `generate-${model}-${w}`, { fullPage: w > 400 });
     }
     expect(errors).toEqual([]);

@@ -106,6 +106,7 @@ function draw(s) {
   // (data-token: the id written at the step, for scripts and tests; an encoder-decoder's steps carry none)
   Object.assign(s.root.dataset, { layer: String(layer + 1), head: head === 'all' ? 'all' : String(head + 1), token: String(steps[s.step].token ?? '') });
   const t = s.step, who = `layer ${layer + 1} · ${head === 'all' ? 'all heads (their mean)' : `head ${head + 1}`}`;
+  s.slider.setAttribute('aria-valuetext', `step ${t + 1} of ${T}: ${tokenLabel(steps[t].label)}`); // (what a screen reader says)
   const columns = [...start.columns, ...steps.map((x) => x.label)];
   const n = start.rowBase + t; // the step's row: its query is column n - 1
   const parts = [el('p', { class: 'gen-caption', text: bart
