@@ -5,12 +5,16 @@
 // widgets. Both must draw the attention the library computes, with no error and nothing fetched
 // from the author's origin but the page. A second page there imports attention-wasm/worker from
 // the "CDN" and generates in the worker it starts (a blob: worker importing the CDN's script; the
-// page is not cross-origin isolated, so the single-thread build).
+// page is not cross-origin isolated, so the single-thread build). Then the places tutorials live,
+// each page built from the code docs/widget.md shows: a Jupyter notebook (nbconvert), an Observable
+// notebook (its parser and runtime) and an MDX page built as Docusaurus builds one
+// (tutorial_platforms.mjs).
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { launch, open } = require('./chromium.cjs');
-const { installPackedApp, servePage, serveSelfHosted } = require('./packed_app.cjs');
+const { installPackedApp, servePage, serveSelfHosted, root, run } = require('./packed_app.cjs');
+const { serveFolder } = require('./static_folder.cjs');
 
 let app, cdn, author, workerPage, browser;
 const SENTENCE = 'The cat sat on the mat.';
@@ -54,6 +58,37 @@ afterAll(async () => {
 });
 
 const rowsOf = (page, id) => page.$eval(id, (v) => [...v.shadowRoot.querySelectorAll('.attn-row')].map((r) => r.dataset.weights.split(',').map(Number)));
+
+/** The `lang` code blocks of docs/widget.md's section `heading`, the CDN's address made the local "CDN"'s. */
+function documented(heading, lang) {
+  const section = fs.readFileSync(path.join(root, 'docs/widget.md'), 'utf8').split(/^## /m).find((s) => s.startsWith(heading));
+  const blocks = [...section.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map((m) => m[1]);
+  expect(blocks.length).toBeGreaterThan(0);
+  return blocks.map((b) => b.replaceAll('https://cdn.jsdelivr.net/npm/attention-wasm@0.2', `${cdn.url}/attention-wasm`));
+}
+
+/** A page built by tutorial_platforms.mjs from `input`, served on its own plain origin. */
+async function platformPage(input) {
+  const dir = fs.mkdtempSync(path.join(app.dir, `${input.kind}-`));
+  fs.writeFileSync(path.join(dir, 'input.json'), JSON.stringify(input));
+  await run(process.execPath, [path.join(__dirname, 'tutorial_platforms.mjs'), dir]);
+  return { ...(await serveFolder(dir)), html: fs.readFileSync(path.join(dir, 'index.html'), 'utf8') };
+}
+
+/** Opens `url`, waits for its one widget to draw; returns the page, the widget's rows, failed requests and console errors. */
+async function widgetOn(url) {
+  const { page, errors } = await open(browser.context, 'about:blank');
+  const failed = [];
+  page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+  await page.goto(url);
+  await page.waitForFunction(() => document.querySelector('attention-view')?.dataset.ready === '1', null, { timeout: 90000 });
+  return { page, rows: await rowsOf(page, 'attention-view'), failed, errors };
+}
+
+const sumsToOne = (rows) => {
+  expect(rows.length).toBeGreaterThan(0);
+  rows.forEach((r) => expect(Math.abs(r.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-4));
+};
 
 test('two widgets render on another origin from the installed package alone', async () => {
   const { page, errors } = await open(browser.context, 'about:blank');
@@ -146,15 +181,9 @@ test('in a Jupyter notebook: a cell\'s IPython.display.HTML output, as nbconvert
   }
   const rendered = await servePage(fs.readFileSync(path.join(dir, 'tutorial.html'), 'utf8'));
   try {
-    const { page, errors } = await open(browser.context, 'about:blank');
-    const failed = [];
-    page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url().replace(rendered.url, '<notebook>')}`); });
-    await page.goto(rendered.url);
-    await page.waitForFunction(() => document.getElementById('w-nb')?.dataset.ready === '1', null, { timeout: 90000 });
-    const rows = await rowsOf(page, '#w-nb');
+    const { page, rows, failed, errors } = await widgetOn(rendered.url);
     await page.close();
-    expect(rows.length).toBeGreaterThan(0);
-    rows.forEach((r) => expect(Math.abs(r.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-4));
+    sumsToOne(rows);
     // The notebook page's own extras: Debian's nbconvert names its copies of require.js and MathJax
     // by file: URLs, which a page served over http may not load, and the page names no icon (the
     // browser's /favicon.ico is a 404 here). The widget needs none of them; nothing else may fail.
@@ -163,5 +192,50 @@ test('in a Jupyter notebook: a cell\'s IPython.display.HTML output, as nbconvert
     expect(errors.filter((e) => !own(e))).toEqual([]);
   } finally {
     rendered.server.close();
+  }
+}, 120000);
+
+test('in an Observable notebook: the documented cells, through Observable\'s parser and runtime, draw the widget from the "CDN"', async () => {
+  const site = await platformPage({ kind: 'observable', cells: documented('In an Observable notebook', 'javascript').map((c) => c.trim()) });
+  try {
+    const { page, rows, failed, errors } = await widgetOn(site.url);
+    // Each cell's output is in the inspector's node: the script's module, then the element.
+    const cells = await page.$$eval('#notebook > .observablehq', (ns) => ns.map((n) => ({ error: n.classList.contains('observablehq--error'), text: n.textContent.slice(0, 60), widget: !!n.querySelector('attention-view') })));
+    const workers = page.workers().map((w) => w.url());
+    await page.screenshot({ path: path.join(__dirname, 'screenshots', 'widget-observable.png'), fullPage: true }).catch(() => {});
+    await page.close();
+    expect(cells.map((c) => c.error)).toEqual([false, false]);
+    expect(cells[0].text).toMatch(/^widget =\s*Module/);
+    expect(cells[1].widget).toBe(true);
+    sumsToOne(rows);
+    expect(workers).toEqual([expect.stringMatching(/^blob:/)]); // the CDN's worker.js, started as cross-origin scripts allow
+    expect(failed).toEqual([]);
+    expect(errors).toEqual([]);
+  } finally {
+    site.server.close();
+  }
+}, 120000);
+
+test('in an MDX page built as Docusaurus builds it (MDX compiled, rendered to HTML, hydrated by React 19): the widget draws, no error', async () => {
+  const [config] = documented('In an MDX page', 'javascript');
+  const [, src, type] = /src: '([^']+)', type: '(\w+)'/.exec(config);
+  const [mdx] = documented('In an MDX page', 'mdx');
+  const site = await platformPage({ kind: 'mdx', mdx, scripts: [{ src, type }] });
+  try {
+    // The element is in the HTML the build wrote, with its attributes and its fallback text.
+    expect(site.html).toMatch(/<attention-view sentence="The cat sat on the mat" layer="3" head="2"><p>Interactive attention view: needs JavaScript.<\/p><\/attention-view>/);
+    const { page, rows, failed, errors } = await widgetOn(site.url);
+    const state = await page.$eval('attention-view', (v) => ({ title: v.shadowRoot.querySelector('.title').textContent, fallback: v.querySelector('p').offsetHeight }));
+    const workers = page.workers().map((w) => w.url());
+    await page.screenshot({ path: path.join(__dirname, 'screenshots', 'widget-mdx.png'), fullPage: true }).catch(() => {});
+    await page.close();
+    sumsToOne(rows);
+    expect(state.title).toMatch(/layer 3/i);
+    expect(state.fallback).toBe(0); // the reader sees the view, not the no-JavaScript text
+    expect(workers).toEqual([expect.stringMatching(/^blob:/)]);
+    expect(failed).toEqual([]);
+    expect(errors).toEqual([]); // a hydration mismatch would be reported here
+  } finally {
+    site.server.close();
   }
 }, 120000);
