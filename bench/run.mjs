@@ -35,7 +35,7 @@ const HELP = `usage: npm run bench -- [--quick] [--workloads a,b] [--engines x,y
              (ours-simd, ours-simd-Nt, ort-fused/plain-1t/Nt; --engines does not apply there)
   e.g. --workloads encoder: only the encoder (MiniLM-L6-shaped BERT) on the engines that run it;
        --workloads generate: only GPT-2-small text generation (tokens/s, time to first token)
-       --workloads generate-families: Qwen3, Gemma 3 and SmolLM3 of SmolLM2-135M's size against its Llama (decode, f32 and q8)`;
+       --workloads generate-families: Qwen3, Gemma 3, SmolLM3 and Phi-3 of SmolLM2-135M's size against its Llama (decode, f32 and q8)`;
 
 function options() {
   const { values } = parseArgs({

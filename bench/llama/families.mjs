@@ -4,7 +4,7 @@
 // family within 10 % of a Llama of the same size and precision". One random model per family at
 // SmolLM2-135M's size (weights.mjs SMOLLM2_SIZED: Llama, and Qwen3 with q/k norms, Gemma 3 with its
 // four norms a layer, scaled embeddings, GeGLU and windowed layers, SmolLM3 with its unrotated
-// layers), loaded by this package in Node (SIMD build, one thread) from a safetensors checkpoint
+// layers, Phi-3 with fused projections and 3/4 of each head rotated), loaded by this package in Node (SIMD build, one thread) from a safetensors checkpoint
 // at each dtype, 64 prompt ids then `new-tokens` greedy tokens: decode tokens/s. The families take
 // turns within a round (the order rotated each round), each loaded afresh, so that a machine whose
 // load changes moves every family alike; the figure is each family's median over the rounds, and

@@ -69,7 +69,7 @@ export function permuteRotary(x, heads, cols) {
 }
 
 /** general.architecture of a config's model_type (llama.cpp's converter's choice). */
-const GGUF_ARCH = { llama: 'llama', mistral: 'llama', qwen2: 'qwen2', qwen3: 'qwen3', gemma3_text: 'gemma3', smollm3: 'smollm3' };
+const GGUF_ARCH = { llama: 'llama', mistral: 'llama', qwen2: 'qwen2', qwen3: 'qwen3', gemma3_text: 'gemma3', smollm3: 'smollm3', phi3: 'phi3' };
 export function ggufArchitecture(c) {
   const arch = GGUF_ARCH[c.model_type];
   if (!arch) throw new Error(`no GGUF architecture for model_type ${c.model_type}`);
@@ -91,12 +91,20 @@ const GEMMA_PARTS = {
   'pre_feedforward_layernorm.weight': 'ffn_norm.weight', 'post_feedforward_layernorm.weight': 'post_ffw_norm.weight',
 };
 
+// Phi-3's fused projections stay whole: qkv_proj as attn_qkv, gate_up_proj (gate rows first) as ffn_up.
+const PHI3_PARTS = {
+  'input_layernorm.weight': 'attn_norm.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
+  'self_attn.qkv_proj.weight': 'attn_qkv.weight', 'self_attn.o_proj.weight': 'attn_output.weight',
+  'mlp.gate_up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
+};
+const PARTS = { gemma3: GEMMA_PARTS, phi3: PHI3_PARTS };
+
 /** The GGUF name of a Hugging Face tensor name (in a file of config `c`'s architecture; default Llama). */
 export function ggufName(hf, c = { model_type: 'llama' }) {
   const fixed = { 'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight' };
   if (fixed[hf]) return fixed[hf];
   const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hf);
-  const part = (ggufArchitecture(c) === 'gemma3' ? GEMMA_PARTS : LAYER_PARTS)[m?.[2]];
+  const part = (PARTS[ggufArchitecture(c)] ?? LAYER_PARTS)[m?.[2]];
   if (!part) throw new Error(`no GGUF name for ${hf}`);
   return `blk.${m[1]}.${part}`;
 }
@@ -139,6 +147,30 @@ export function vocabMetadata(V) {
   };
 }
 
+const isLongrope = (c) => !!c.rope_scaling && (c.rope_scaling.rope_type ?? c.rope_scaling.type) === 'longrope';
+
+/** Phi-3's keys as convert_hf_to_gguf.py's Phi3MiniModel writes them: the rotated dims
+ * (int(partial_rotary_factor x hidden) // heads), the original context, the window (0 for none),
+ * and with longrope the cos/sin scale it computes from the context ratio (config.json's own
+ * attention_factor is not read). */
+function phi3Metadata(c) {
+  const original = c.original_max_position_embeddings ?? c.rope_scaling?.original_max_position_embeddings ?? c.max_position_embeddings;
+  const scale = c.max_position_embeddings / original;
+  return {
+    'phi3.rope.dimension_count': { type: 'u32', value: Math.floor(Math.trunc((c.partial_rotary_factor ?? 1) * c.hidden_size) / c.num_attention_heads) },
+    'phi3.rope.scaling.original_context_length': { type: 'u32', value: original },
+    'phi3.attention.sliding_window': { type: 'u32', value: c.sliding_window ?? 0 },
+    ...(isLongrope(c) ? { 'phi3.rope.scaling.attn_factor': { type: 'f32', value: scale > 1 ? Math.sqrt(1 + Math.log(scale) / Math.log(original)) : 1 } } : {}),
+  };
+}
+
+/** Phi-3's longrope factors as its converter writes them: two F32 tensors, ahead of the weights. */
+function ropeFactorTensors(c) {
+  if (ggufArchitecture(c) !== 'phi3' || !isLongrope(c)) return [];
+  return [['rope_factors_long.weight', c.rope_scaling.long_factor], ['rope_factors_short.weight', c.rope_scaling.short_factor]]
+    .map(([name, v]) => ({ name, hf: null, dims: [v.length], type: GGML_TYPE.F32, bytes: () => encode(GGML_TYPE.F32, new Float32Array(v)) }));
+}
+
 /** Key-values for a model of config `c` (Hugging Face's config.json fields) stored as `fileType`, under its architecture's prefix. */
 export function llamaMetadata(c, fileType, name = `random-${c.model_type}`) {
   const u32 = (value) => ({ type: 'u32', value });
@@ -166,6 +198,7 @@ export function llamaMetadata(c, fileType, name = `random-${c.model_type}`) {
     [`${arch}.attention.layer_norm_rms_epsilon`]: { type: 'f32', value: c.rms_norm_eps },
     [`${arch}.rope.freq_base`]: { type: 'f32', value: c.rope_theta },
     ...(arch === 'gemma3' ? { [`${arch}.attention.sliding_window`]: u32(c.sliding_window) } : {}),
+    ...(arch === 'phi3' ? phi3Metadata(c) : {}),
     ...vocabMetadata(c.vocab_size),
   };
 }
@@ -179,7 +212,7 @@ export function llamaMetadata(c, fileType, name = `random-${c.model_type}`) {
 export function llamaGgufTensors(c, fileType, values = (hf, shape) => llamaTensor(c, hf, shape), codec = null) {
   if (!(fileType in FILE_TYPE)) throw new Error(`GGUF type ${fileType}: expected one of ${Object.keys(FILE_TYPE).join(', ')}`);
   const types = matrixTypes(c, fileType);
-  return llamaShapes(c).map(([hf, shape]) => {
+  return [...ropeFactorTensors(c), ...llamaShapes(c).map(([hf, shape]) => {
     const name = ggufName(hf, c), typeName = shape.length === 1 ? 'F32' : types[name], type = GGML_TYPE[typeName];
     const bytes = () => {
       let x = values(hf, shape);
@@ -191,5 +224,5 @@ export function llamaGgufTensors(c, fileType, values = (hf, shape) => llamaTenso
       return codec.encodeWeights(x, { type: typeName, cols: shape[1] });
     };
     return { name, hf, dims: [...shape].reverse(), type, bytes };
-  });
+  })];
 }

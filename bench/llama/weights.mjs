@@ -33,7 +33,14 @@ export const TINY_GEMMA3 = {
 };
 /** SmolLM3: four layers, the 4th without rotary positions. */
 export const TINY_SMOLLM3 = { ...TINY_LLAMA, model_type: 'smollm3', num_hidden_layers: 4, no_rope_layer_interval: 4 };
-export const TINY_FAMILIES = { llama: TINY_LLAMA, qwen3: TINY_QWEN3, gemma3: TINY_GEMMA3, smollm3: TINY_SMOLLM3 };
+/** Phi-4-mini's kind of Phi-3: fused qkv_proj and gate_up_proj, 3/4 of each head rotated, longrope
+ * (the short factors within the 512-position original context, as llama.cpp picks them for a
+ * context no longer than it). */
+export const TINY_PHI3 = {
+  ...TINY_LLAMA, model_type: 'phi3', partial_rotary_factor: 0.75, max_position_embeddings: 4096, original_max_position_embeddings: 512,
+  rope_scaling: { rope_type: 'longrope', short_factor: [1, 1.1, 1.3, 1.6, 2, 2.5], long_factor: [1, 2, 4, 8, 16, 32] },
+};
+export const TINY_FAMILIES = { llama: TINY_LLAMA, qwen3: TINY_QWEN3, gemma3: TINY_GEMMA3, smollm3: TINY_SMOLLM3, phi3: TINY_PHI3 };
 
 /** The same families at SmolLM2-135M's size (its shapes; the decode bench's rows). */
 export const SMOLLM2_SIZED = {
@@ -44,10 +51,13 @@ export const SMOLLM2_SIZED = {
     sliding_window: 512, sliding_window_pattern: 6, query_pre_attn_scalar: 64, hidden_activation: 'gelu_pytorch_tanh', final_logit_softcapping: null,
   },
   smollm3: { ...SMOLLM2_135M, model_type: 'smollm3', no_rope_layer_interval: 4 },
+  // (Phi-4-mini's 3/4 of each head rotated; its fused projections hold the same values as Llama's three and two)
+  phi3: { ...SMOLLM2_135M, model_type: 'phi3', partial_rotary_factor: 0.75 },
 };
 
 const isGemma = (c) => c.model_type === 'gemma3_text';
 const hasQkNorm = (c) => c.model_type === 'qwen3' || isGemma(c);
+const isPhi3 = (c) => c.model_type === 'phi3';
 
 /** The bench's prompt: `n` ids spread over the vocabulary, none of the three specials (0-2). */
 export const benchPrompt = (c, n = 64) => Array.from({ length: n }, (_, i) => 3 + ((i * 7919 + 11) % (c.vocab_size - 3)));
@@ -59,13 +69,16 @@ export function llamaShapes(c) {
   const list = [['model.embed_tokens.weight', [V, D]]];
   for (let l = 0; l < c.num_hidden_layers; l++) {
     const p = `model.layers.${l}.`;
-    list.push([`${p}input_layernorm.weight`, [D]], [`${p}self_attn.q_proj.weight`, [H * hd, D]],
-      [`${p}self_attn.k_proj.weight`, [KV * hd, D]], [`${p}self_attn.v_proj.weight`, [KV * hd, D]]);
+    list.push([`${p}input_layernorm.weight`, [D]]);
+    if (isPhi3(c)) list.push([`${p}self_attn.qkv_proj.weight`, [(H + 2 * KV) * hd, D]]);
+    else list.push([`${p}self_attn.q_proj.weight`, [H * hd, D]], [`${p}self_attn.k_proj.weight`, [KV * hd, D]], [`${p}self_attn.v_proj.weight`, [KV * hd, D]]);
     if (hasQkNorm(c)) list.push([`${p}self_attn.q_norm.weight`, [hd]], [`${p}self_attn.k_norm.weight`, [hd]]);
     list.push([`${p}self_attn.o_proj.weight`, [D, H * hd]], [`${p}post_attention_layernorm.weight`, [D]]);
     // (Gemma 3's post_attention_layernorm is on the attention's output; its MLP has a norm before and after)
     if (isGemma(c)) list.push([`${p}pre_feedforward_layernorm.weight`, [D]], [`${p}post_feedforward_layernorm.weight`, [D]]);
-    list.push([`${p}mlp.gate_proj.weight`, [F, D]], [`${p}mlp.up_proj.weight`, [F, D]], [`${p}mlp.down_proj.weight`, [D, F]]);
+    if (isPhi3(c)) list.push([`${p}mlp.gate_up_proj.weight`, [2 * F, D]]);
+    else list.push([`${p}mlp.gate_proj.weight`, [F, D]], [`${p}mlp.up_proj.weight`, [F, D]]);
+    list.push([`${p}mlp.down_proj.weight`, [D, F]]);
   }
   list.push(['model.norm.weight', [D]]);
   if (!c.tie_word_embeddings) list.push(['lm_head.weight', [V, D]]);

@@ -171,7 +171,7 @@ export class AttentionModule {
       const room = WASM_MEMORY_LIMIT - this.mod.HEAPU8.byteLength;
       if ((options.dtype ?? 'auto') === 'auto' && weights > room)
         throw new AttentionError(`loadModel: ${name} holds ${(weights / 2 ** 20).toFixed(0)} MiB of weights, more than the ${(room / 2 ** 20).toFixed(0)} MiB the WebAssembly memory can still grow by (its limit is ${WASM_MEMORY_LIMIT / 2 ** 30} GiB); nothing was read past its header`, 'too-large');
-      const model = await this.create(ggufStreamFiles(gguf), options);
+      const model = await this.create(await ggufStreamFiles(gguf), options);
       options.onProgress?.({ file, loaded: stream.size ?? 0, total: stream.size, done: true });
       return model;
     } finally {

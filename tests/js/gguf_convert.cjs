@@ -22,12 +22,27 @@ const GEMMA_LAYER = {
   'post_feedforward_layernorm.weight': 'post_ffw_norm.weight',
 };
 
+// Phi-3's fused projections, kept whole (gguf-py's tensor_mapping: qkv_proj -> attn_qkv, gate_up_proj -> ffn_up).
+const PHI3_LAYER = {
+  'input_layernorm.weight': 'attn_norm.weight', 'self_attn.qkv_proj.weight': 'attn_qkv.weight', 'self_attn.o_proj.weight': 'attn_output.weight',
+  'post_attention_layernorm.weight': 'ffn_norm.weight', 'mlp.gate_up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
+};
+
 /** llama.cpp's name for a Hugging Face tensor name. */
 function ggufName(hf, arch = 'llama') {
   const top = { 'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight' };
   if (top[hf]) return top[hf];
   const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hf);
-  return `blk.${m[1]}.${(arch === 'gemma3' ? GEMMA_LAYER : LAYER)[m[2]]}`;
+  return `blk.${m[1]}.${(arch === 'gemma3' ? GEMMA_LAYER : arch === 'phi3' ? PHI3_LAYER : LAYER)[m[2]]}`;
+}
+
+/** Phi-3's longrope factors as its converter writes them: two F32 tensors, before the weights. */
+function ropeFactorSpecs(config) {
+  const r = config.rope_scaling;
+  if (!r || (r.rope_type ?? r.type) !== 'longrope') return [];
+  // (a factor list left out is a tensor left out: files the reader must refuse)
+  return [['rope_factors_long.weight', r.long_factor], ['rope_factors_short.weight', r.short_factor]].filter(([, v]) => v).map(([name, v]) => (
+    { name, dims: [v.length], type: GGML.F32, data: Buffer.from(new Float32Array(v).buffer).toString('base64') }));
 }
 
 /** The converter's permute: within each head of d rows, stored row 2i + k is row k d/2 + i (whole rows of any bytes). */
@@ -56,7 +71,7 @@ function writeLlamaGguf(attn, file, config, tensors, typeOf, { shards = 1, folde
     return { name: ggufName(hf, arch), dims: [...shape].reverse(), type: GGML[type], data: Buffer.from(bytes).toString('base64') };
   });
   const out = execFileSync(process.execPath, [path.join(__dirname, 'gguf_model_write.mjs')], {
-    input: JSON.stringify({ file, arch, config, folder, shards, tensors: specs }), maxBuffer: 1 << 27,
+    input: JSON.stringify({ file, arch, config, folder, shards, tensors: [...(arch === 'phi3' ? ropeFactorSpecs(config) : []), ...specs] }), maxBuffer: 1 << 27,
   });
   return JSON.parse(out.toString());
 }

@@ -279,6 +279,62 @@ test.each([
   }
 });
 
+/** brown-llama's tensors with each layer's q/k/v rows in one qkv_proj and its gate and up rows in
+ * one gate_up_proj, as Phi-3 stores them. */
+function fusedBrownTensors(layers) {
+  const tensors = brownTensors();
+  const fuse = (p, parts, into) => {
+    const list = parts.map((n) => tensors[p + n]);
+    const values = new Float32Array(list.reduce((n, t) => n + t.values.length, 0));
+    let at = 0;
+    for (const t of list) values.set(t.values, at), at += t.values.length;
+    for (const n of parts) delete tensors[p + n];
+    tensors[p + into] = { shape: [list.reduce((n, t) => n + t.shape[0], 0), list[0].shape[1]], values };
+  };
+  for (let l = 0; l < layers; l++) {
+    fuse(`model.layers.${l}.`, ['self_attn.q_proj.weight', 'self_attn.k_proj.weight', 'self_attn.v_proj.weight'], 'self_attn.qkv_proj.weight');
+    fuse(`model.layers.${l}.`, ['mlp.gate_proj.weight', 'mlp.up_proj.weight'], 'mlp.gate_up_proj.weight');
+  }
+  return tensors;
+}
+
+// Phi-3 as Phi-4-mini is: fused projections, half of each head rotated (rope.dimension_count 10 of
+// 20), longrope with an original context of 4 positions. Its converter's file: attn_qkv and ffn_up
+// whole, the factors as two F32 tensors ahead of the weights, attn_factor as a key. A 3-token call
+// rotates with the short factors, a 9-token one with the long (Hugging Face's rule), both scaled by
+// sqrt(1 + ln 16 / ln 4). Read streamed from its path (the factors read ahead) and from its bytes.
+test('phi3 (fused qkv and gate_up, half of each head rotated, longrope short and long): equal to the same checkpoint as a folder', async () => {
+  const brown = JSON.parse(fs.readFileSync(path.join(BROWN, 'config.json'), 'utf8'));
+  const config = { ...brown, model_type: 'phi3', partial_rotary_factor: 0.5, max_position_embeddings: 64, original_max_position_embeddings: 4,
+    rope_scaling: { rope_type: 'longrope', short_factor: [1, 1.5, 2, 3, 5], long_factor: [2, 4, 8, 16, 40] } };
+  const tensors = fusedBrownTensors(config.num_hidden_layers);
+  const file = path.join(dir, 'brown-phi3.gguf');
+  writeLlamaGguf(file, config, tensors, () => 'F32', { arch: 'phi3' });
+  const folder = fs.mkdtempSync(path.join(dir, 'phi3-'));
+  fs.writeFileSync(path.join(folder, 'model.safetensors'), safetensors(Object.fromEntries(Object.entries(tensors).map(([n, t]) => [n, { shape: t.shape, data: t.values }]))));
+  fs.writeFileSync(path.join(folder, 'config.json'), JSON.stringify(config));
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(BROWN, f), path.join(folder, f));
+  const reference = await mod.loadModel(folder, { dtype: 'f32' });
+  const models = [await mod.loadModel(file), await mod.loadModel(new Uint8Array(fs.readFileSync(file)))];
+  try {
+    const ids = reference.tokenizer.encode('The jury said the city was well handled in 1962');
+    expect(ids.length).toBeGreaterThanOrEqual(9);
+    for (const model of models) {
+      expect(model.config).toMatchObject({ model_type: 'phi3', fused_projections: true, rotary_dim: 10, sliding_window: 0,
+        rope_scaling: { type: 'longrope', originalMaxPositionEmbeddings: 4, shortFactor: config.rope_scaling.short_factor, longFactor: config.rope_scaling.long_factor } });
+      expect(model.config.rope_scaling.attentionFactor).toBeCloseTo(Math.sqrt(1 + Math.log(16) / Math.log(4)), 6);
+      for (const n of [3, 9]) {  // within the original context (short factors), past it (long)
+        const x = model.run(ids.slice(0, n)).logits, y = reference.run(ids.slice(0, n)).logits;
+        let err = 0, top = 0;
+        for (let i = 0; i < y.length; i++) err = Math.max(err, Math.abs(x[i] - y[i])), top = Math.max(top, Math.abs(y[i]));
+        expect(err / top).toBeLessThan(1e-5);  // one network at F32 (the attention factor went through an f32 key)
+      }
+    }
+  } finally {
+    for (const m of [...models, reference]) m.dispose();
+  }
+});
+
 describe('GGUF files the Llama family cannot run get named errors', () => {
   test('a file whose weights cannot fit the WebAssembly memory is refused after its header, before its data', async () => {
     // A header announcing 4 GiB of F32 embeddings, then a little data, sent without a size.
@@ -302,11 +358,28 @@ describe('GGUF files the Llama family cannot run get named errors', () => {
     }
   });
 
+  test('phi3: longrope factors of the wrong length, or one without the other', async () => {
+    const brown = JSON.parse(fs.readFileSync(path.join(BROWN, 'config.json'), 'utf8'));
+    const config = { ...brown, model_type: 'phi3', partial_rotary_factor: 0.5, max_position_embeddings: 64, original_max_position_embeddings: 4 };
+    const embed = { 'model.embed_tokens.weight': { shape: [4, brown.hidden_size], values: new Float32Array(4 * brown.hidden_size) } };
+    const cases = [
+      [{ short_factor: [1, 1, 1, 1], long_factor: [1, 1, 1, 1] }, 'GGUF: tensor rope_factors_long.weight must be 5 F32 values (half of phi3.rope.dimension_count, 10), got F32 of shape [4]'],
+      [{ long_factor: [1, 2, 3, 4, 5] }, 'GGUF: a phi3 file has either both rope_factors_long.weight and rope_factors_short.weight (longrope) or neither; this one has only rope_factors_long.weight'],
+      [{ short_factor: [1, 1, 1, 1, 1], long_factor: [1, 2, 0, 4, 5] }, 'GGUF: tensor rope_factors_long.weight must hold positive numbers, got [1, 2, 0, 4, 5]'],
+    ];
+    for (const [i, [factors, message]] of cases.entries()) {
+      const file = path.join(dir, `bad-phi3-${i}.gguf`);
+      writeLlamaGguf(file, { ...config, rope_scaling: { rope_type: 'longrope', ...factors } }, embed, () => 'F32', { arch: 'phi3' });
+      await expect(mod.loadModel(file)).rejects.toThrow(message);  // streamed
+      await expect(mod.loadModel(new Uint8Array(fs.readFileSync(file)))).rejects.toThrow(message);
+    }
+  });
+
   test('an architecture no family runs, and bytes that are not GGUF', async () => {
     const file = path.join(dir, 'other-arch.gguf');
     const json = JSON.stringify([{ file, metadata: { 'general.architecture': { type: 'string', value: 'mamba' } }, tensors: [] }]);
     execFileSync(process.execPath, [path.join(__dirname, 'gguf_write.mjs')], { input: json });
-    await expect(mod.loadModel(file)).rejects.toThrow('GGUF: general.architecture "mamba" is not supported (this library runs: llama, qwen2, qwen3, smollm3, gemma3)');
+    await expect(mod.loadModel(file)).rejects.toThrow('GGUF: general.architecture "mamba" is not supported (this library runs: llama, qwen2, qwen3, smollm3, gemma3, phi3)');
     await expect(mod.loadModel(new Uint8Array([1, 2, 3, 4, 5]))).rejects.toThrow('loadModel: bytes given as the source must be a GGUF file');
     await expect(mod.loadModel(path.join(dir, 'absent.gguf'))).rejects.toThrow('absent.gguf');
   });

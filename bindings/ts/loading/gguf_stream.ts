@@ -1,6 +1,7 @@
 // A GGUF file read as its bytes arrive: the header from the first bytes (parseGgufHeader says how
 // many it needs), then each tensor's bytes in file order, handed on one tensor at a time and
-// dropped once taken. A model loads from it holding the chunks of one tensor at most, never the file.
+// dropped once taken. A model loads from it holding the chunks of one tensor at most, never the file
+// (and, when its config needs a small tensor first, the first bytes of data up to that tensor).
 import { AttentionError } from '../errors.js';
 import type { ByteStream } from '../runtime/platform.js';
 import { stoppedReading } from '../runtime/platform.js';
@@ -84,11 +85,18 @@ export interface GgufStream {
   header: GgufHeader;
   /** Each tensor with its bytes (a fresh array), in file order, once; the read ends with the last. */
   tensors(): AsyncGenerator<{ info: GgufTensorInfo; bytes: Uint8Array }>;
+  /** A copy of one small tensor's bytes before tensors() runs (a model's config may need them:
+   * Phi-3's rope factors). The bytes before it stay held for tensors(), so it must end within the
+   * file's first AHEAD_LIMIT bytes of data, or a named error says so. */
+  tensorAhead(name: string): Promise<Uint8Array>;
   /** Stops reading (when the caller gives up early). */
   close(): Promise<void>;
 }
 
 const FIRST_READ = 1 << 20;
+/** How far into the data section tensorAhead reads (and holds): llama.cpp's converter writes the
+ * tensors a config needs first, in the first kilobytes. */
+export const AHEAD_LIMIT = 64 << 20;
 
 /** Opens a GGUF stream: reads until its header parses (named errors as parseGguf's). */
 export async function openGgufStream(stream: ByteStream, options: StreamOptions): Promise<GgufStream> {
@@ -105,13 +113,14 @@ export async function openGgufStream(stream: ByteStream, options: StreamOptions)
     }
     const found = header;
     const order = [...found.tensors.values()].sort((a, b) => a.offset - b.offset);
+    const truncatedIn = (info: GgufTensorInfo) => new AttentionError(
+      `GGUF: ${options.name} ends at byte ${queue.arrived}, inside tensor "${info.name}" (bytes ${info.offset} to ${info.offset + info.byteLength}): truncated?`);
     return {
       header: found,
       async *tensors() {
         try {
           for (const info of order) {
-            if (!(await queue.fill(info.offset + info.byteLength)))
-              throw new AttentionError(`GGUF: ${options.name} ends at byte ${queue.arrived}, inside tensor "${info.name}" (bytes ${info.offset} to ${info.offset + info.byteLength}): truncated?`);
+            if (!(await queue.fill(info.offset + info.byteLength))) throw truncatedIn(info);
             const bytes = queue.copy(info.offset, info.byteLength);
             queue.drop(info.offset + info.byteLength);
             yield { info, bytes };
@@ -120,6 +129,15 @@ export async function openGgufStream(stream: ByteStream, options: StreamOptions)
         } finally {
           await queue.close();
         }
+      },
+      async tensorAhead(name: string) {
+        const info = found.tensors.get(name);
+        if (!info) throw new AttentionError(`GGUF: ${options.name} has no tensor "${name}"`);
+        const end = info.offset + info.byteLength;
+        if (end - found.dataOffset > AHEAD_LIMIT)
+          throw new AttentionError(`GGUF: tensor "${name}" ends ${((end - found.dataOffset) / 2 ** 20).toFixed(0)} MiB into ${options.name}'s data, and it is needed before the weights: a streamed read holds at most the first ${AHEAD_LIMIT / 2 ** 20} MiB for it (load the file as bytes instead)`);
+        if (!(await queue.fill(end))) throw truncatedIn(info);
+        return queue.copy(info.offset, info.byteLength);
       },
       close: () => queue.close(),
     };

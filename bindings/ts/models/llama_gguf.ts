@@ -1,14 +1,23 @@
 // The Llama family from a GGUF file (llama.cpp's format): its metadata read as the config.json the
 // same checkpoint has on the Hub, its tensors under Hugging Face's names, held as stored (Q4_K stays
 // Q4_K), and the tokenizer from tokenizer.ggml.*. Architectures: "llama" (also Mistral's and
-// SmolLM2's files), "qwen2", "qwen3", "smollm3" and "gemma3".
+// SmolLM2's files), "qwen2", "qwen3", "smollm3", "gemma3" and "phi3" (Phi-3 and Phi-4-mini).
 //
 // llama.cpp rotates adjacent pairs (2i, 2i + 1) of each head's dims; Hugging Face rotates the
 // halves (i, i + d/2). So that both compute one network, llama.cpp's converter stores the "llama"
 // architecture's q_proj and k_proj rows (and biases) permuted: within each head, stored row 2i + k
 // is the checkpoint's row k d/2 + i (k = 0, 1). The rows are moved back here, whole, in whatever
 // type they are stored: a row is whole blocks. Qwen2's and Qwen3's are stored as they are
-// (llama.cpp rotates their halves, as Hugging Face), and so are Gemma 3's.
+// (llama.cpp rotates their halves, as Hugging Face), and so are Gemma 3's and Phi-3's.
+//
+// Phi-3's converter (convert_hf_to_gguf.py's Phi3MiniModel) keeps the fused qkv_proj and
+// gate_up_proj as attn_qkv and ffn_up (gate rows first, as llama.cpp's swiglu splits them), writes
+// the rotated part of each head as rope.dimension_count (partial_rotary_factor), and longrope's
+// factors as two F32 tensors (rope_factors_long / rope_factors_short, one for all layers) with the
+// original context (rope.scaling.original_context_length) and the cos/sin scale
+// (rope.scaling.attn_factor) as keys. They are read back into config.json's fields; the model then
+// uses the short factors within the original context and the long ones past it, as Hugging Face
+// does (llama.cpp picks one set for a whole context by its size).
 //
 // Gemma 3's converter stores each RMSNorm gain as the 1 + weight it multiplies by (Hugging Face
 // stores the weight): 1 is taken off again here, so that the model reads the checkpoint's values.
@@ -28,6 +37,7 @@ const ARCHITECTURES: Record<string, { modelType: LlamaModelType; permuted: boole
   // (llama.cpp rotates SmolLM3's adjacent pairs, as Llama's, and skips every 4th layer: no key says so)
   smollm3: { modelType: 'smollm3', permuted: true },
   gemma3: { modelType: 'gemma3_text', permuted: false },
+  phi3: { modelType: 'phi3', permuted: false },
 };
 export const LLAMA_GGUF_ARCHITECTURES = Object.keys(ARCHITECTURES);
 
@@ -49,7 +59,17 @@ const GEMMA_LAYER_NAMES: Record<string, string> = {
   'pre_feedforward_layernorm.weight': 'ffn_norm.weight',
   'post_feedforward_layernorm.weight': 'post_ffw_norm.weight',
 };
-const layerNames = (arch: string) => (arch === 'gemma3' ? GEMMA_LAYER_NAMES : LAYER_NAMES);
+/** Phi-3's fused projections, each one tensor in both files. */
+const PHI3_LAYER_NAMES: Record<string, string> = {
+  'input_layernorm.weight': 'attn_norm.weight', 'self_attn.qkv_proj.weight': 'attn_qkv.weight',
+  'self_attn.o_proj.weight': 'attn_output.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
+  'mlp.gate_up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
+};
+const layerNames = (arch: string) => (arch === 'gemma3' ? GEMMA_LAYER_NAMES : arch === 'phi3' ? PHI3_LAYER_NAMES : LAYER_NAMES);
+/** Phi-3's longrope factors (long, short), each rope.dimension_count / 2 F32 values. */
+export const ROPE_FACTOR_TENSORS = ['rope_factors_long.weight', 'rope_factors_short.weight'] as const;
+/** The factors' values as read from the file (each tensor's bytes), when it has them. */
+export type RopeFactorBytes = Map<string, Uint8Array>;
 const MODEL_NAMES: Record<string, string> = {
   'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight',
 };
@@ -81,9 +101,43 @@ function architecture(file: GgufHeader): string {
   return arch;
 }
 
+/** A longrope factor tensor's values: rotary / 2 positive F32 numbers. */
+function ropeFactorValues(file: GgufHeader, name: string, bytes: Uint8Array, rotary: number): number[] {
+  const t = file.tensors.get(name)!;
+  if (t.type !== 'F32' || t.shape.length !== 1 || t.shape[0] !== rotary / 2)
+    throw new AttentionError(`GGUF: tensor ${name} must be ${rotary / 2} F32 values (half of phi3.rope.dimension_count, ${rotary}), got ${t.type} of shape [${t.shape.join(', ')}]`);
+  const values = Array.from(new Float32Array(bytes.slice().buffer));
+  if (!values.every((v) => v > 0 && Number.isFinite(v)))
+    throw new AttentionError(`GGUF: tensor ${name} must hold positive numbers, got [${values.join(', ')}]`);
+  return values;
+}
+
+/** Phi-3's config.json fields: the rotated share of each head, the original context, the window
+ * (the converter writes 0 for none) and longrope from the factor tensors (`factors`: their bytes). */
+function phi3Config(file: GgufHeader, headDim: number, rotary: number, factors: RopeFactorBytes): Record<string, unknown> {
+  if (rotary % 2 !== 0 || rotary > headDim)
+    throw new AttentionError(`GGUF: phi3.rope.dimension_count must be an even number up to the head size ${headDim}, got ${rotary}`);
+  // (Hugging Face rotates int(head_dim x partial_rotary_factor) values: a factor that floors to `rotary`)
+  const partial = Math.floor(headDim * (rotary / headDim)) === rotary ? rotary / headDim : (rotary + 0.5) / headDim;
+  const context = metaNumber(file, 'phi3.context_length', undefined, positiveInt, 'a positive integer');
+  const window = metaNumber(file, 'phi3.attention.sliding_window', 0, (v) => Number.isInteger(v) && v >= 0, 'a whole number');
+  const [long, short] = ROPE_FACTOR_TENSORS.map((name) => file.tensors.has(name));
+  if (long !== short) throw new AttentionError(`GGUF: a phi3 file has either both ${ROPE_FACTOR_TENSORS.join(' and ')} (longrope) or neither; this one has only ${ROPE_FACTOR_TENSORS[long ? 0 : 1]}`);
+  const [longFactor, shortFactor] = long ? ROPE_FACTOR_TENSORS.map((name) => ropeFactorValues(file, name, factors.get(name)!, rotary)) : [];
+  return {
+    partial_rotary_factor: partial,
+    original_max_position_embeddings: metaNumber(file, 'phi3.rope.scaling.original_context_length', context, positiveInt, 'a positive integer'),
+    sliding_window: window > 0 ? window : null,
+    // (llama.cpp scales cos and sin by attn_factor, 1 when absent; its converter writes it with the factors)
+    ...(long ? { rope_scaling: { rope_type: 'longrope', long_factor: longFactor, short_factor: shortFactor,
+      attention_factor: metaNumber(file, 'phi3.rope.scaling.attn_factor', 1, (v) => v > 0 && Number.isFinite(v), 'a positive number') } } : {}),
+  };
+}
+
 /** The config.json of the checkpoint a Llama-family GGUF file was converted from (the fields
- * readLlamaConfig reads), from its metadata and its tensors' shapes. */
-export function llamaGgufConfig(file: GgufHeader): Record<string, unknown> {
+ * readLlamaConfig reads), from its metadata, its tensors' shapes and (Phi-3's longrope) the bytes
+ * of the tensors ROPE_FACTOR_TENSORS names. */
+export function llamaGgufConfig(file: GgufHeader, factors: RopeFactorBytes = new Map()): Record<string, unknown> {
   const arch = architecture(file);
   const int = (key: string, fallback?: number) => metaNumber(file, `${arch}.${key}`, fallback, positiveInt, 'a positive integer');
   const embed = file.tensors.get('token_embd.weight');
@@ -91,15 +145,15 @@ export function llamaGgufConfig(file: GgufHeader): Record<string, unknown> {
   const hidden = int('embedding_length'), heads = int('attention.head_count');
   const headDim = int('attention.key_length', hidden / heads);
   const rotary = int('rope.dimension_count', headDim);
-  if (rotary !== headDim)
+  if (rotary !== headDim && arch !== 'phi3')
     throw new AttentionError(`GGUF: ${arch}.rope.dimension_count ${rotary} is not the head size ${headDim} (rotary on part of each head is not supported)`);
   if (file.tensors.has('rope_freqs.weight'))
     throw new AttentionError('GGUF: tensor rope_freqs.weight (per-dimension rope factors, as Llama 3.1 scaling) is not supported');
   const scaling = file.metadata.get(`${arch}.rope.scaling.type`);
   let ropeScaling: Record<string, unknown> | null = null;
   if (scaling === 'linear') ropeScaling = { rope_type: 'linear', factor: metaNumber(file, `${arch}.rope.scaling.factor`, undefined, (v) => v >= 1, 'a number >= 1') };
-  else if (scaling !== undefined && scaling !== 'none')
-    throw new AttentionError(`GGUF: ${arch}.rope.scaling.type ${show(scaling)} is not supported (supported: none, linear)`);
+  else if (scaling !== undefined && scaling !== 'none' && !(arch === 'phi3' && scaling === 'longrope'))
+    throw new AttentionError(`GGUF: ${arch}.rope.scaling.type ${show(scaling)} is not supported (supported: none, linear; longrope in phi3 files)`);
   const window = file.metadata.get(`${arch}.attention.sliding_window`);
   // llama.cpp's Gemma 3: every 6th layer global, the others windowed with rope base 10000, the
   // scores scaled by 1/sqrt(head size) (query_pre_attn_scalar = head_dim; fixed there, no key).
@@ -129,6 +183,7 @@ export function llamaGgufConfig(file: GgufHeader): Record<string, unknown> {
     ...(typeof window === 'number' && window > 0 && arch === 'llama' ? { sliding_window: window } : {}),
     ...(arch === 'smollm3' ? { no_rope_layer_interval: 4 } : {}),  // (llama.cpp's n_no_rope_layer_step)
     ...gemma,
+    ...(arch === 'phi3' ? phi3Config(file, headDim, rotary, factors) : {}),
     bos_token_id: tokenId('bos_token_id'),
     eos_token_id: tokenId('eos_token_id'),
   };
@@ -179,8 +234,8 @@ function tensorNaming(file: GgufHeader, config: Record<string, unknown>): { hfNa
 }
 
 /** config.json checked for what un-permuting needs (head counts that divide). */
-function readConfig(file: GgufHeader): Record<string, unknown> {
-  const config = llamaGgufConfig(file);
+function readConfig(file: GgufHeader, factors: RopeFactorBytes): Record<string, unknown> {
+  const config = llamaGgufConfig(file, factors);
   const heads = config.num_attention_heads as number, kv = config.num_key_value_heads as number;
   if (heads % kv !== 0) throw new AttentionError(`GGUF: ${architecture(file)}.attention.head_count (${heads}) is not a multiple of head_count_kv (${kv})`);
   return config;
@@ -194,7 +249,8 @@ function chatTemplateOf(file: GgufHeader): { chatTemplate?: string } {
 
 /** A Llama-family GGUF file in memory as the family's files: config, tensors and tokenizer. */
 export function readLlamaGguf(file: GgufFile): LlamaFiles {
-  const config = readConfig(file);
+  const factors: RopeFactorBytes = new Map(ROPE_FACTOR_TENSORS.filter((n) => file.tensors.has(n)).map((n) => [n, file.tensors.get(n)!.data]));
+  const config = readConfig(file, factors);
   const { hfName, bytesOf } = tensorNaming(file, config);
   const tensors = new Map<string, CheckpointTensor>();
   for (const [name, t] of file.tensors) {
@@ -205,10 +261,14 @@ export function readLlamaGguf(file: GgufFile): LlamaFiles {
   return { config, weights, tokenizer: ggufTokenizer(file.metadata), ...chatTemplateOf(file) };
 }
 
-/** The same for a GGUF file being read: the tensors go into the model as they arrive. */
-export function readLlamaGgufStream(stream: GgufStream): LlamaFiles {
+/** The same for a GGUF file being read: the tensors go into the model as they arrive (Phi-3's rope
+ * factors, which the config needs, read ahead: its converter writes them first). */
+export async function readLlamaGgufStream(stream: GgufStream): Promise<LlamaFiles> {
   const file = stream.header;
-  const config = readConfig(file);
+  const factors: RopeFactorBytes = new Map();
+  if (file.metadata.get('general.architecture') === 'phi3')
+    for (const name of ROPE_FACTOR_TENSORS) if (file.tensors.has(name)) factors.set(name, await stream.tensorAhead(name));
+  const config = readConfig(file, factors);
   const { hfName, bytesOf } = tensorNaming(file, config);
   const tensors = new Map<string, { dtype: string; shape: number[]; byteLength: number }>();
   for (const [name, t] of file.tensors) {

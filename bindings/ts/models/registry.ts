@@ -42,7 +42,7 @@ export interface ModelFamily<Name extends string = string, Types extends string 
   readonly gguf?: {
     readonly architectures: readonly string[];
     readonly read: (file: GgufFile) => CheckpointFiles;
-    readonly readStream: (stream: GgufStream) => CheckpointFiles;
+    readonly readStream: (stream: GgufStream) => Promise<CheckpointFiles>;
   };
 }
 
@@ -139,7 +139,7 @@ export function ggufModelFiles(file: GgufFile): { family: ModelFamily<ModelFamil
 }
 
 /** A GGUF file being read, likewise: its tensors go into the model as they arrive. */
-export function ggufStreamFiles(stream: GgufStream): { family: ModelFamily<ModelFamilyName, ModelType>; files: CheckpointFiles } {
+export async function ggufStreamFiles(stream: GgufStream): Promise<{ family: ModelFamily<ModelFamilyName, ModelType>; files: CheckpointFiles }> {
   const family = ggufFamily(stream.header);
-  return { family, files: family.gguf.readStream(stream) };
+  return { family, files: await family.gguf.readStream(stream) };
 }
