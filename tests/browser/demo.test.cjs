@@ -347,6 +347,15 @@ test('the model card opens as a page of the demo, rendered as text, and leads ba
   expect(await page.$$eval('#card table', (t) => t.length)).toBeGreaterThan(1);
   expect(await page.$$eval('#card h2', (t) => t.length)).toBeGreaterThan(3);
   expect(await page.$eval('#card', (c) => c.textContent)).not.toMatch(/\|---|^#+ /m);
+  // Inline code as CommonMark reads it (issue 37: ``` `` ``` garbled the Brown cleaning paragraph):
+  // no backtick left outside a code span, and the span that shows two backticks shows them.
+  const code = await page.evaluate(() => {
+    const walk = document.createTreeWalker(document.getElementById('card'), NodeFilter.SHOW_TEXT), loose = [];
+    for (let n; (n = walk.nextNode());) if (n.data.includes('`') && !n.parentElement.closest('code')) loose.push(n.data);
+    return { loose, spans: [...document.querySelectorAll('#card p code, #card li code')].map((c) => c.textContent) };
+  });
+  expect(code.loose).toEqual([]);
+  expect(code.spans).toEqual(expect.arrayContaining(['``', "''", '"', ' However', 'Jr. .']));
   await shot(page, 'model-card');
   await page.click('#back');
   await settled(page);
@@ -359,6 +368,16 @@ test('the model card opens as a page of the demo, rendered as text, and leads ba
   expect(await page.$$eval('#card img, #card script, #card b, #card i', (e) => e.length)).toBe(0);
   expect(await page.$$eval('#card a', (a) => a.length)).toBe(0);
   expect(await page.$eval('#card h1', (h) => h.textContent)).toBe('<img src=x onerror=alert(1)>');
+  // Code spans of n backticks close on n; one space comes off each end; a pipe inside one (or escaped)
+  // stays in its table cell.
+  fs.writeFileSync(path.join(site.dir, 'models', 'code.md'),
+    'A ``` `` ``` B `` `x` `` C `a|b` D ` lead` E **`bold code`** F `unclosed\n\n| name | value |\n|---|---|\n| `<|endoftext|>` | a \\| b |\n');
+  await page.goto(`${site.base}/model-card.html?card=models/code.md`);
+  await page.waitForSelector('#card[data-ready="1"]');
+  expect(await page.$$eval('#card p code', (c) => c.map((e) => e.textContent))).toEqual(['``', '`x`', 'a|b', ' lead', 'bold code']);
+  expect(await page.$eval('#card p', (p) => p.textContent)).toBe('A `` B `x` C a|b D  lead E bold code F `unclosed');
+  expect(await page.$$eval('#card td', (c) => c.map((e) => e.textContent))).toEqual(['<|endoftext|>', 'a | b']);
+  expect(await page.$eval('#card td code', (c) => c.textContent)).toBe('<|endoftext|>');
   // Another site's file is not shown.
   await page.goto(`${site.base}/model-card.html?card=${encodeURIComponent('https://example.org/x.md')}`);
   await page.waitForSelector('#card[data-ready="1"]');

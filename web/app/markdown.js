@@ -4,18 +4,26 @@
 import { el } from './views/dom.js';
 
 const TABLE_RULE = /^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
+// A code span as CommonMark reads one: a run of n backticks, then the text up to the next run of
+// exactly n (so ``` `` ``` holds two backticks, and `a|b` in a table cell keeps its pipe).
+const CODE_SPAN = '(?<!`)(`+)(?!`)([\\s\\S]*?[^`])\\1(?!`)';
 
-/** Inline Markdown -> nodes: `code`, **bold**, *italic* / _italic_, [text](url). */
+/** A code span's text: one space is taken off each end when both ends have one (`` `a` `` -> `a`). */
+const codeText = (t) => (/^ [\s\S]*[^ ][\s\S]* $/.test(t) ? t.slice(1, -1) : t);
+
+const INLINE = new RegExp(`${CODE_SPAN}|\\*\\*(.+?)\\*\\*|(?<![\\w*])[*_]([^*_\\s][^*_]*?)[*_](?![\\w*])|\\[([^\\]]+)\\]\\(([^)\\s]+)\\)`, 'g');
+
+/** Inline Markdown -> nodes: `code` (``with ` inside``), **bold**, *italic* / _italic_, [text](url). */
 function inline(text, base) {
   const out = [];
-  const pattern = /`([^`]+)`|\*\*(.+?)\*\*|(?<![\w*])[*_]([^*_\s][^*_]*?)[*_](?![\w*])|\[([^\]]+)\]\(([^)\s]+)\)/g;
+  const pattern = new RegExp(INLINE); // (its own lastIndex: bold and italics recurse)
   let last = 0;
   for (let m; (m = pattern.exec(text)); last = pattern.lastIndex) {
     if (m.index > last) out.push(document.createTextNode(text.slice(last, m.index)));
-    if (m[1] !== undefined) out.push(el('code', { text: m[1] }));
-    else if (m[2] !== undefined) out.push(el('strong', {}, ...inline(m[2], base)));
-    else if (m[3] !== undefined) out.push(el('em', {}, ...inline(m[3], base)));
-    else out.push(link(m[4], m[5], base));
+    if (m[2] !== undefined) out.push(el('code', { text: codeText(m[2]) }));
+    else if (m[3] !== undefined) out.push(el('strong', {}, ...inline(m[3], base)));
+    else if (m[4] !== undefined) out.push(el('em', {}, ...inline(m[4], base)));
+    else out.push(link(m[5], m[6], base));
   }
   if (last < text.length) out.push(document.createTextNode(text.slice(last)));
   return out;
@@ -30,7 +38,19 @@ function link(text, href, base) {
   return el('a', { href: url.href, text, rel: 'noopener' });
 }
 
-const cells = (line) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+/** A table row's cells: split at each pipe outside a code span and not escaped (\| reads as |). */
+function cells(line) {
+  const row = line.trim().replace(/^\|/, '').replace(/\|$/, '');
+  const out = [];
+  let start = 0;
+  for (const m of row.matchAll(new RegExp(`${CODE_SPAN}|\\\\\\||\\|`, 'g'))) {
+    if (m[0] !== '|') continue; // a code span or an escaped pipe stays in its cell
+    out.push(row.slice(start, m.index));
+    start = m.index + 1;
+  }
+  out.push(row.slice(start));
+  return out.map((c) => c.trim().replace(/\\\|/g, '|'));
+}
 
 /** Markdown text -> a DocumentFragment. base: the URL relative links resolve against. */
 export function renderMarkdown(text, base) {
