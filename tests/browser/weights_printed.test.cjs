@@ -4,7 +4,8 @@
 // behind buttons), and one entry of Q worked out in words. The numbers are checked against the
 // checkpoint read in Node (dist/'s parseSafetensors, Hugging Face layouts turned by hand here), and
 // the worked entry against the trace's Q. At 1280x800 and 390x844.
-// Screenshots: tests/browser/screenshots/weights-<model>-<width>.png.
+// And the widget's Llama step view prints them too. Screenshots:
+// tests/browser/screenshots/weights-<model>-<width>.png, weights-widget-llama-390.png.
 const fs = require('node:fs');
 const path = require('node:path');
 const { demoSite, stepRow, expectClose, root } = require('./demo_site.cjs');
@@ -94,4 +95,33 @@ describe.each([[1280, 800], [390, 844]])('at %ix%i', (width, height) => {
     expect(errors).toEqual([]);
     await page.close();
   });
+});
+
+// The widget prints them as the demo does (issue 37: its Llama step view said "not printed"):
+// <attention-view model="llama" view="steps"> with brown-llama, layer 2 and head 6 (K/V head 2).
+test('<attention-view model="llama" view="steps"> prints W^Q, W^K, W^V, W^O from the checkpoint', async () => {
+  const [layer, head, C, H, KV] = [1, 5, 160, 8, 2]; // (0-based; the attributes count from 1)
+  const file = 'weights-widget.html';
+  fs.writeFileSync(path.join(site.dir, file), '<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">\n'
+    + '<script type="module" src="attention-view.js"></script>\n<body style="margin: 8px">\n'
+    + `<attention-view model="llama" sentence="The old man walked to the river" view="steps" layer="${layer + 1}" head="${head + 1}"></attention-view>\n`);
+  const { page, errors } = await demo('', { page: file, width: 1280, height: 800 });
+  const ready = () => page.waitForFunction(() => document.querySelector('attention-view').dataset.ready === '1', null, { timeout: 90000 });
+  await ready();
+  const inWidget = (fn, arg) => page.evaluate(([fn, arg]) => new Function('root', 'arg', `return (${fn})(root, arg)`)(document.querySelector('attention-view').shadowRoot, arg), [fn.toString(), arg]);
+  await inWidget((root) => { for (const s of root.querySelectorAll('details[data-fold] > summary')) s.click(); });
+  const d = C / H, kv = Math.floor(head / (H / KV));
+  const expected = EXPECTED.llama(checkpoint('brown-llama'), { layer, head, C, d, kv, H });
+  for (const key of ['wQ', 'wK', 'wV', 'wO']) {
+    const printed = await inWidget((root, key) => ({ shape: root.querySelector(`[data-step="${key}"]`)?.dataset.shape ?? null,
+      rows: [0, 7].map((r) => root.querySelector(`[data-step="${key}"] [data-row="${r}"]`)?.dataset.values.split(',').map(Number) ?? []) }), key);
+    expect([key, printed.shape]).toEqual([key, key === 'wO' ? `${H * d}x${C}` : `${C}x${d}`]);
+    printed.rows.forEach((row, i) => expectClose(row, expected[key]([0, 7][i]), 1e-6, `widget ${key} row ${[0, 7][i] + 1}`));
+  }
+  expect(await inWidget((root) => root.textContent)).not.toContain('not printed');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await ready();
+  await page.screenshot({ path: path.join(root, 'tests/browser/screenshots/weights-widget-llama-390.png'), fullPage: false });
+  expect(errors).toEqual([]);
+  await page.close();
 });
