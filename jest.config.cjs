@@ -5,7 +5,8 @@ module.exports = {
   // file in one process, one core idle while a file waits on a child process, a server or Chromium).
   maxWorkers: 2,
   testTimeout: 120000,
-  globalSetup: '<rootDir>/tests/plain_output.cjs',
+  globalSetup: '<rootDir>/tests/global_setup.cjs',
+  globalTeardown: '<rootDir>/tests/global_teardown.cjs',
   projects: [
     { ...common, displayName: 'js', testMatch: ['<rootDir>/tests/js/**/*.test.cjs'] },
     { ...common, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.cjs'] },

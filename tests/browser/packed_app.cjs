@@ -1,24 +1,25 @@
 // A new user's project: `npm pack` of this repository installed into an empty temp folder, as the
-// package-in-an-app tests (widget from a CDN, bundlers) need it. Uses what dist/ holds now.
+// package-in-an-app tests (widget from a CDN, bundlers) need it. Uses what dist/ holds now (packed
+// once per test run: packed_tarball.cjs).
 const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { packedTarball } = require('../packed_tarball.cjs');
 
 const root = path.resolve(__dirname, '../..');
 
 /** Packs and installs; returns { dir: the app folder, pkg: its node_modules/attention-wasm, tarball, remove() }. */
 function installPackedApp(prefix) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `attention-wasm-${prefix}-`));
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
-  const tarball = path.join(tmp, packed[0].filename);
+  const { tarball, packed } = packedTarball();
   const dir = path.join(tmp, 'app');
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: dir, stdio: 'ignore' });
-  return { dir, pkg: path.join(dir, 'node_modules/attention-wasm'), tarball, packed: packed[0], remove: () => fs.rmSync(tmp, { recursive: true, force: true }) };
+  return { dir, pkg: path.join(dir, 'node_modules/attention-wasm'), tarball, packed, remove: () => fs.rmSync(tmp, { recursive: true, force: true }) };
 }
 
 /** Packs and installs, then writes the user's app: src/main.js (`main`) and an index.html that loads it. */

@@ -17,6 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { api } = require('./helpers.cjs');
 const { HARD } = require('./hard_texts.cjs');
+const { llamaReferences } = require('./llama_references.cjs');
 const { HOSTILE, fuzz, expectNamed } = require('./fuzz.cjs');
 
 const root = path.resolve(__dirname, '../..');
@@ -197,21 +198,20 @@ describe("Llama 3's vocabulary under Llama 3's, Qwen2's, GPT-2's and SmolLM's pr
   const tokenizers = {};
   const tokenizerOf = (name) => (tokenizers[name] ??= api.ggufTokenizer(files[name].metadata));
   beforeAll(() => {
+    const shared = llamaReferences();  // read only: the files made here go to `out`
     out = path.join(dir, 'llama');
     fs.mkdirSync(out);
-    fs.writeFileSync(path.join(out, 'texts.json'), JSON.stringify(HARD));
-    const run = spawnSync(process.execPath, [path.join(__dirname, 'llama_reference.mjs'), out, path.join(out, 'texts.json')], { cwd: root, encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(`llama_reference.mjs failed (are the reference devDependencies installed?):\n${run.stderr}`);
-    refs = readJson(path.join(out, 'references.json'));
+    refs = readJson(path.join(shared, 'references.json'));
     // SmolLM2's own pre-tokenizer: each digit apart, then GPT-2's pattern (llama.cpp's 'smollm').
-    const smollm = readJson(path.join(out, 'smollm2style/tokenizer.json'));
+    const smollm = readJson(path.join(shared, 'smollm2style/tokenizer.json'));
     smollm.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'Digits', individual_digits: true }, smollm.pre_tokenizer] };
     fs.mkdirSync(path.join(out, 'smollm'));
     fs.writeFileSync(path.join(out, 'smollm/tokenizer.json'), JSON.stringify(smollm));
-    fs.copyFileSync(path.join(out, 'smollm2style/tokenizer_config.json'), path.join(out, 'smollm/tokenizer_config.json'));
+    fs.copyFileSync(path.join(shared, 'smollm2style/tokenizer_config.json'), path.join(out, 'smollm/tokenizer_config.json'));
     const names = ['llama3', 'qwen2style', 'smollm2style', 'smollm'];
+    const from = (name) => path.join(name === 'smollm' ? out : shared, name);
     const parsed = writeGgufFiles(names.map((name) => ({
-      kind: 'gpt2', file: path.join(dir, `${name}.gguf`), tokenizer: path.join(out, name, 'tokenizer.json'), config: path.join(out, name, 'tokenizer_config.json'),
+      kind: 'gpt2', file: path.join(dir, `${name}.gguf`), tokenizer: path.join(from(name), 'tokenizer.json'), config: path.join(from(name), 'tokenizer_config.json'),
     })));
     names.forEach((name, i) => { files[name] = parsed[i]; });
   }, 180_000);

@@ -4,11 +4,10 @@
 // against two references on hard text: each package's own tokenizer and @huggingface/tokenizers.
 // Then small tokenizer.json files made here, whose expected tokens follow from the rules of
 // `tokenizers` (stated beside each), for the parts the real files do not reach; then refusals.
-const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { api } = require('./helpers.cjs');
+const { llamaReferences } = require('./llama_references.cjs');
 const { HOSTILE, hostileOptions, fuzz, expectNamed } = require('./fuzz.cjs');
 
 const root = path.resolve(__dirname, '../..');
@@ -28,14 +27,9 @@ const sharedTokenizers = {};
 const shared = (name) => (sharedTokenizers[name] ??= new api.HfTokenizer(files(name)));
 
 beforeAll(() => {
-  out = fs.mkdtempSync(path.join(os.tmpdir(), 'llama-tok-'));
-  fs.writeFileSync(path.join(out, 'texts.json'), JSON.stringify(HARD));
-  const run = spawnSync(process.execPath, [path.join(__dirname, 'llama_reference.mjs'), out, path.join(out, 'texts.json')], { cwd: root, encoding: 'utf8' });
-  // The references are devDependencies: llama-tokenizer-js, llama3-tokenizer-js, @huggingface/tokenizers.
-  if (run.status !== 0) throw new Error(`llama_reference.mjs failed (are the reference devDependencies installed?):\n${run.stderr}`);
+  out = llamaReferences();
   refs = JSON.parse(fs.readFileSync(path.join(out, 'references.json'), 'utf8'));
 }, 120_000);
-afterAll(() => { if (out) fs.rmSync(out, { recursive: true, force: true }); });
 
 describe.each(['llama2', 'llama3', 'qwen2style', 'mistralstyle', 'smollm2style'])('%s tokenizer.json against the references', (name) => {
   let tok;

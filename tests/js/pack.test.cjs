@@ -5,12 +5,12 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { root } = require('./helpers.cjs');
+const { packedTarball } = require('../packed_tarball.cjs');
 
 let dir;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attention-wasm-pack-'));
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
-  const tarball = path.join(dir, packed[0].filename);
+  const { tarball } = packedTarball();
   const app = path.join(dir, 'app');
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
