@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/llama/agreement.mjs [--archs llama,qwen3,gemma3,smollm3] [--out FILE]`: llama.cpp as a
+// `node bench/llama/agreement.mjs [--archs llama,qwen3,gemma3,smollm3,phi3] [--out FILE]`: llama.cpp as a
 // second implementation of every architecture both it and this package load from GGUF. Each
 // family's tiny random model (weights.mjs TINY_FAMILIES) is written as GGUF F32 (gguf.mjs), then in
 // one headless Chromium page (bench/page/llama/, crossOriginIsolated) llama.cpp's WebAssembly build

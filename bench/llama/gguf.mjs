@@ -171,8 +171,15 @@ function ropeFactorTensors(c) {
     .map(([name, v]) => ({ name, hf: null, dims: [v.length], type: GGML_TYPE.F32, bytes: () => encode(GGML_TYPE.F32, new Float32Array(v)) }));
 }
 
+// llama.cpp's vocabulary loader (llama-vocab.cpp) keys a Phi-3 tokenizer rule on general.name: a
+// name holding "phi3" or "phi-3" makes it look "<|endoftext|>", "<unk>", "<s>" and "</s>" up by text,
+// which fails ("unordered_map::at: key not found") on the stand-in vocabulary, which has no
+// <|endoftext|>. The rule only strips spaces after special tokens (none in the bench's prompts), so
+// the phi3 files are named around it.
+const defaultName = (c) => (c.model_type === 'phi3' ? 'random-fused-partial-rotary' : `random-${c.model_type}`);
+
 /** Key-values for a model of config `c` (Hugging Face's config.json fields) stored as `fileType`, under its architecture's prefix. */
-export function llamaMetadata(c, fileType, name = `random-${c.model_type}`) {
+export function llamaMetadata(c, fileType, name = defaultName(c)) {
   const u32 = (value) => ({ type: 'u32', value });
   const hd = c.head_dim ?? c.hidden_size / c.num_attention_heads;
   const arch = ggufArchitecture(c);

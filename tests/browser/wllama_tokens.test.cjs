@@ -1,7 +1,9 @@
 // llama.cpp as a second implementation of each architecture both it and this package load from
 // GGUF: llama, qwen3 (q/k norms, head_dim 32 != hidden / heads), gemma3 (1 + w norms stored as such,
 // sandwich norms, sqrt(hidden) embeddings, GeGLU, five windowed layers of 16 positions with rope
-// base 1e4 and a global one) and smollm3 (every 4th layer unrotated, Q/K rows permuted). Each tiny
+// base 1e4 and a global one), smollm3 (every 4th layer unrotated, Q/K rows permuted) and phi3 (fused
+// attn_qkv and ffn_up, 12 of 16 dims rotated, longrope's short factors and attn_factor 1.155: the
+// 256-position context is within the original 512, where both sides take the short ones). Each tiny
 // random model (bench/llama/weights.mjs TINY_FAMILIES) is written as GGUF F32 by our writer, then in
 // one headless Chromium page (bench/llama/agreement.mjs) llama.cpp's WebAssembly build (wllama, its
 // KV cache at f32) and ours generate 64 greedy tokens after the same 64 prompt ids. The tokens must
@@ -15,7 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
-const ARCHS = ['llama', 'qwen3', 'gemma3', 'smollm3'];
+const ARCHS = ['llama', 'qwen3', 'gemma3', 'smollm3', 'phi3'];
 // The largest distance allowed between llama.cpp's and our top-2 margins (share of the logit range)
 // where both chose alike: about twice what this wllama build shows (1e-3 to 2.4e-3).
 const MAX_GAP = 5e-3;
