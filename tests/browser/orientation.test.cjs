@@ -8,7 +8,7 @@
 // (the first screen only), card-<model>.png, tokens-<model>.png.
 const fs = require('node:fs');
 const path = require('node:path');
-const { demoSite, root } = require('./demo_site.cjs');
+const { demoSite, root, shots } = require('./demo_site.cjs');
 
 const site = demoSite('web-test-orientation');
 const { demo, shot } = site;
@@ -125,12 +125,13 @@ test.each(MODELS)('at 390x844, %s: the picture comes first, the input beside wha
 
 // Word pieces share an underline; a byte chip says which character it spells.
 const SENTENCE = 'Le café était très élégant. The fishermen didn\'t go.';
-test.each([
+const GROUPS = [
   ['gpt2', [['␣fisher', 'men'], ['␣didn', '\'t']], ['.', '␣go']],
   ['bert', [['fish', '##erm', '##en'], ['didn', '\'', 't'], ['ca', '##fe']], ['.', 'go']],
-])('%s: the pieces of a word are grouped in the strip, nothing else is', async (model, words, alone) => {
-  const { page, errors } = await demo(`?model=${model}&s=${encodeURIComponent(SENTENCE)}`);
-  const chips = await page.$$eval('#tokens .token', (bs) => bs.map((b) => ({ text: b.textContent, piece: b.dataset.piece ?? '', title: b.title })));
+];
+
+/** Each word of several pieces marked first (middle) last, the tokens `alone` in no word. */
+function expectGrouped(chips, words, alone) {
   const labels = chips.map((c) => c.text);
   for (const word of words) {
     const at = labels.findIndex((_, i) => word.every((w, k) => labels[i + k] === w));
@@ -139,6 +140,13 @@ test.each([
     expect(pieces).toEqual(['first', ...Array(word.length - 2).fill('middle'), 'last']);
   }
   for (const a of alone) expect(chips.filter((c) => c.text === a).every((c) => c.piece === '')).toBe(true);
+}
+const chipsOf = (bs) => bs.map((b) => ({ text: b.textContent, piece: b.dataset.piece ?? '', title: b.title, selected: b.getAttribute('aria-selected') }));
+
+test.each(GROUPS)('%s: the pieces of a word are grouped in the strip, nothing else is', async (model, words, alone) => {
+  const { page, errors } = await demo(`?model=${model}&s=${encodeURIComponent(SENTENCE)}`);
+  const chips = await page.$$eval('#tokens .token', chipsOf);
+  expectGrouped(chips, words, alone);
   const note = await page.$eval('#bytes-note', (e) => (e.hidden ? '' : e.textContent));
   if (model === 'gpt2') {
     // GPT-2's vocabulary has no é or è: their UTF-8 bytes, explained where they appear.
@@ -150,6 +158,68 @@ test.each([
     expect(note).toBe('');
   }
   await shot(page, `tokens-${model}`, { fullPage: false, clip: await page.$eval('.controls', (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y + window.scrollY, width: r.width, height: r.height }; }) });
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+// The widget has both (issue 37), by attribute: about="" the box (with its card link), tokens="" the
+// strip with the demo's grouping and byte note, its chips choosing the query (the step view's picker
+// follows). Neither without the attribute. At 1280x800 and 390x844; nothing overlaps, nothing is
+// wider than the widget. Screenshots: widget-about-tokens-bert-1280.png, widget-about-tokens-390.png.
+test('<attention-view about tokens>: the box and the grouped token strip, as the demo shows them', async () => {
+  const file = 'about-tokens.html', sentence = SENTENCE.replace(/'/g, '&#39;');
+  fs.writeFileSync(path.join(site.dir, file), '<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">\n'
+    + '<script type="module" src="attention-view.js"></script>\n<body style="margin: 8px">\n'
+    + `<attention-view id="gpt2" about tokens view="steps" sentence="${sentence}"></attention-view>\n`
+    + `<attention-view id="bert" model="bert" about tokens view="heatmap" sentence="${sentence}"></attention-view>\n`
+    + '<attention-view id="seed" preset="seed" about tokens></attention-view>\n'
+    + '<attention-view id="plain" sentence="The fishermen didn&#39;t go."></attention-view>\n');
+  const { page, errors } = await demo('', { page: file, width: 1280, height: 800 });
+  const ready = () => page.waitForFunction(() => [...document.querySelectorAll('attention-view')].every((v) => v.dataset.ready === '1'), null, { timeout: 90000 });
+  await ready();
+  const inside = (id, fn, arg) => page.evaluate(([id, fn, arg]) => new Function('root', 'arg', `return (${fn})(root, arg)`)(document.getElementById(id).shadowRoot, arg), [id, fn.toString(), arg]);
+  const box = (id) => inside(id, (root) => { const b = root.querySelector('.orientation'); return b.hidden ? null : { text: b.textContent, href: b.querySelector('a')?.href ?? null }; });
+  for (const [id, folder] of [['gpt2', 'brown-gpt2'], ['bert', 'brown-bert']]) {
+    const about = await box(id);
+    expect(about.text).toContain(`${folder}: a`);
+    for (const f of figures(qualityOf(folder))) expect(about.text).toContain(f);
+    expect(about.href).toContain('model-card.html?card=');
+    expect(decodeURIComponent(about.href)).toContain(`/models/${folder}/MODEL_CARD.md`);
+  }
+  expect((await box('seed')).text).toMatch(/Nothing was trained/);
+  expect(await box('plain')).toBe(null);
+  expect(await inside('plain', (root) => root.querySelector('.tokens').hidden)).toBe(true);
+
+  const chips = (id) => inside(id, (root, chipsOf) => new Function(`return ${chipsOf}`)()([...root.querySelectorAll('.tokens .token')]), chipsOf.toString());
+  for (const [model, words, alone] of GROUPS) expectGrouped(await chips(model), words, alone);
+  expect(await inside('gpt2', (root) => root.querySelector('.bytes-note').textContent)).toMatch(/UTF-8 bytes of “é”, “è”; the vocabulary has no token for them/);
+  expect(await inside('bert', (root) => root.querySelector('.bytes-note').hidden)).toBe(true);
+  expect((await chips('seed')).map((c) => c.text)).toEqual(['write', 'a', 'poem']);
+
+  // A chip chooses the query: the step view's own picker follows, and the arrow keys move on.
+  await page.locator('#gpt2 .tokens .token >> nth=3').click();
+  await ready();
+  expect(await inside('gpt2', (root) => [root.querySelector('select.steps-query').value, root.querySelectorAll('.token[aria-selected="true"]').length])).toEqual(['3', 1]);
+  await page.keyboard.press('ArrowRight');
+  await ready();
+  expect(await inside('gpt2', (root) => [root.querySelector('select.steps-query').value, root.activeElement?.dataset.index])).toEqual(['4', '4']);
+
+  for (const [width, height] of [[1280, 800], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    await ready();
+    for (const id of ['gpt2', 'bert', 'seed']) {
+      const layout = await inside(id, (root) => {
+        const r = (e) => e.getBoundingClientRect(), host = r(root.host);
+        const parts = ['.orientation', '.tokens', '.bytes-note', '.body'].map((s) => root.querySelector(s)).filter((e) => !e.hidden).map(r);
+        return { stacked: parts.every((p, i) => i === 0 || p.top >= parts[i - 1].bottom - 1),
+          inside: parts.slice(0, -1).every((p) => p.left >= host.left && p.right <= host.right + 1),
+          fits: root.querySelector('.orientation').scrollWidth <= root.querySelector('.orientation').clientWidth };
+      });
+      expect([id, width, layout]).toEqual([id, width, { stacked: true, inside: true, fits: true }]);
+    }
+    if (width === 1280) await page.locator('#bert').screenshot({ path: path.join(shots, 'widget-about-tokens-bert-1280.png') });
+    else await shot(page, 'widget-about-tokens-390', { fullPage: false });
+  }
   expect(errors).toEqual([]);
   await page.close();
 });

@@ -23,6 +23,8 @@
 // test="previous" (GPT-2, BERT; view="heatmap") checks the head: its test cells outlined, each row's
 // weight and their mean printed (head_test.js, the demo's "Test this head"); induction without a
 // sentence attribute reads random words written twice (seed picks the draw).
+// about (the demo's "What you are looking at" box) and tokens (its token strip, the pieces of a
+// word grouped, a chip choosing the query) add them above the picture (widget_header.js).
 // Every widget on a page shares one worker, so one WebAssembly instance and one copy of each model.
 import { computeClient } from './compute_client.js';
 import { parseState, serializeState, MODELS } from './state.js';
@@ -37,6 +39,7 @@ import { el } from './views/dom.js';
 import { marksIn } from './token_marks.js';
 import { WIDGET_ATTRIBUTES, unknownAttributes, modelNameHint, folderFiles } from './widget_attributes.js';
 import { repeatedWords, runHeadTest, testSummary } from './head_test.js';
+import { WidgetHeader, HEADER_CSS } from './widget_header.js';
 
 const HEAD_TESTS = ['induction', 'previous'];
 
@@ -82,8 +85,10 @@ class AttentionViewElement extends HTMLElement {
     this.body = el('div', { class: 'body' });
     this.marksEl = el('p', { class: 'marks', hidden: true }); // what ␣ (or ##) in the drawn tokens means
     this.testEl = el('p', { class: 'head-test', role: 'status', hidden: true }); // test="...": the result in words
-    root.append(el('style', { text: VIEW_CSS + WIDGET_CSS }),
-      el('div', { class: 'bar' }, this.titleEl, el('span', {}, this.backButton, ' ', this.link)), this.testEl, this.body, this.marksEl, this.statusEl);
+    // about="", tokens="": the model's box and the token strip (a chip chooses the query).
+    this.header = new WidgetHeader(this, (query) => { this.local.query = query; this.draw(); });
+    root.append(el('style', { text: VIEW_CSS + WIDGET_CSS + HEADER_CSS }),
+      el('div', { class: 'bar' }, this.titleEl, el('span', {}, this.backButton, ' ', this.link)), ...this.header.nodes, this.testEl, this.body, this.marksEl, this.statusEl);
     this.steps = null;
     this.local = {}; // selections made inside the widget (a clicked head, a chosen query)
     this.result = null;
@@ -236,6 +241,8 @@ class AttentionViewElement extends HTMLElement {
     const data = isSeed ? seedViewData(r, s) : modelViewData(r, r.info);
     const sel = clampSelection(s, data.nLayer, data.nHead, data.tokens.length, data.defaultQuery);
     this.warn(attributeProblems(this, data, sel));
+    this.header.show({ seed: isSeed, info: r.info, modelUrl: isSeed ? null : this.modelUrl, cardPage: this.cardPage, data, sel, result: r,
+      text: s.model === 'bart' ? s.words : s.sentence });
     data.test = isSeed ? null : this.headTest(r, data, sel, view);
     const on = {
       select: (change) => {
@@ -342,6 +349,11 @@ class AttentionViewElement extends HTMLElement {
     else this.link.removeAttribute('href');
   }
 
+  /** The demo's model card page beside this script, or null in a build with no demo (the npm package's). */
+  get cardPage() {
+    return DEMO_PAGE ? new URL('model-card.html', DEMO_PAGE).href : null;
+  }
+
   /** Forgets what was chosen inside the widget: back to its attributes. */
   back() {
     const recompute = ['sentence', 'seed', 'layer', 'word'].some((k) => k in this.local);
@@ -352,6 +364,7 @@ class AttentionViewElement extends HTMLElement {
 
   drawCompare(r, view) {
     this.titleEl.textContent = view.title();
+    this.header.show({ info: r.info, modelUrl: this.modelUrl, cardPage: this.cardPage });
     this.backButton.hidden = true;
     this.setDemoLink(serializeState({ ...this.state, view: view.name }));
     this.warn(unknownAttributes(this));

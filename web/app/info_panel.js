@@ -19,14 +19,16 @@ export function renderInfoPanel(dl, { seed, info, run, modelUrl, back = location
   dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]), el('dt', { text: 'More' }), el('dd', {}, link));
 }
 
-/** Where a model is described: its card rendered as a page of the demo (model-card.html), coming
- * back to `back`; a model from the Hugging Face Hub: its page there; a GGUF file of no Hub
- * repository: nowhere (href null). */
-export function cardLink(info, modelUrl, back) {
+/** Where a model is described: its card rendered as a page of the demo (`cardPage`: model-card.html
+ * beside the page by default), coming back to `back`, or with no demo beside (cardPage null: the
+ * widget from the npm package) the card's Markdown file itself; a model from the Hugging Face Hub:
+ * its page there; a GGUF file of no Hub repository: nowhere (href null). */
+export function cardLink(info, modelUrl, back, cardPage = new URL('model-card.html', location.href).href) {
   if (info.hubPage) return { href: info.hubPage, text: 'model page on the Hub' };
   // A GGUF file (from the learner's disk or a URL) comes with no card beside it.
   if (info.gguf) return { href: null, text: null };
-  const card = new URL('model-card.html', location.href);
+  if (!cardPage) return { href: new URL('MODEL_CARD.md', modelUrl).href, text: 'model card' };
+  const card = new URL(cardPage);
   card.searchParams.set('card', new URL('MODEL_CARD.md', modelUrl).href);
   card.searchParams.set('back', back);
   // The card page opens with the model's measured summary when the model has one (quality.json).

@@ -40,3 +40,23 @@ export function renderTokenChips(container, tokens, { query, tokenTypes = null, 
     b.tabIndex = i === query ? 0 : -1;
   });
 }
+
+/**
+ * A strip's clicks and keys (a listbox: the arrows, Home and End move the choice) call pick(i)
+ * with the chosen token's index; the arrows also move the focus along.
+ */
+export function listenToChips(container, pick) {
+  container.addEventListener('click', (e) => {
+    const b = e.target.closest('.token');
+    if (b) pick(Number(b.dataset.index));
+  });
+  container.addEventListener('keydown', (e) => {
+    const b = e.target.closest('.token');
+    if (!b || !['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(e.key)) return;
+    const n = container.childElementCount, i = Number(b.dataset.index);
+    const next = e.key === 'Home' ? 0 : e.key === 'End' ? n - 1 : Math.max(0, Math.min(n - 1, i + (e.key === 'ArrowRight' ? 1 : -1)));
+    pick(next);
+    container.children[next]?.focus();
+    e.preventDefault();
+  });
+}

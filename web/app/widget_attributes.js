@@ -9,7 +9,7 @@ import { MODEL_FILES } from './model_urls.js';
 /** Every attribute the widget reads (all observed: changing one recomputes or redraws). */
 export const WIDGET_ATTRIBUTES = ['sentence', 'layer', 'head', 'view', 'query', 'preset', 'causal', 'cross', 'second', 'decimals',
   'model', 'pair', 'batch-with', 'sentences', 'pooling', 'word', 'attend', 'max-new', 'temperature', 'seed', 'demo', 'rows', 'test',
-  'quant', 'hub', 'dtype', 'files'];
+  'quant', 'hub', 'dtype', 'files', 'about', 'tokens'];
 
 // Attributes any HTML element may carry (besides data-*, aria-* and the on* event handlers): an
 // author styling, labelling or scripting the element is not misspelling one of the widget's.

@@ -1,6 +1,7 @@
 // The learner's input: each control, the token chips and the tabs turned into state changes.
 import { parseState, defaultState } from '../state.js';
 import { splitWords } from '../masking.js';
+import { listenToChips } from '../token_chips.js';
 
 /** deps: { update(change, { debounce }), recompute(), syncControls(), steps (the StepsView),
  * openingHeads (opening_head.js), startHeadTest() }. */
@@ -50,19 +51,7 @@ export function wireInputs(page, ui, { update, recompute, syncControls, steps, o
     recompute();
   });
 
-  ui.tokens.addEventListener('click', (e) => {
-    const b = e.target.closest('.token');
-    if (b) update({ query: Number(b.dataset.index) });
-  });
-  ui.tokens.addEventListener('keydown', (e) => {
-    const b = e.target.closest('.token');
-    if (!b || !['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(e.key)) return;
-    const n = ui.tokens.childElementCount, i = Number(b.dataset.index);
-    const next = e.key === 'Home' ? 0 : e.key === 'End' ? n - 1 : Math.max(0, Math.min(n - 1, i + (e.key === 'ArrowRight' ? 1 : -1)));
-    update({ query: next });
-    ui.tokens.children[next]?.focus();
-    e.preventDefault();
-  });
+  listenToChips(ui.tokens, (query) => update({ query }));
 
   // A tab brings its view into sight: on a phone the tabs can sit at the bottom of the screen.
   function showViewTop() {

@@ -117,4 +117,20 @@ button.mx-gap-open { font: 600 11px/1.2 system-ui, sans-serif; color: #0969da; b
 .gen-tok.gen-query { outline: 2px solid #bf8700; outline-offset: 0; }
 .gen-tok.gen-later { color: #8c959f; border-style: dashed; background: #fff; }
 .gen-top { font: 12.5px/1.4 system-ui, sans-serif; color: #424a53; margin: 2px 0 6px; overflow-wrap: anywhere; }
+/* The token chips (token_chips.js), the page's strip and the widget's tokens="": the query token
+   marked; the pieces of one word (word_groups.js) set closer together, with a bracket under the
+   word, drawn inside each chip's width so no chip's box grows. (index.html's font warm-up uses
+   .token's font.) */
+.tokens { display: flex; flex-wrap: wrap; gap: 6px 4px; min-height: 30px; margin: 2px 0 8px; }
+.token { font: 13.5px/1.2 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; border: 1px solid #8c959f; background: #fff;
+  color: #1b1f24; border-radius: 4px; padding: 3px 6px; cursor: pointer; white-space: pre; }
+.token[aria-selected="true"] { background: #fff3bf; border-color: #bf8700; font-weight: 700; }
+.token.type-1 { border-style: dashed; background: #f3f0ff; }
+.token.pad { color: #6e7781; background: #eaeef2; border-color: #afb8c1; }
+.token .type { font: 10px/1 system-ui, sans-serif; color: #57606a; margin-left: 2px; }
+.token.piece { position: relative; }
+.token.piece-first, .token.piece-middle { margin-right: -3px; }
+.token.piece::after { content: ''; position: absolute; left: 0; right: 0; bottom: -5px; border-bottom: 2px solid #8250df; }
+.token.piece-first::after { border-left: 2px solid #8250df; height: 4px; }
+.token.piece-last::after { border-right: 2px solid #8250df; height: 4px; }
 `;
