@@ -80,10 +80,19 @@ function begin(s, target) {
   draw(s);
 }
 
+/** Redraws the controls, then the chosen step (or, before any, what to do). */
 function draw(s) {
-  const { c, start, steps } = s;
-  const bart = c.info?.type === 'bart';
-  const T = steps.length;
+  const bart = s.c.info?.type === 'bart', T = s.steps.length;
+  drawControls(s, bart, T);
+  s.svg = null;
+  if (s.start && T) drawStep(s, bart, T);
+  else s.body.replaceChildren(el('p', { class: 'help', text: bart
+    ? 'Press the button: the decoder writes the word’s sounds one phoneme at a time; then move the slider over its steps.'
+    : `Press Generate: the model writes up to ${s.c.generate.request.maxNewTokens} tokens after your text, one at a time, each step reading only the tokens before it. Then move the slider over the steps to see what each new token attended to.` }));
+}
+
+/** The button, the status and the slider. */
+function drawControls(s, bart, T) {
   s.button.textContent = bart ? 'Pronounce ▸' : T ? 'Generate again ▸' : 'Generate ▸';
   s.button.hidden = !!s.handle;
   s.stop.hidden = !s.handle || bart;
@@ -95,13 +104,11 @@ function draw(s) {
   s.slider.value = String(s.step + 1);
   s.stepText.textContent = `${s.step + 1} of ${T}`;
   Object.assign(s.root.dataset, { steps: String(T), step: String(s.step + 1), generating: s.handle ? '1' : '0', runs: String(s.runs) });
-  s.svg = null;
-  if (!start || !T) {
-    s.body.replaceChildren(el('p', { class: 'help', text: bart
-      ? 'Press the button: the decoder writes the word’s sounds one phoneme at a time; then move the slider over its steps.'
-      : `Press Generate: the model writes up to ${c.generate.request.maxNewTokens} tokens after your text, one at a time, each step reading only the tokens before it. Then move the slider over the steps to see what each new token attended to.` }));
-    return;
-  }
+}
+
+/** The chosen step: its caption, its row (and BART's cross-attention row), the triangles so far. */
+function drawStep(s, bart, T) {
+  const { c, start, steps } = s;
   const layer = Math.min(start.nLayer - 1, c.sel.layer), head = c.sel.head === 'all' ? 'all' : Math.min(start.nHead - 1, c.sel.head);
   // (data-token: the id written at the step, for scripts and tests; an encoder-decoder's steps carry none)
   Object.assign(s.root.dataset, { layer: String(layer + 1), head: head === 'all' ? 'all' : String(head + 1), token: String(steps[s.step].token ?? '') });
@@ -112,8 +119,8 @@ function draw(s) {
   const parts = [el('p', { class: 'gen-caption', text: bart
     ? `Step ${t + 1}: reading “${tokenLabel(columns[n - 1])}”, the decoder writes “${tokenLabel(steps[t].label)}” · ${who}`
     : `Step ${t + 1}: “${tokenLabel(steps[t].label)}” (token ${n}) attends to the ${n - 1} tokens before it and to itself · ${who}` })];
-  parts.push(...rowParts(s, 'self', row(steps[t].self, start, layer, head, n), columns, n - 1, bart ? 'Self-attention over ▶ and the phonemes written before:' : null));
-  if (bart) parts.push(...rowParts(s, 'cross', row(steps[t].cross, start, layer, head, start.keyTokens.length), start.keyTokens, -1, 'Cross-attention over the letters:'));
+  parts.push(...rowParts('self', row(steps[t].self, start, layer, head, n), columns, n - 1, bart ? 'Self-attention over ▶ and the phonemes written before:' : null));
+  if (bart) parts.push(...rowParts('cross', row(steps[t].cross, start, layer, head, start.keyTokens.length), start.keyTokens, -1, 'Cross-attention over the letters:'));
   const triangles = [triangle(s, 'self', columns, layer, head, bart ? 'Self-attention, every step so far' : `Every step so far (rows: the tokens written; columns: the tokens they read) · ${who}`)];
   if (bart) triangles.push(triangle(s, 'cross', start.keyTokens, layer, head, 'Cross-attention, every step so far'));
   s.body.replaceChildren(...parts, ...triangles.map((x) => x.wrap));
@@ -137,7 +144,7 @@ function row(values, start, layer, head, len) {
  * so a long row stays legible; the exact weight on hover and in data-weight), the query outlined,
  * tokens written later greyed; then the largest weights in words. query: its column, or -1 (cross).
  */
-function rowParts(s, part, weights, columns, query, title) {
+function rowParts(part, weights, columns, query, title) {
   const len = weights.length, top = Math.max(...weights);
   const tokens = columns.map((t, j) => {
     if (j >= len) return el('span', { class: 'gen-tok gen-later', title: 'written later', text: tokenLabel(t) });
