@@ -223,6 +223,21 @@ class ModelHandle {
     const attn::TensorTable& t = model_.tensors();
     return t.entry(i).held == 0 ? "" : attn::weight_type_info(t.held_type(i)).stored_name;
   }
+  // Tensor i as the model holds it, to save it (held_tensor.h; the Llama family): { error } or
+  // { type (as tensorHeldType), bytes: a view of this handle's copy, valid until the next call }.
+  emscripten::val heldTensor(int i) {
+    emscripten::val out = emscripten::val::object();
+    attn::HeldTensor t;
+    std::string err = model_.held_tensor(i, &t);
+    if (!err.empty()) {
+      out.set("error", err);
+      return out;
+    }
+    attn::held_tensor_bytes(t, &held_);
+    out.set("type", std::string(t.weight.out ? attn::weight_type_info(t.weight.type).stored_name : "F32"));
+    out.set("bytes", emscripten::val(emscripten::typed_memory_view(held_.size(), held_.data())));
+    return out;
+  }
   // Bytes the model's parameters take as held (after loading).
   double weightBytes() { return static_cast<double>(model_.tensors().held_bytes()); }
   std::string finalize() { return model_.finalize(); }
@@ -273,6 +288,7 @@ class ModelHandle {
   Model model_;
   attn::MhaTrace trace_;
   attn::HeadWeights head_;
+  std::vector<unsigned char> held_;  // heldTensor's last tensor
 };
 
 // Every model handle's configure(config) takes its family's config value_object (Config: the
@@ -714,6 +730,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   bind_decoder_handle<Gpt2Handle, attn::GptConfig>(gpt2);
   emscripten::class_<LlamaHandle> llama("LlamaHandle");
   bind_decoder_handle<LlamaHandle, attn::LlamaConfig>(llama);
+  llama.function("heldTensor", emscripten::optional_override([](LlamaHandle& h, int i) { return h.heldTensor(i); }));
   emscripten::class_<BartHandle> bart("BartHandle");
   bind_model_handle<BartHandle, attn::BartConfig>(bart);
   bart.function("encode", &BartHandle::encode)

@@ -198,6 +198,16 @@ std::string AppliedMask::fill(const Masks& m, int batch_, int heads, int seq_q_,
   return "";
 }
 
+std::string MultiHeadAttention::held(MhaProjection p, WeightView* w, const float** bias) const {
+  if (!has_weights_) return "weights have not been set";
+  if (p == MhaProjection::kQkv && !w_k_sep_.empty()) return "Q, K and V are held as three matrices, not one";
+  const Projection& proj = p == MhaProjection::kQ ? proj_q_ : p == MhaProjection::kK ? proj_k_
+                           : p == MhaProjection::kV ? proj_v_ : p == MhaProjection::kO ? proj_o_ : proj_all_;
+  *w = proj.w;
+  *bias = cfg_.bias ? proj.b : nullptr;
+  return "";
+}
+
 std::string MultiHeadAttention::head_weights(int head, HeadWeights* out) const {
   if (!has_weights_) return "weights have not been set";
   const MhaConfig& c = cfg_;

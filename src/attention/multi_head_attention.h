@@ -146,6 +146,10 @@ struct AppliedMask {
 
 class MultiHeadAttention;
 
+// One of a layer's projections, for reading its weights back as held (MultiHeadAttention::held):
+// Q, K, V, O, or [Q | K | V] as one matrix (a checkpoint that stores them fused: Phi-3's qkv_proj).
+enum class MhaProjection { kQ, kK, kV, kO, kQkv };
+
 // Which attention of a layer a model is asked for: its self-attention (an encoder-decoder's
 // encoder), an encoder-decoder's decoder self-attention, or its cross-attention.
 enum class AttentionPart { kSelf = 0, kDecoderSelf = 1, kCross = 2 };
@@ -192,6 +196,10 @@ class MultiHeadAttention {
 
   // Head `head`'s weights (HeadWeights), decoded from their storage. "" = ok.
   std::string head_weights(int head, HeadWeights* out) const;
+  // Projection p as the layer holds it: a view of its weights in their storage (out x in, F32 in
+  // panels) and its bias (out values; null when the config has none). kQkv fails when Q, K and V
+  // are held apart (different types). "" = ok.
+  std::string held(MhaProjection p, WeightView* w, const float** bias) const;
   // The masks of the last call that returned weights or a trace (forward or forward_cached).
   const AppliedMask& applied_mask() const { return mask_; }
 

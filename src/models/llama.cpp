@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace attn {
 namespace {
@@ -153,6 +154,31 @@ std::string Llama::finalize() {
   }
   tensors_.seal();
   ready_ = true;
+  return "";
+}
+
+std::string Llama::held_tensor(int i, HeldTensor* out) const {
+  if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
+  if (i < 0 || i >= tensors_.size()) return "tensor " + std::to_string(i) + " out of range";
+  if (tensors_.held_in_place(i, out)) return "";
+  // The rest went to the attention layers: model.layers.<l>.self_attn.<q|k|v|o|qkv>_proj.<weight|bias>.
+  const std::string& name = tensors_.entry(i).name;
+  int layer = -1, at = 0;
+  char proj[4] = {}, part[7] = {};
+  if (std::sscanf(name.c_str(), "model.layers.%d.self_attn.%3[qkvo]_proj.%6[a-z]%n", &layer, proj, part, &at) != 3 ||
+      at != int(name.size()) || layer < 0 || layer >= cfg_.num_hidden_layers)
+    return "tensor " + name + " is not held (optional, and not in the checkpoint)";
+  const std::string p = proj;
+  const MhaProjection which = p == "q" ? MhaProjection::kQ : p == "k" ? MhaProjection::kK : p == "v" ? MhaProjection::kV
+                              : p == "o" ? MhaProjection::kO : MhaProjection::kQkv;
+  const float* bias = nullptr;
+  std::string err = stack_.blocks[layer].attn.held(which, &out->weight, &bias);
+  if (!err.empty()) return name + ": " + err;
+  if (std::string(part) == "weight") return "";
+  if (!bias) return name + ": the layer holds no bias";
+  out->count = static_cast<std::size_t>(out->weight.out);
+  out->weight = WeightView();
+  out->values = bias;
   return "";
 }
 

@@ -80,6 +80,10 @@ class Llama {
   TensorTable& tensors() { return tensors_; }
   // Checks every tensor is present and hands Q/K/V/O to the attention layers.
   std::string finalize();
+  // Tensor i of tensors() as the model holds it now (after finalize: Q, K, V and O, and their
+  // biases, read from the attention layers), for saving it (held_tensor.h). Norm gains are as
+  // held: with unit_offset_norms, 1 + the checkpoint's weight. "" = ok.
+  std::string held_tensor(int i, HeldTensor* out) const;
 
   // As Gpt2::forward. attention (optional): n_layer x n_head x n x n, per query head.
   std::string forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,

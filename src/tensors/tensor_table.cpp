@@ -280,6 +280,20 @@ std::size_t TensorTable::held_bytes() const {
   return sum;
 }
 
+bool TensorTable::held_in_place(int i, HeldTensor* out) const {
+  const Entry& e = entries_[i];
+  *out = HeldTensor();
+  if (e.held == 0) return false;
+  if (e.weight) {
+    if (e.weight->empty()) return false;
+    out->weight = e.weight->view();
+  } else {
+    if (e.dst->empty()) return false;
+    out->values = e.dst->data(), out->count = e.dst->size();
+  }
+  return true;
+}
+
 std::string TensorTable::check_complete() const {
   for (const Entry& e : entries_)
     if (!e.optional && e.held == 0) return "missing tensor " + e.name;  // (or only some of its parts)

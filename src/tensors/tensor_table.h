@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tensors/buffer.h"
+#include "tensors/held_tensor.h"
 #include "tensors/weight.h"
 
 namespace attn {
@@ -105,6 +106,9 @@ class TensorTable {
   // Bytes the set tensors take in their storage (what a model's parameters cost in memory; the
   // same after finalize(), which only hands matrices over or puts them side by side).
   std::size_t held_bytes() const;
+  // Tensor i where it was set, when it is still there (a model's layers did not take it over at
+  // finalize(): see held_tensor.h). False when it was never set or has moved.
+  bool held_in_place(int i, HeldTensor* out) const;
   // "" when every required tensor has been set, else "missing tensor <name>".
   std::string check_complete() const;
 

@@ -51,8 +51,10 @@ const TYPE_BY_ID = new Map(GGUF_TENSOR_TYPES.map((t) => [t.id, t]));
 
 /** The metadata value types of the format, by their id in the file. */
 export type GgufValueType = 'u8' | 'i8' | 'u16' | 'i16' | 'u32' | 'i32' | 'f32' | 'bool' | 'string' | 'array' | 'u64' | 'i64' | 'f64';
-const VALUE_TYPES: readonly GgufValueType[] = ['u8', 'i8', 'u16', 'i16', 'u32', 'i32', 'f32', 'bool', 'string', 'array', 'u64', 'i64', 'f64'];
-const WIDTH: Record<GgufValueType, number> = { u8: 1, i8: 1, u16: 2, i16: 2, u32: 4, i32: 4, f32: 4, bool: 1, string: 8, array: 12, u64: 8, i64: 8, f64: 8 };
+/** The value types by their id in the file (the index). */
+export const GGUF_VALUE_TYPES: readonly GgufValueType[] = ['u8', 'i8', 'u16', 'i16', 'u32', 'i32', 'f32', 'bool', 'string', 'array', 'u64', 'i64', 'f64'];
+/** Bytes a value of each type takes (strings and arrays: their length fields). */
+export const GGUF_VALUE_WIDTH: Record<GgufValueType, number> = { u8: 1, i8: 1, u16: 2, i16: 2, u32: 4, i32: 4, f32: 4, bool: 1, string: 8, array: 12, u64: 8, i64: 8, f64: 8 };
 
 /** A numeric array's values: one typed array per element type (u64 / i64: BigUint64Array / BigInt64Array). */
 export type GgufNumericArray = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array |
@@ -121,8 +123,10 @@ export type GgufHeaderRead =
   /** `bytesNeeded`: the prefix length to try next (at least; a later length field may ask for more). */
   | { complete: false; bytesNeeded: number };
 
-const MAGIC = 0x46554747; // "GGUF" read as a little-endian u32
-const DEFAULT_ALIGNMENT = 32;
+/** "GGUF" read as a little-endian u32. */
+export const GGUF_MAGIC = 0x46554747;
+/** The data alignment when general.alignment is absent (and the one a writer here uses). */
+export const GGUF_ALIGNMENT = 32;
 const MAX_DIMS = 4; // GGML_MAX_DIMS
 // Deeper nesting than any writer makes; the limit keeps a hostile file from exhausting the stack.
 const MAX_ARRAY_DEPTH = 16;
@@ -213,7 +217,7 @@ class Reader {
   /** One value of `type` (not an array). */
   scalar(type: GgufValueType, what: string): number | bigint | boolean | string {
     if (type === 'string') return this.string(what);
-    const w = WIDTH[type];
+    const w = GGUF_VALUE_WIDTH[type];
     this.need(w, `${what}: ${type} value`);
     const v = this.view, p = this.pos;
     let x: number | bigint | boolean;
@@ -246,7 +250,7 @@ class Reader {
   valueType(what: string): GgufValueType {
     const at = this.pos;
     const id = this.u32(`${what}: value type`);
-    const t = VALUE_TYPES[id];
+    const t = GGUF_VALUE_TYPES[id];
     if (t === undefined) fail(`${what}: unknown value type ${id} at byte ${at} (known: 0..12)`);
     return t;
   }
@@ -256,7 +260,7 @@ class Reader {
     if (type !== 'array') return [this.scalar(type, what), type];
     if (depth >= MAX_ARRAY_DEPTH) fail(`${what}: arrays nested deeper than ${MAX_ARRAY_DEPTH} at byte ${this.pos}`);
     const of = this.valueType(`${what}: array element type`);
-    const n = this.count(`${what}: array length`, WIDTH[of]);
+    const n = this.count(`${what}: array length`, GGUF_VALUE_WIDTH[of]);
     if (of === 'string') {
       const out: string[] = [];
       for (let i = 0; i < n; i++) out.push(this.stringElement(what, i));
@@ -273,7 +277,7 @@ class Reader {
       for (let i = 0; i < n; i++) out.push(this.scalar('bool', `${what}[${i}]`) as boolean);
       return [out, 'array<bool>'];
     }
-    const w = WIDTH[of];
+    const w = GGUF_VALUE_WIDTH[of];
     this.need(n * w, `${what}: ${n} ${of} values`);
     const out = numericArray(of, this.bytes, this.pos, n);
     this.pos += n * w;
@@ -299,7 +303,7 @@ function numericArray(type: GgufValueType, bytes: Uint8Array, at: number, n: num
       default: return fail(`array of ${type} is not numeric`);
     }
   };
-  const w = WIDTH[type];
+  const w = GGUF_VALUE_WIDTH[type];
   // One copy of the bytes (aligned, so a typed array can view it); on a big-endian platform each
   // element is swapped in place through a DataView.
   // (Not bytes.slice: on a Node Buffer, which a file read gives, slice is a view of the whole file.)
@@ -333,7 +337,7 @@ function decodeUtf8(bytes: Uint8Array, at: number, n: number): string {
 
 function readHeader(r: Reader): GgufHeader {
   const magic = r.u32('magic');
-  if (magic !== MAGIC) {
+  if (magic !== GGUF_MAGIC) {
     const text = Array.from(r.bytes.subarray(0, 4), (c) => (c >= 0x20 && c < 0x7f ? String.fromCharCode(c) : '.')).join('');
     fail(`bad magic at byte 0: "${text}" (0x${magic.toString(16).padStart(8, '0')}), expected "GGUF": not a GGUF file`);
   }
@@ -361,7 +365,7 @@ function readHeader(r: Reader): GgufHeader {
     metadata.set(key, value);
     metadataTypes.set(key, description);
   }
-  let alignment = DEFAULT_ALIGNMENT;
+  let alignment = GGUF_ALIGNMENT;
   if (metadata.has('general.alignment')) {
     const a = metadata.get('general.alignment');
     if (metadataTypes.get('general.alignment') !== 'u32') fail(`general.alignment is a ${metadataTypes.get('general.alignment')}, not a u32`);

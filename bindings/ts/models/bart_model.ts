@@ -238,6 +238,12 @@ export class BartModel extends WasmObject<BartHandle> {
     return heldDtype(this.weightTypes);
   }
   readonly type = 'bart' as const;
+
+  /** Saving is the Llama family's (LlamaModel.save(): a GGUF file); a BART model is refused with
+   * an AttentionError of code 'unsupported'. */
+  save(): never {
+    throw new AttentionError('save: BART models cannot be saved yet (only the Llama family writes GGUF files); load this one from its files', 'unsupported');
+  }
   readonly config: BartConfig;
   readonly tokenizer: SymbolTokenizer | BpeTokenizer;
   private generating = false;

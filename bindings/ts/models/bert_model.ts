@@ -206,6 +206,12 @@ export class BertModel extends WasmObject<BertHandle> {
     return heldDtype(this.weightTypes);
   }
   readonly type = 'bert' as const;
+
+  /** Saving is the Llama family's (LlamaModel.save(): a GGUF file); a BERT model is refused with
+   * an AttentionError of code 'unsupported'. */
+  save(): never {
+    throw new AttentionError('save: BERT models cannot be saved yet (only the Llama family writes GGUF files); load this one from its files', 'unsupported');
+  }
   readonly config: BertConfig;
   readonly tokenizer: WordPieceTokenizer;
   /** Which optional parts the checkpoint has. */

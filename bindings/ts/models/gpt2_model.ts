@@ -91,6 +91,12 @@ export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2Handle> {
     return heldDtype(this.weightTypes);
   }
   readonly type = 'gpt2' as const;
+
+  /** Saving is the Llama family's (LlamaModel.save(): a GGUF file); a GPT-2 model is refused with
+   * an AttentionError of code 'unsupported'. */
+  save(): never {
+    throw new AttentionError('save: GPT-2 models cannot be saved yet (only the Llama family writes GGUF files); load this one from its files', 'unsupported');
+  }
   readonly config: Required<Omit<Gpt2Config, 'n_ctx' | 'activation_function' | 'bos_token_id'>>;
 
   /** @internal use AttentionModule.loadModel */

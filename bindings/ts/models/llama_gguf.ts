@@ -25,9 +25,10 @@ import { AttentionError } from '../errors.js';
 import type { CheckpointTensor, CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
 import type { GgufFile, GgufHeader, GgufValue } from '../loading/gguf.js';
 import type { GgufStream } from '../loading/gguf_stream.js';
+import type { GgufEntry } from '../loading/gguf_writer.js';
 import { ggufTokenizer, ggufTokenizerInfo } from '../tokenizers/gguf_tokenizer.js';
 import { show } from '../validate.js';
-import type { LlamaFiles, LlamaModelType } from './llama_model.js';
+import type { LlamaFiles, LlamaModelType } from './llama_types.js';
 
 /** general.architecture -> the model_type its config.json would say, and whether Q/K rows are permuted. */
 const ARCHITECTURES: Record<string, { modelType: LlamaModelType; permuted: boolean }> = {
@@ -189,9 +190,10 @@ export function llamaGgufConfig(file: GgufHeader, factors: RopeFactorBytes = new
   };
 }
 
-/** A tensor's rows moved back from llama.cpp's adjacent-pair order to Hugging Face's halves (see
- * the top of this file): heads x d rows of whatever bytes each row holds. A new array. */
-export function unpermuteRotaryRows(bytes: Uint8Array, heads: number, rows: number): Uint8Array {
+/** A tensor's rows moved between Hugging Face's halves and llama.cpp's adjacent-pair order (see
+ * the top of this file): heads x d rows of whatever bytes each row holds, `toGguf` for the way a
+ * converter moves them, else back. A new array. */
+export function moveRotaryRows(bytes: Uint8Array, heads: number, rows: number, toGguf: boolean): Uint8Array {
   const d = rows / heads, rowBytes = bytes.length / rows;
   if (!Number.isInteger(d) || d % 2 !== 0 || !Number.isInteger(rowBytes))
     throw new AttentionError(`GGUF: ${rows} rows are not ${heads} heads of an even size`);
@@ -199,11 +201,15 @@ export function unpermuteRotaryRows(bytes: Uint8Array, heads: number, rows: numb
   for (let h = 0; h < heads; h++)
     for (let i = 0; i < d / 2; i++)
       for (let k = 0; k < 2; k++) {
-        const from = (h * d + 2 * i + k) * rowBytes, to = (h * d + k * (d / 2) + i) * rowBytes;
+        const gguf = (h * d + 2 * i + k) * rowBytes, hf = (h * d + k * (d / 2) + i) * rowBytes;
+        const [from, to] = toGguf ? [hf, gguf] : [gguf, hf];
         out.set(bytes.subarray(from, from + rowBytes), to);
       }
   return out;
 }
+
+/** Whether an architecture's files hold Q and K rows permuted (moveRotaryRows). */
+export const rotaryRowsPermuted = (arch: string): boolean => ARCHITECTURES[arch]?.permuted ?? false;
 
 /** A Gemma 3 norm's stored gains (1 + weight, F32 as llama.cpp keeps norms) as the weights. */
 function unitOffsetRemoved(bytes: Uint8Array): Uint8Array {
@@ -228,7 +234,7 @@ function tensorNaming(file: GgufHeader, config: Record<string, unknown>): { hfNa
     if (arch === 'gemma3' && hf.endsWith('norm.weight')) return unitOffsetRemoved(bytes);
     const q = hf.includes('q_proj.'), k = hf.includes('k_proj.');
     if (!ARCHITECTURES[arch].permuted || !(q || k)) return bytes;
-    return unpermuteRotaryRows(bytes, (q ? config.num_attention_heads : config.num_key_value_heads) as number, rows);
+    return moveRotaryRows(bytes, (q ? config.num_attention_heads : config.num_key_value_heads) as number, rows, false);
   };
   return { hfName, bytesOf };
 }
@@ -241,10 +247,43 @@ function readConfig(file: GgufHeader, factors: RopeFactorBytes): Record<string, 
   return config;
 }
 
-/** tokenizer.chat_template, when the file has one (chat() renders it). */
-function chatTemplateOf(file: GgufHeader): { chatTemplate?: string } {
-  const chatTemplate = ggufTokenizerInfo(file.metadata).chatTemplate;
-  return chatTemplate === undefined ? {} : { chatTemplate };
+/** Where a file saved from a model loaded out of a folder keeps its tokenizer files (as JSON
+ * text): tokenizer.json under GGUF's own key for it, the other two under this package's names. */
+export const HF_TOKENIZER_KEYS = Object.freeze({
+  tokenizer: 'tokenizer.huggingface.json', config: 'attention_wasm.tokenizer_config.json', generation: 'attention_wasm.generation_config.json',
+});
+
+/** A key of HF_TOKENIZER_KEYS parsed (undefined when absent), or a named error. */
+function jsonKey(file: GgufHeader, key: string): object | undefined {
+  const text = file.metadata.get(key);
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = typeof text === 'string' ? JSON.parse(text) : undefined;
+    if (typeof value === 'object' && value !== null) return value;
+  } catch {
+    // (named below)
+  }
+  throw new AttentionError(`GGUF: metadata ${key} must be a JSON object as text`);
+}
+
+/** The tokenizer and chat template: tokenizer.ggml.* (llama.cpp's), or the tokenizer files a
+ * model saved by this package from a folder carries (HF_TOKENIZER_KEYS). */
+function tokenizerOf(file: GgufHeader): Pick<LlamaFiles, 'tokenizer' | 'chatTemplate'> {
+  const tokenizer = file.metadata.has('tokenizer.ggml.model') ? undefined : jsonKey(file, HF_TOKENIZER_KEYS.tokenizer);
+  const template = tokenizer ? file.metadata.get('tokenizer.chat_template') : ggufTokenizerInfo(file.metadata).chatTemplate;
+  const chatTemplate = typeof template === 'string' ? { chatTemplate: template } : {};
+  if (!tokenizer) return { tokenizer: ggufTokenizer(file.metadata), ...chatTemplate };
+  const config = jsonKey(file, HF_TOKENIZER_KEYS.config), generation = jsonKey(file, HF_TOKENIZER_KEYS.generation);
+  return { tokenizer: { tokenizer, ...(config ? { config } : {}), ...(generation ? { generation } : {}) }, ...chatTemplate };
+}
+
+/** The key-values a saved copy of the file keeps as they are: the tokenizer's (tokenizer.*) and
+ * this package's (attention_wasm.*). */
+function keptKeys(file: GgufHeader): Map<string, GgufEntry> {
+  const kept = new Map<string, GgufEntry>();
+  for (const [key, value] of file.metadata)
+    if (key.startsWith('tokenizer.') || key.startsWith('attention_wasm.')) kept.set(key, { type: file.metadataTypes.get(key)!, value });
+  return kept;
 }
 
 /** A Llama-family GGUF file in memory as the family's files: config, tensors and tokenizer. */
@@ -258,7 +297,7 @@ export function readLlamaGguf(file: GgufFile): LlamaFiles {
     if (hf) tensors.set(hf, { dtype: t.type, shape: t.shape, bytes: bytesOf(hf, t.data, t.shape[0]) });
   }
   const weights: CheckpointTensors = { tensors };
-  return { config, weights, tokenizer: ggufTokenizer(file.metadata), ...chatTemplateOf(file) };
+  return { config, weights, ...tokenizerOf(file), ggufKeys: keptKeys(file) };
 }
 
 /** The same for a GGUF file being read: the tensors go into the model as they arrive (Phi-3's rope
@@ -282,5 +321,5 @@ export async function readLlamaGgufStream(stream: GgufStream): Promise<LlamaFile
     }
   }
   const weights: StreamedTensors = { tensors, arrivals: arrivals() };
-  return { config, weights, tokenizer: ggufTokenizer(file.metadata), ...chatTemplateOf(file) };
+  return { config, weights, ...tokenizerOf(file), ggufKeys: keptKeys(file) };
 }

@@ -7,35 +7,25 @@
 import { checkTiedHead, checkpointTensors, configEps, configInt, configTokenIds, isStreamed, heldDtype, loadCheckpoint, streamCheckpoint } from '../loading/checkpoint.js';
 import type { WeightTypes } from '../loading/checkpoint.js';
 import type { DtypeName } from '../runtime/wasm_module.js';
-import type { CheckpointTensors, StreamedTensors } from '../loading/checkpoint.js';
+import type { StreamedTensors } from '../loading/checkpoint.js';
 import { DecoderModel, vocabTokenId } from './decoder_model.js';
 import { readGenerationConfig } from './decoding.js';
 import type { ChatDefaults, RunOptions, RunResult, RunResultFor } from './decoder_model.js';
 import { readChatTemplates } from './chat.js';
 import { AttentionError, throwIfError } from '../errors.js';
 import { HfTokenizer } from '../tokenizers/hf_tokenizer.js';
-import type { HfTokenizerFiles } from '../tokenizers/hf_tokenizer.js';
 import { readMhaTrace, readTrace } from '../attention/multi_head_attention.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
-import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { show } from '../validate.js';
 import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';
 import type { ModelLoadOptions } from '../loading/weight_dtype.js';
 import type { FilesReader } from '../loading/model_files.js';
+import type { LlamaConfig, LlamaFiles, LlamaModelType, RopeScaling } from './llama_types.js';
+export type { LlamaConfig, LlamaFiles, LlamaModelType, RopeScaling } from './llama_types.js';
+import { joinParts, partsStream } from '../loading/gguf_writer.js';
+import { planLlamaGguf } from './llama_gguf_save.js';
+import type { LlamaSaveSource } from './llama_gguf_save.js';
 
-export type LlamaModelType = 'llama' | 'qwen2' | 'qwen3' | 'mistral' | 'phi3' | 'smollm3' | 'gemma3_text' | 'gemma3';
-
-/** A Llama-family checkpoint in memory: parsed config.json, safetensors bytes (or a GGUF file's
- * tensors, models/llama_gguf.ts), and the tokenizer (tokenizer.json with tokenizer_config.json /
- * generation_config.json, or an HfTokenizer). */
-export interface LlamaFiles {
-  config: Record<string, unknown>;
-  weights: SafetensorsWeights | CheckpointTensors | StreamedTensors;
-  tokenizer: HfTokenizerFiles | HfTokenizer;
-  /** The chat template (Jinja) of a chat_template.jinja file or a GGUF file's
-   * tokenizer.chat_template: it wins over tokenizer_config.json's chat_template, as in transformers. */
-  chatTemplate?: string;
-}
 
 /** The Llama family's files: tokenizer.json, with the BOS/EOS (and chat_template) of
  * tokenizer_config.json and generation_config.json, and chat_template.jinja when there is one. */
@@ -45,65 +35,6 @@ export const readLlamaFiles: FilesReader = async (files, config, weights) => {
     files.optional(files.text('chat_template.jinja'))]);
   return { config, weights: weightBytes, tokenizer: { tokenizer, config: tokenizerConfig, generation }, ...(chatTemplate === undefined ? {} : { chatTemplate }) };
 };
-
-/** rope_scaling as the core runs it ('' = none). */
-export interface RopeScaling {
-  type: '' | 'linear' | 'llama3' | 'longrope';
-  factor: number;
-  lowFreqFactor: number;
-  highFreqFactor: number;
-  originalMaxPositionEmbeddings: number;
-  /** longrope (Phi-3): frequency i divided by shortFactor[i], or longFactor[i] once a run passes
-   * originalMaxPositionEmbeddings; cos and sin times attentionFactor. */
-  shortFactor: number[];
-  longFactor: number[];
-  attentionFactor: number;
-}
-
-/** config.json as read, with Hugging Face's defaults filled in. */
-export interface LlamaConfig {
-  model_type: LlamaModelType;
-  vocab_size: number;
-  max_position_embeddings: number;
-  hidden_size: number;
-  intermediate_size: number;
-  num_hidden_layers: number;
-  num_attention_heads: number;
-  num_key_value_heads: number;
-  head_dim: number;
-  rms_norm_eps: number;
-  rope_theta: number;
-  rope_scaling: RopeScaling;
-  /** Biases on q_proj, k_proj and v_proj (Qwen2 always; Llama when attention_bias). */
-  attention_bias: boolean;
-  tie_word_embeddings: boolean;
-  /** Mistral's sliding window: each position attends to the latest this-many; 0 for none. */
-  sliding_window: number;
-  /** Qwen3: each head's Q and K RMSNormed (self_attn.q_norm / k_norm) before the rotation. */
-  qk_norm: boolean;
-  /** SmolLM3: whether each layer rotates Q and K (its no_rope_layers, 1 = rotates); all true elsewhere. */
-  rope_layers: boolean[];
-  /** Phi-3: self_attn.qkv_proj and mlp.gate_up_proj, each one matrix as stored. */
-  fused_projections: boolean;
-  /** The rotated values of each head: head_dim x partial_rotary_factor (Phi-4-mini's 0.75). */
-  rotary_dim: number;
-  /** Gemma 3: whether each layer attends within sliding_window (its layer_types); all true
-   * elsewhere when sliding_window is set. */
-  window_layers: boolean[];
-  /** Gemma 3: the windowed layers' rope base (rope_local_base_freq); 0 elsewhere. */
-  rope_local_theta: number;
-  /** The scores' scale: query_pre_attn_scalar^-1/2 (Gemma 3); 0 for 1/sqrt(head_dim). */
-  attention_scale: number;
-  /** Gemma: logits = cap * tanh(logits / cap); 0 for none. */
-  final_logit_softcapping: number;
-  /** Gemma: RMSNorm gains are 1 + weight; a norm on the attention's and the MLP's outputs
-   * (post_attention_layernorm, pre_/post_feedforward_layernorm); embeddings times
-   * sqrt(hidden_size); GeGLU (gelu_pytorch_tanh) for SwiGLU. */
-  unit_offset_norms: boolean;
-  sandwich_norms: boolean;
-  scale_embeddings: boolean;
-  gelu_mlp: boolean;
-}
 
 /** Gemma3TextConfig's defaults, for keys a config.json leaves out. */
 const GEMMA3_DEFAULTS: Record<string, unknown> = {
@@ -380,6 +311,7 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
   readonly config: LlamaConfig;
   /** @internal Settles once weights that stream in (a GGUF file being read) are all in. */
   readonly loading: Promise<void> | undefined;
+  private readonly saveSource: LlamaSaveSource;
 
   /** @internal use AttentionModule.loadModel */
   constructor(mod: WasmModule, files: LlamaFiles, options: ModelLoadOptions = {}) {
@@ -396,6 +328,10 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
       chatDefaults(files, tokenizer, V),
       readGenerationConfig(files.tokenizer instanceof HfTokenizer ? undefined : files.tokenizer.generation, V));
     this.config = config;
+    this.saveSource = {
+      ggufKeys: files.ggufKeys, tokenizerFiles: files.tokenizer instanceof HfTokenizer ? undefined : files.tokenizer,
+      chatTemplate: files.chatTemplate, bosTokenId: this.bosTokenId, eosTokenId: eosOf(files.config, tokenizer, V),
+    };
     const handle = this.live(), r = config.rope_scaling;
     try {
       const layerString = (flags: boolean[]) => (flags.every(Boolean) ? '' : flags.map(Number).join(''));
@@ -414,6 +350,35 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
       this.dispose();
       throw e;
     }
+  }
+
+  /**
+   * The model as a GGUF file, at the precision it holds (model.dtype: a model loaded with
+   * `dtype: 'q4'` saves Q4_0 blocks, 4.5 bits a weight; a GGUF file's K-quants stay as they are),
+   * with its tokenizer and chat template: loadModel reads the bytes back to the same logits. The
+   * whole file in one array; saveStream() hands it out a tensor at a time. Architectures: llama
+   * (Llama, Mistral, SmolLM2), qwen2, qwen3, smollm3, gemma3 (Phi-3 has no GGUF form here: an
+   * AttentionError of code 'unsupported', as for a config no GGUF key carries).
+   */
+  save(): Uint8Array {
+    const plan = this.ggufPlan();
+    return joinParts(plan.parts(), plan.layout.fileBytes);
+  }
+
+  /**
+   * save()'s file as a stream, one part (the header, then each tensor) a pull, so that no copy
+   * of the whole file is made: `new Response(model.saveStream())` for the Cache API or a Blob, a
+   * FileSystemWritableFileStream (OPFS) through pipeTo, or Node's `Readable.fromWeb`. The model
+   * must not be disposed before the stream is read to its end. Problems are checked before the
+   * stream is returned.
+   */
+  saveStream(): ReadableStream<Uint8Array> {
+    return partsStream(this.ggufPlan().parts());
+  }
+
+  /** The GGUF file's layout, and its parts read from the core when asked for. */
+  private ggufPlan() {
+    return planLlamaGguf(() => this.live(), this.config, this.saveSource, readLlamaConfig);
   }
 
   /** The key/value head query head `head` reads (grouped-query attention: num_attention_heads /

@@ -249,7 +249,11 @@ export interface DecoderModelHandle<Config = unknown> extends ModelHandle<Config
 }
 
 export type Gpt2Handle = DecoderModelHandle<Gpt2Config>;
-export type LlamaHandle = DecoderModelHandle<LlamaCoreConfig>;
+export interface LlamaHandle extends DecoderModelHandle<LlamaCoreConfig> {
+  /** Tensor i as held (after loading), to save it: its type and bytes (out x in rows; a view of
+   * the handle's copy, valid until the next call), or the core's error. */
+  heldTensor(i: number): { error: string } | { type: DtypeName; bytes: Uint8Array };
+}
 
 export interface BartHandle extends ModelHandle<BartCoreConfig>, DecodingHandle {
   encode(input: TokenBatch, memory: Address, attention: Address, traceLayer: number): string;

@@ -1,0 +1,149 @@
+// A loaded Llama-family model written as a GGUF file at the precision it holds (model.save()): each
+// tensor read back from the core as held (Q4_0 blocks stay Q4_0, F32 is read out of the kernels'
+// panels), under llama.cpp's names and metadata keys, so that loadModel reads it back to the same
+// network (and llama.cpp runs it, when its tokenizer came from a GGUF file).
+//
+// What llama_gguf.ts reads is what is written: the architecture's keys from the config (hidden
+// size, heads, context, rope base, epsilon, window), Q and K rows permuted back to llama.cpp's
+// order for the architectures that permute them, Gemma 3's norms as the 1 + weight they hold. The
+// header is then parsed back and its config read as loadModel will: a model whose config the
+// file cannot carry (llama3 / longrope rope scaling, partial rotary, a Gemma 3 layer pattern other
+// than llama.cpp's) is refused by name, field by field, before any tensor is written.
+//
+// The tokenizer: a model loaded from a GGUF file keeps that file's tokenizer.* key-values and
+// writes them as they were; one loaded from a folder writes its tokenizer.json under GGUF's
+// tokenizer.huggingface.json key (tokenizer_config.json and generation_config.json beside it,
+// chat_template.jinja as tokenizer.chat_template), which loadModel reads and llama.cpp does not.
+import { AttentionError } from '../errors.js';
+import { parseGgufHeader } from '../loading/gguf.js';
+import type { GgufTypeName } from '../loading/gguf.js';
+import { ggufLayout, ggufParts } from '../loading/gguf_writer.js';
+import type { GgufEntry, GgufLayout, GgufTensorPlan } from '../loading/gguf_writer.js';
+import type { LlamaHandle } from '../runtime/wasm_module.js';
+import type { HfTokenizerFiles } from '../tokenizers/hf_tokenizer.js';
+import { HF_TOKENIZER_KEYS, llamaGgufConfig, llamaGgufName, moveRotaryRows, rotaryRowsPermuted } from './llama_gguf.js';
+import type { LlamaConfig } from './llama_types.js';
+
+/** What a model keeps from its files to save its tokenizer: a GGUF file's key-values, or a
+ * folder's tokenizer files (with chat_template.jinja's text). */
+export interface LlamaSaveSource {
+  ggufKeys?: ReadonlyMap<string, GgufEntry>;
+  tokenizerFiles?: HfTokenizerFiles;
+  chatTemplate?: string;
+  bosTokenId?: number;
+  eosTokenId?: number;
+}
+
+/** model_type -> GGUF general.architecture (llama_gguf.ts reads these back). */
+const ARCHITECTURE: Partial<Record<LlamaConfig['model_type'], string>> = {
+  llama: 'llama', mistral: 'llama', qwen2: 'qwen2', qwen3: 'qwen3', smollm3: 'smollm3', gemma3_text: 'gemma3', gemma3: 'gemma3',
+};
+
+/** A GGUF file's plan: its header and tensors, and how to read each tensor's bytes. */
+export interface LlamaGgufPlan {
+  layout: GgufLayout;
+  tensors: GgufTensorPlan[];
+  parts: () => Generator<Uint8Array>;
+}
+
+const u32 = (value: number): GgufEntry => ({ type: 'u32', value });
+/** A number as f32 (llama.cpp's type for these keys) when that keeps it exactly, else f64 (which
+ * llama.cpp refuses, but loadModel reads: the same network rather than a rounded one). */
+const float = (value: number): GgufEntry => ({ type: Math.fround(value) === value ? 'f32' : 'f64', value });
+
+function architectureOf(config: LlamaConfig): string {
+  const arch = ARCHITECTURE[config.model_type];
+  if (!arch)
+    throw new AttentionError(`save: a ${config.model_type} model has no GGUF architecture loadModel reads (${[...new Set(Object.values(ARCHITECTURE))].join(', ')})`, 'unsupported');
+  return arch;
+}
+
+/** The architecture's key-values (llama.cpp's LLM_KV names). */
+function architectureKeys(arch: string, c: LlamaConfig): Map<string, GgufEntry> {
+  const k = (key: string) => `${arch}.${key}`;
+  const keys = new Map<string, GgufEntry>([
+    ['general.architecture', { type: 'string', value: arch }],
+    ['general.quantization_version', u32(2)],
+    [k('vocab_size'), u32(c.vocab_size)],
+    [k('context_length'), u32(c.max_position_embeddings)],
+    [k('embedding_length'), u32(c.hidden_size)],
+    [k('feed_forward_length'), u32(c.intermediate_size)],
+    [k('block_count'), u32(c.num_hidden_layers)],
+    [k('attention.head_count'), u32(c.num_attention_heads)],
+    [k('attention.head_count_kv'), u32(c.num_key_value_heads)],
+    [k('attention.key_length'), u32(c.head_dim)],
+    [k('attention.value_length'), u32(c.head_dim)],
+    // (f32 always: the core holds the epsilon as a float32, so its rounding changes nothing)
+    [k('attention.layer_norm_rms_epsilon'), { type: 'f32', value: c.rms_norm_eps }],
+    [k('rope.freq_base'), float(c.rope_theta)],
+    [k('rope.dimension_count'), u32(c.rotary_dim)],
+  ]);
+  if (c.rope_scaling.type === 'linear') {
+    keys.set(k('rope.scaling.type'), { type: 'string', value: 'linear' });
+    keys.set(k('rope.scaling.factor'), float(c.rope_scaling.factor));
+  }
+  if (c.sliding_window > 0) keys.set(k('attention.sliding_window'), u32(c.sliding_window));
+  return keys;
+}
+
+/** The tokenizer's key-values (see the top of this file). */
+function tokenizerKeys(source: LlamaSaveSource): Map<string, GgufEntry> {
+  if (source.ggufKeys) return new Map(source.ggufKeys);
+  const files = source.tokenizerFiles;
+  if (!files) throw new AttentionError('save: the model has no tokenizer files to save');
+  const text = (value: unknown): GgufEntry => ({ type: 'string', value: JSON.stringify(value) });
+  const keys = new Map<string, GgufEntry>([[HF_TOKENIZER_KEYS.tokenizer, text(files.tokenizer)]]);
+  if (files.config) keys.set(HF_TOKENIZER_KEYS.config, text(files.config));
+  if (files.generation) keys.set(HF_TOKENIZER_KEYS.generation, text(files.generation));
+  if (source.chatTemplate !== undefined) keys.set('tokenizer.chat_template', { type: 'string', value: source.chatTemplate });
+  if (source.bosTokenId !== undefined) keys.set('tokenizer.ggml.bos_token_id', u32(source.bosTokenId));
+  if (source.eosTokenId !== undefined) keys.set('tokenizer.ggml.eos_token_id', u32(source.eosTokenId));
+  return keys;
+}
+
+/** Config fields that read back differently from the file, as "field value (read back: value)". */
+function configDifferences(config: LlamaConfig, back: LlamaConfig): string[] {
+  const differ: string[] = [];
+  for (const key of Object.keys(config) as (keyof LlamaConfig)[]) {
+    if (key === 'model_type') continue;  // (gemma3's text part reads back as gemma3_text: one network)
+    const f32 = (v: unknown) => (key === 'rms_norm_eps' ? Math.fround(v as number) : v);  // (as the core holds it)
+    const a = JSON.stringify(f32(config[key])), b = JSON.stringify(f32(back[key]));
+    if (a !== b) differ.push(`${key} ${a} (read back: ${b})`);
+  }
+  return differ;
+}
+
+/**
+ * The GGUF file of a loaded model (see the top of this file). `reread` is readLlamaConfig: the
+ * written header's config is read as loadModel reads it and must equal the model's.
+ */
+export function planLlamaGguf(handle: () => LlamaHandle, config: LlamaConfig, source: LlamaSaveSource,
+  reread: (c: Record<string, unknown>) => LlamaConfig): LlamaGgufPlan {
+  const arch = architectureOf(config), h = handle();
+  const tensors: GgufTensorPlan[] = [], index: number[] = [];
+  for (let i = 0; i < h.tensorCount(); i++) {
+    const type = h.tensorHeldType(i), name = h.tensorName(i);
+    if (type === '') continue;  // (an optional tensor the checkpoint did not have)
+    const gguf = llamaGgufName(name, arch);
+    if (!gguf) throw new AttentionError(`save: tensor ${name} has no name in a GGUF ${arch} file`, 'unsupported');
+    tensors.push({ name: gguf, dims: [...h.tensorShape(i)].reverse(), type: type as GgufTypeName });
+    index.push(i);
+  }
+  const metadata = new Map([...architectureKeys(arch, config), ...tokenizerKeys(source)]);
+  const layout = ggufLayout(metadata, tensors);
+  const read = parseGgufHeader(layout.header);
+  if (!read.complete) throw new AttentionError('save: the GGUF header written does not parse back whole');
+  const differ = configDifferences(config, reread(llamaGgufConfig(read.header)));
+  if (differ.length)
+    throw new AttentionError(`save: this ${config.model_type} model's config has no GGUF form that loads back the same: ${differ.join('; ')}`, 'unsupported');
+  const permuted = rotaryRowsPermuted(arch);
+  const bytesOf = (t: number): Uint8Array => {
+    const held = handle().heldTensor(index[t]);
+    if ('error' in held) throw new AttentionError(`save: ${held.error}`);
+    const bytes = held.bytes.slice(), name = tensors[t].name;  // (a copy: the view is the handle's)
+    const q = /\.attn_q\.(weight|bias)$/.test(name), k = /\.attn_k\.(weight|bias)$/.test(name);
+    if (!permuted || !(q || k)) return bytes;
+    return moveRotaryRows(bytes, q ? config.num_attention_heads : config.num_key_value_heads, tensors[t].dims[tensors[t].dims.length - 1], true);
+  };
+  return { layout, tensors, parts: () => ggufParts(layout, tensors, bytesOf) };
+}
