@@ -57,8 +57,15 @@ function skeleton(s, target) {
   });
   s.stepText = el('output', { class: 'gen-step-text' });
   s.sliderRow = el('label', { class: 'gen-slider-row' }, el('span', { text: 'Step' }), s.slider, s.stepText);
-  s.body = el('div', { class: 'gen-body' });
-  s.root = el('div', { class: 'generate-view' }, el('div', { class: 'gen-bar' }, s.button, s.stop, s.status), s.sliderRow, s.body);
+  s.help = el('p', { class: 'help' });
+  s.rows = el('div', { class: 'gen-rows' });
+  // The triangles' containers stay (whole_matrix.js measures and observes each container's width once).
+  s.triangles = Object.fromEntries(['self', 'cross'].map((part) => {
+    const title = el('p', { class: 'gen-part-title' }), box = el('div', { class: 'whole-wrap gen-triangle', 'data-part': part });
+    return [part, { title, box, wrap: el('div', {}, title, box) }];
+  }));
+  s.root = el('div', { class: 'generate-view' }, el('div', { class: 'gen-bar' }, s.button, s.stop, s.status), s.sliderRow,
+    s.help, s.rows, s.triangles.self.wrap, s.triangles.cross.wrap);
   return s.root;
 }
 
@@ -85,10 +92,15 @@ function draw(s) {
   const bart = s.c.info?.type === 'bart', T = s.steps.length;
   drawControls(s, bart, T);
   s.svg = null;
-  if (s.start && T) drawStep(s, bart, T);
-  else s.body.replaceChildren(el('p', { class: 'help', text: bart
+  const drawn = !!(s.start && T);
+  s.help.hidden = drawn;
+  s.rows.hidden = !drawn;
+  s.triangles.self.wrap.hidden = !drawn;
+  s.triangles.cross.wrap.hidden = !drawn || !bart;
+  if (drawn) return drawStep(s, bart, T);
+  s.help.textContent = bart
     ? 'Press the button: the decoder writes the word’s sounds one phoneme at a time; then move the slider over its steps.'
-    : `Press Generate: the model writes up to ${s.c.generate.request.maxNewTokens} tokens after your text, one at a time, each step reading only the tokens before it. Then move the slider over the steps to see what each new token attended to.` }));
+    : `Press Generate: the model writes up to ${s.c.generate.request.maxNewTokens} tokens after your text, one at a time, each step reading only the tokens before it. Then move the slider over the steps to see what each new token attended to.`;
 }
 
 /** The button, the status and the slider. */
@@ -121,11 +133,9 @@ function drawStep(s, bart, T) {
     : `Step ${t + 1}: “${tokenLabel(steps[t].label)}” (token ${n}) attends to the ${n - 1} tokens before it and to itself · ${who}` })];
   parts.push(...rowParts('self', row(steps[t].self, start, layer, head, n), columns, n - 1, bart ? 'Self-attention over ▶ and the phonemes written before:' : null));
   if (bart) parts.push(...rowParts('cross', row(steps[t].cross, start, layer, head, start.keyTokens.length), start.keyTokens, -1, 'Cross-attention over the letters:'));
-  const triangles = [triangle(s, 'self', columns, layer, head, bart ? 'Self-attention, every step so far' : `Every step so far (rows: the tokens written; columns: the tokens they read) · ${who}`)];
-  if (bart) triangles.push(triangle(s, 'cross', start.keyTokens, layer, head, 'Cross-attention, every step so far'));
-  s.body.replaceChildren(...parts, ...triangles.map((x) => x.wrap));
-  triangles.forEach((x) => x.render());
-  s.svg = triangles[0].svg ?? null;
+  s.rows.replaceChildren(...parts);
+  s.svg = triangle(s, 'self', columns, layer, head, bart ? 'Self-attention, every step so far' : `Every step so far (rows: the tokens written; columns: the tokens they read) · ${who}`);
+  if (bart) triangle(s, 'cross', start.keyTokens, layer, head, 'Cross-attention, every step so far');
 }
 
 /** One step's row for the layer and head (head 'all': the mean of the heads), `len` keys long. */
@@ -161,7 +171,7 @@ function rowParts(part, weights, columns, query, title) {
 }
 
 /** The triangle of the steps up to the chosen one (each row the step's attention, the keys it could
- * not yet read grey), the chosen step outlined. */
+ * not yet read grey), the chosen step outlined; returns its SVG. */
 function triangle(s, part, columns, layer, head, name) {
   const { start, steps, step: t } = s;
   const cross = part === 'cross';
@@ -175,14 +185,10 @@ function triangle(s, part, columns, layer, head, name) {
       masked[i * m + j] = j < len ? 0 : -Infinity;
     }
   }
-  const container = el('div', { class: 'whole-wrap gen-triangle', 'data-part': part });
-  const wrap = el('div', {}, el('p', { class: 'gen-part-title', text: name }), container);
-  const out = { wrap, svg: null };
-  out.render = () => {
-    out.svg = renderWholeMatrix(container, {
-      key: `generate-${part}`, name, values, rows: t + 1, cols: m, kind: 'weights', maskedFrom: masked, highlightRow: t,
-      rowLabels: steps.slice(0, t + 1).map((x) => x.label), colLabels: columns.slice(0, m),
-    }, 2);
-  };
-  return out;
+  const { title, box } = s.triangles[part];
+  title.textContent = name;
+  return renderWholeMatrix(box, {
+    key: `generate-${part}`, name, values, rows: t + 1, cols: m, kind: 'weights', maskedFrom: masked, highlightRow: t,
+    rowLabels: steps.slice(0, t + 1).map((x) => x.label), colLabels: columns.slice(0, m),
+  }, 2);
 }
