@@ -113,7 +113,7 @@ test.each(MODELS)('at 390x844, %s: the picture comes first, the input beside wha
   expect(picture).toBeLessThan(await top(page, '#tokens'));
   expect(picture).toBeLessThan(await top(page, '#model-choice'));
   expect(await top(page, '#sentence')).toBeLessThan(picture);
-  if (model === 'gpt2') expect(picture).toBeLessThan(844);
+  if (model === 'gpt2') expect(picture).toBeLessThan(844 - 100); // (its first 100 px on the first screen)
   if (model === 'bert') expect(await top(page, '#fill-panel')).toBeLessThan(picture);
   if (model === 'bart') expect(await top(page, '#pron-panel')).toBeLessThan(picture);
   // "Other models" leads to the model choice.
