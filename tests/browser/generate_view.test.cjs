@@ -112,17 +112,23 @@ describe.each([
       expectRow(self.shown, self.weights, `step ${k}'s shaded tokens`);
       expect(shown.triangles).toEqual([[k, n]]);
     }
-    // The arrow keys move it too (a learner's keyboard), one step at a time.
+    // The arrow keys move it too (a learner's keyboard), one step at a time; a click on a row of the
+    // triangle goes back to that step.
     await view(page).locator('.gen-slider').focus();
     await page.keyboard.press('ArrowLeft');
     expect(await view(page).evaluate((v) => v.dataset.step)).toBe(String(T - 1));
+    await view(page).locator('.gen-triangle .whole-row[data-row="1"] rect').first().click({ position: { x: 2, y: 2 } }); // (its number is centred)
+    expect(await view(page).evaluate((v) => v.dataset.step)).toBe('2');
+    await view(page).locator('.gen-slider').focus();
+    await page.keyboard.press('End');
+    expect(await view(page).evaluate((v) => v.dataset.step)).toBe(String(T));
     // One generation, no run of the text: not per token, not per step of the slider.
     const after = (await posted(page)).slice(before.length);
     expect([count(after, 'generate'), count(after, 'run')]).toEqual([1, 0]);
     // The JSON export: every step's attention, as generate() gave it.
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
     const json = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
-    expect([json.view, json.text, json.settings.temperature, json.step, json.layer, json.head]).toEqual(['generate', PROMPT, 0, T - 1, layer + 1, head + 1]);
+    expect([json.view, json.text, json.settings.temperature, json.step, json.layer, json.head]).toEqual(['generate', PROMPT, 0, T, layer + 1, head + 1]);
     expect(json.steps.map((x) => x.token)).toEqual(want.tokens);
     json.steps.forEach((x, t) => {
       expect(x.attention.shape).toEqual([lm.config.n_layer ?? lm.config.num_hidden_layers, H, ids.length + t + 1]);

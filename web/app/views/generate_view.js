@@ -50,11 +50,7 @@ function skeleton(s, target) {
   s.stop = el('button', { type: 'button', class: 'gen-stop', text: 'Stop', hidden: true, onclick: () => s.handle?.stop() });
   s.status = el('span', { class: 'gen-status', role: 'status' });
   s.slider = el('input', { type: 'range', class: 'gen-slider', min: 1, max: 1, value: 1, step: 1, 'aria-label': 'Step' });
-  s.slider.addEventListener('input', () => {
-    s.step = Number(s.slider.value) - 1;
-    s.follow = s.step === s.steps.length - 1;
-    draw(s);
-  });
+  s.slider.addEventListener('input', () => pickStep(s, Number(s.slider.value) - 1));
   s.stepText = el('output', { class: 'gen-step-text' });
   s.sliderRow = el('label', { class: 'gen-slider-row' }, el('span', { text: 'Step' }), s.slider, s.stepText);
   s.help = el('p', { class: 'help' });
@@ -62,11 +58,23 @@ function skeleton(s, target) {
   // The triangles' containers stay (whole_matrix.js measures and observes each container's width once).
   s.triangles = Object.fromEntries(['self', 'cross'].map((part) => {
     const title = el('p', { class: 'gen-part-title' }), box = el('div', { class: 'whole-wrap gen-triangle', 'data-part': part });
+    // A click on an earlier step's row goes back to that step (rows drawn as cells: up to 1,024 of them).
+    box.addEventListener('click', (e) => {
+      const picked = e.target.closest?.('.whole-row');
+      if (picked) pickStep(s, Number(picked.dataset.row));
+    });
     return [part, { title, box, wrap: el('div', {}, title, box) }];
   }));
   s.root = el('div', { class: 'generate-view' }, el('div', { class: 'gen-bar' }, s.button, s.stop, s.status), s.sliderRow,
     s.help, s.rows, s.triangles.self.wrap, s.triangles.cross.wrap);
   return s.root;
+}
+
+/** Shows step t (0-based); the newest step keeps following the generation. */
+function pickStep(s, t) {
+  s.step = t;
+  s.follow = t === s.steps.length - 1;
+  draw(s);
 }
 
 /** Starts a generation (again: a new seed each time) for the host's text. */

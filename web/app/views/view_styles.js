@@ -116,6 +116,7 @@ button.mx-gap-open { font: 600 11px/1.2 system-ui, sans-serif; color: #0969da; b
 .gen-tok { padding: 1px 3px; border-radius: 3px; border: 1px solid #d0d7de; white-space: pre; max-width: 100%; overflow: hidden; text-overflow: ellipsis; }
 .gen-tok.gen-query { outline: 2px solid #bf8700; outline-offset: 0; }
 .gen-tok.gen-later { color: #8c959f; border-style: dashed; background: #fff; }
+.gen-triangle .whole-row { cursor: pointer; }
 .gen-top { font: 12.5px/1.4 system-ui, sans-serif; color: #424a53; margin: 2px 0 6px; overflow-wrap: anywhere; }
 /* The token chips (token_chips.js), the page's strip and the widget's tokens="": the query token
    marked; the pieces of one word (word_groups.js) set closer together, with a bracket under the
