@@ -9,8 +9,8 @@
 // - Each file is parsed by an independent reader (Python's struct, below): magic, version, counts,
 //   key types, tensor dims, types and offsets (aligned, in order, inside the file, each tensor's
 //   size from its type's block size as ggml-common.h gives it).
-// - saveStream() gives the same bytes; a disposed model, Phi-3 (no GGUF form here), a config GGUF
-//   cannot carry and GPT-2 are refused by name.
+// - saveStream() gives the same bytes; Phi-3's decimal longrope factors go in as float32 (logits
+//   within 1e-5); a disposed model, a config GGUF cannot carry and GPT-2 are refused by name.
 const { execFileSync } = require('node:child_process');
 const { createCipheriv } = require('node:crypto');
 const fs = require('node:fs');
@@ -89,14 +89,19 @@ const BASE = {
 // One of each architecture GGUF carries, in shapes whose rows are whole 32-value blocks (so q8 and
 // q4 quantize them) and with what each adds: permuted Q/K rows (llama, smollm3), a window and
 // linear rope scaling (mistral), biases (qwen2), q/k norms and head_dim != hidden / heads (qwen3),
-// layers without rotation (smollm3), 1 + w and sandwich norms and llama.cpp's layer pattern
-// (gemma3: every 6th layer global, local rope base 1e4, scores by head_dim^-1/2).
+// layers without rotation (smollm3), fused projections, partial rotary and longrope (phi3: its
+// factors as two F32 tensors), 1 + w and sandwich norms and llama.cpp's layer pattern (gemma3:
+// every 6th layer global, local rope base 1e4, scores by head_dim^-1/2).
 const CASES = {
   llama: { ...BASE, model_type: 'llama', num_key_value_heads: 2, tie_word_embeddings: true },
   mistral: { ...BASE, model_type: 'mistral', num_key_value_heads: 4, sliding_window: 4, rope_scaling: { type: 'linear', factor: 2 }, tie_word_embeddings: false },
   qwen2: { ...BASE, model_type: 'qwen2', num_key_value_heads: 2, rope_theta: 1e6, tie_word_embeddings: false },
   qwen3: { ...BASE, model_type: 'qwen3', num_key_value_heads: 2, head_dim: 16, attention_bias: false, rope_theta: 1e6, tie_word_embeddings: true },
   smollm3: { ...BASE, model_type: 'smollm3', num_hidden_layers: 4, num_key_value_heads: 2, no_rope_layer_interval: 4, tie_word_embeddings: true },
+  // Phi-4-mini's layout in small: fused qkv_proj and gate_up_proj, a quarter of each head
+  // unrotated, longrope (factors and attention factor float32 already, as llama.cpp stores them).
+  phi3: { ...BASE, model_type: 'phi3', num_key_value_heads: 2, head_dim: 8, partial_rotary_factor: 0.75, sliding_window: 5, tie_word_embeddings: false,
+    original_max_position_embeddings: 32, rope_scaling: { type: 'longrope', short_factor: [1, 1.5, 3], long_factor: [2, 5, 11], attention_factor: 1.25 } },
   gemma3_text: { ...BASE, model_type: 'gemma3_text', hidden_act: undefined, hidden_activation: 'gelu_pytorch_tanh', num_key_value_heads: 2, head_dim: 8,
     sliding_window: 4, sliding_window_pattern: 6, rope_theta: 1e6, rope_local_base_freq: 1e4, query_pre_attn_scalar: 8, final_logit_softcapping: null, tie_word_embeddings: true },
 };
@@ -137,8 +142,8 @@ describe.each(Object.keys(CASES))('%s', (type) => {
     expect(file.kv[`${arch}.block_count`]).toBe(CASES[type].num_hidden_layers);
     expect(file.kv[`${arch}.embedding_length`]).toBe(32);
     // Each tensor's ggml type is the type the model holds it in, its dims the checkpoint's shape reversed.
-    const held = Object.entries(model.weightTypes);
-    expect(file.tensors.length).toBe(held.length);
+    const held = Object.entries(model.weightTypes), factors = type === 'phi3' ? 2 : 0;  // (rope_factors_long / _short)
+    expect(file.tensors.length).toBe(held.length + factors);
     const embed = file.tensors.find((t) => t.name === 'token_embd.weight');
     expect(embed.dims).toEqual([32, 23]);
     expect(embed.type).toBe(GGML[model.weightTypes['model.embed_tokens.weight']]);
@@ -248,6 +253,25 @@ describe('a GGUF file saved again', () => {
   });
 });
 
+test('Phi-3\'s decimal longrope factors are stored as float32, as llama.cpp stores them: logits within 1e-5', async () => {
+  const config = { ...CASES.phi3, rope_scaling: { type: 'longrope', short_factor: [1.1, 1.37, 2.9], long_factor: [2.3, 5.1, 10.7] } };  // (attention factor from the context ratio)
+  const model = await mod.loadModel(files(config, 4));
+  try {
+    const back = await mod.loadModel(model.save());
+    try {
+      const r = model.config.rope_scaling;
+      expect(back.config.rope_scaling).toEqual({ ...r, longFactor: r.longFactor.map(Math.fround), shortFactor: r.shortFactor.map(Math.fround), attentionFactor: Math.fround(r.attentionFactor) });
+      // Frequencies move by at most 6e-8 of themselves; the logits (of order 1) by less than 1e-5.
+      const a = back.run(TOKENS).logits, b = model.run(TOKENS).logits;
+      expect(Math.max(...a.map((v, i) => Math.abs(v - b[i])))).toBeLessThan(1e-5);
+    } finally {
+      back.dispose();
+    }
+  } finally {
+    model.dispose();
+  }
+});
+
 describe('refused by name', () => {
   test('a disposed model', async () => {
     const model = await mod.loadModel(files(CASES.llama, 1));
@@ -256,14 +280,7 @@ describe('refused by name', () => {
     expect(() => model.saveStream()).toThrow(expect.objectContaining({ name: 'AttentionError', message: expect.stringContaining('disposed') }));
   });
 
-  test('Phi-3 (no GGUF architecture loadModel reads), and a config GGUF cannot carry (Gemma 3 softcap, llama3 rope scaling)', async () => {
-    const phi3 = await mod.loadModel(files({ ...BASE, model_type: 'phi3', num_key_value_heads: 2, tie_word_embeddings: false }, 2));
-    try {
-      expect(() => phi3.save()).toThrow(expect.objectContaining({ code: 'unsupported',
-        message: 'save: a phi3 model has no GGUF architecture loadModel reads (llama, qwen2, qwen3, smollm3, gemma3)' }));
-    } finally {
-      phi3.dispose();
-    }
+  test('a config GGUF cannot carry: Gemma 3\'s softcap, llama3 rope scaling', async () => {
     const gemma = await mod.loadModel(files({ ...CASES.gemma3_text, final_logit_softcapping: 30 }, 2));
     try {
       expect(() => gemma.save()).toThrow(expect.objectContaining({ code: 'unsupported',

@@ -208,6 +208,13 @@ export function moveRotaryRows(bytes: Uint8Array, heads: number, rows: number, t
   return out;
 }
 
+/** The GGUF architecture a model_type is written as (the one read back as it), or undefined: the
+ * reader's table inverted, with Mistral's files as llama's and gemma3's text part as gemma3. */
+export function llamaGgufArchitecture(modelType: LlamaModelType): string | undefined {
+  const type = modelType === 'mistral' ? 'llama' : modelType === 'gemma3' ? 'gemma3_text' : modelType;
+  return Object.keys(ARCHITECTURES).find((arch) => ARCHITECTURES[arch].modelType === type);
+}
+
 /** Whether an architecture's files hold Q and K rows permuted (moveRotaryRows). */
 export const rotaryRowsPermuted = (arch: string): boolean => ARCHITECTURES[arch]?.permuted ?? false;
 

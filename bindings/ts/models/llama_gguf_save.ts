@@ -7,8 +7,11 @@
 // size, heads, context, rope base, epsilon, window), Q and K rows permuted back to llama.cpp's
 // order for the architectures that permute them, Gemma 3's norms as the 1 + weight they hold. The
 // header is then parsed back and its config read as loadModel will: a model whose config the
-// file cannot carry (llama3 / longrope rope scaling, partial rotary, a Gemma 3 layer pattern other
-// than llama.cpp's) is refused by name, field by field, before any tensor is written.
+// file cannot carry (llama3 rope scaling, partial rotary outside Phi-3, a Gemma 3 layer pattern
+// other than llama.cpp's) is refused by name, field by field, before any tensor is written. Phi-3's
+// longrope factors go in as llama.cpp's two F32 tensors and its f32 attn_factor: rounded to float32
+// (a model loaded from a GGUF file has them so already; a folder's decimal factors move by at most
+// 6e-8 of themselves, and its logits then by about as little: not bit for bit).
 //
 // The tokenizer: a model loaded from a GGUF file keeps that file's tokenizer.* key-values and
 // writes them as they were; one loaded from a folder writes its tokenizer.json under GGUF's
@@ -21,7 +24,7 @@ import { ggufLayout, ggufParts } from '../loading/gguf_writer.js';
 import type { GgufEntry, GgufLayout, GgufTensorPlan } from '../loading/gguf_writer.js';
 import type { LlamaHandle } from '../runtime/wasm_module.js';
 import type { HfTokenizerFiles } from '../tokenizers/hf_tokenizer.js';
-import { HF_TOKENIZER_KEYS, llamaGgufConfig, llamaGgufName, moveRotaryRows, rotaryRowsPermuted } from './llama_gguf.js';
+import { HF_TOKENIZER_KEYS, LLAMA_GGUF_ARCHITECTURES, ROPE_FACTOR_TENSORS, llamaGgufArchitecture, llamaGgufConfig, llamaGgufName, moveRotaryRows, rotaryRowsPermuted } from './llama_gguf.js';
 import type { LlamaConfig } from './llama_types.js';
 
 /** What a model keeps from its files to save its tokenizer: a GGUF file's key-values, or a
@@ -33,11 +36,6 @@ export interface LlamaSaveSource {
   bosTokenId?: number;
   eosTokenId?: number;
 }
-
-/** model_type -> GGUF general.architecture (llama_gguf.ts reads these back). */
-const ARCHITECTURE: Partial<Record<LlamaConfig['model_type'], string>> = {
-  llama: 'llama', mistral: 'llama', qwen2: 'qwen2', qwen3: 'qwen3', smollm3: 'smollm3', gemma3_text: 'gemma3', gemma3: 'gemma3',
-};
 
 /** A GGUF file's plan: its header and tensors, and how to read each tensor's bytes. */
 export interface LlamaGgufPlan {
@@ -52,9 +50,9 @@ const u32 = (value: number): GgufEntry => ({ type: 'u32', value });
 const float = (value: number): GgufEntry => ({ type: Math.fround(value) === value ? 'f32' : 'f64', value });
 
 function architectureOf(config: LlamaConfig): string {
-  const arch = ARCHITECTURE[config.model_type];
+  const arch = llamaGgufArchitecture(config.model_type);
   if (!arch)
-    throw new AttentionError(`save: a ${config.model_type} model has no GGUF architecture loadModel reads (${[...new Set(Object.values(ARCHITECTURE))].join(', ')})`, 'unsupported');
+    throw new AttentionError(`save: a ${config.model_type} model has no GGUF architecture loadModel reads (${LLAMA_GGUF_ARCHITECTURES.join(', ')})`, 'unsupported');
   return arch;
 }
 
@@ -83,7 +81,21 @@ function architectureKeys(arch: string, c: LlamaConfig): Map<string, GgufEntry> 
     keys.set(k('rope.scaling.factor'), float(c.rope_scaling.factor));
   }
   if (c.sliding_window > 0) keys.set(k('attention.sliding_window'), u32(c.sliding_window));
+  if (arch === 'phi3') {
+    keys.set(k('rope.scaling.original_context_length'), u32(c.rope_scaling.originalMaxPositionEmbeddings));
+    if (c.rope_scaling.type === 'longrope') keys.set(k('rope.scaling.attn_factor'), { type: 'f32', value: c.rope_scaling.attentionFactor });
+  }
   return keys;
+}
+
+/** Phi-3's longrope factors as llama.cpp stores them: two F32 tensors (ROPE_FACTOR_TENSORS: long,
+ * short), from the config (the core holds no tensor of them). */
+function ropeFactorTensors(c: LlamaConfig): { plan: GgufTensorPlan; bytes: Uint8Array }[] {
+  if (c.rope_scaling.type !== 'longrope') return [];
+  return ROPE_FACTOR_TENSORS.map((name, i) => {
+    const values = Float32Array.from(i === 0 ? c.rope_scaling.longFactor : c.rope_scaling.shortFactor);
+    return { plan: { name, dims: [values.length], type: 'F32' as const }, bytes: new Uint8Array(values.buffer) };
+  });
 }
 
 /** The tokenizer's key-values (see the top of this file). */
@@ -101,13 +113,22 @@ function tokenizerKeys(source: LlamaSaveSource): Map<string, GgufEntry> {
   return keys;
 }
 
+/** A config field as the file stores it: the epsilon (held as float32 by the core) and longrope's
+ * factors (llama.cpp's F32 tensors and f32 attn_factor) rounded to float32. */
+function asStored(key: keyof LlamaConfig, value: unknown): unknown {
+  if (key === 'rms_norm_eps') return Math.fround(value as number);
+  if (key !== 'rope_scaling') return value;
+  const r = value as LlamaConfig['rope_scaling'];
+  if (r.type !== 'longrope') return r;
+  return { ...r, longFactor: r.longFactor.map(Math.fround), shortFactor: r.shortFactor.map(Math.fround), attentionFactor: Math.fround(r.attentionFactor) };
+}
+
 /** Config fields that read back differently from the file, as "field value (read back: value)". */
 function configDifferences(config: LlamaConfig, back: LlamaConfig): string[] {
   const differ: string[] = [];
   for (const key of Object.keys(config) as (keyof LlamaConfig)[]) {
     if (key === 'model_type') continue;  // (gemma3's text part reads back as gemma3_text: one network)
-    const f32 = (v: unknown) => (key === 'rms_norm_eps' ? Math.fround(v as number) : v);  // (as the core holds it)
-    const a = JSON.stringify(f32(config[key])), b = JSON.stringify(f32(back[key]));
+    const a = JSON.stringify(asStored(key, config[key])), b = JSON.stringify(asStored(key, back[key]));
     if (a !== b) differ.push(`${key} ${a} (read back: ${b})`);
   }
   return differ;
@@ -129,15 +150,18 @@ export function planLlamaGguf(handle: () => LlamaHandle, config: LlamaConfig, so
     tensors.push({ name: gguf, dims: [...h.tensorShape(i)].reverse(), type: type as GgufTypeName });
     index.push(i);
   }
+  const factors = ropeFactorTensors(config);
+  tensors.push(...factors.map((f) => f.plan));
   const metadata = new Map([...architectureKeys(arch, config), ...tokenizerKeys(source)]);
   const layout = ggufLayout(metadata, tensors);
   const read = parseGgufHeader(layout.header);
   if (!read.complete) throw new AttentionError('save: the GGUF header written does not parse back whole');
-  const differ = configDifferences(config, reread(llamaGgufConfig(read.header)));
+  const differ = configDifferences(config, reread(llamaGgufConfig(read.header, new Map(factors.map((f) => [f.plan.name, f.bytes])))));
   if (differ.length)
     throw new AttentionError(`save: this ${config.model_type} model's config has no GGUF form that loads back the same: ${differ.join('; ')}`, 'unsupported');
   const permuted = rotaryRowsPermuted(arch);
   const bytesOf = (t: number): Uint8Array => {
+    if (t >= index.length) return factors[t - index.length].bytes;
     const held = handle().heldTensor(index[t]);
     if ('error' in held) throw new AttentionError(`save: ${held.error}`);
     const bytes = held.bytes.slice(), name = tensors[t].name;  // (a copy: the view is the handle's)

@@ -357,8 +357,8 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
    * `dtype: 'q4'` saves Q4_0 blocks, 4.5 bits a weight; a GGUF file's K-quants stay as they are),
    * with its tokenizer and chat template: loadModel reads the bytes back to the same logits. The
    * whole file in one array; saveStream() hands it out a tensor at a time. Architectures: llama
-   * (Llama, Mistral, SmolLM2), qwen2, qwen3, smollm3, gemma3 (Phi-3 has no GGUF form here: an
-   * AttentionError of code 'unsupported', as for a config no GGUF key carries).
+   * (Llama, Mistral, SmolLM2), qwen2, qwen3, smollm3, gemma3, phi3; a config no GGUF key carries
+   * (llama3 rope scaling, a Gemma 3 softcap) is an AttentionError of code 'unsupported'.
    */
   save(): Uint8Array {
     const plan = this.ggufPlan();
