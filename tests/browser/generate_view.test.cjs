@@ -187,6 +187,9 @@ test('the widget (view="generate") draws the same rows, with no run per token', 
     document.body.prepend(v);
   }, [layer + 1, head + 1]);
   await page.waitForFunction(() => document.getElementById('gen').dataset.ready === '1', null, { timeout: 90000 });
+  // Without about="" or tokens="", nothing stands between the widget's bar and the view (no empty strip).
+  expect(await page.$eval('#gen', (v) => v.shadowRoot.querySelector('.generate-view').getBoundingClientRect().top
+    - v.shadowRoot.querySelector('.bar').getBoundingClientRect().bottom)).toBeLessThan(12);
   const before = await posted(page);
   await generate(page, '#gen');
   const k = 3, n = ids.length + k;

@@ -19,6 +19,8 @@ export const HEADER_CSS = `
 .orientation a { color: #0969da; }
 .orientation .quality { margin-top: 2px; }
 .tokens { margin-bottom: 6px; }
+/* Hidden parts take no room (the shared .tokens rule's display: flex would override the attribute). */
+.orientation[hidden], .tokens[hidden], .bytes-note[hidden] { display: none; }
 .bytes-note { color: #57606a; font-size: 12.5px; margin: 0 0 6px; }
 `;
 

@@ -117,13 +117,18 @@ function drawControls(s, bart, T) {
   s.button.hidden = !!s.handle;
   s.stop.hidden = !s.handle || bart;
   s.status.textContent = s.error ? `Could not generate: ${s.error}` : s.handle ? `writing… ${T} token${T === 1 ? '' : 's'}`
-    : s.ended === 'eos' ? `${T} steps: the model ended the text.` : s.ended ? `${T} steps.` : '';
+    : s.ended ? `${T} steps${bart ? '' : ` (${sampling(s.request)})`}${s.ended === 'eos' ? ': the model ended the text' : ''}.` : '';
   s.status.classList.toggle('error', !!s.error);
   s.sliderRow.hidden = T === 0;
   s.slider.max = String(Math.max(1, T));
   s.slider.value = String(s.step + 1);
   s.stepText.textContent = `${s.step + 1} of ${T}`;
   Object.assign(s.root.dataset, { steps: String(T), step: String(s.step + 1), generating: s.handle ? '1' : '0', runs: String(s.runs) });
+}
+
+/** How a decoder's generation sampled, in words. */
+function sampling({ temperature = 0.8, topK = 40, seed }) {
+  return temperature === 0 ? 'greedy: the most likely token each time' : `temperature ${temperature}, top-k ${topK || 'all'}, seed ${seed}`;
 }
 
 /** The chosen step: its caption, its row (and BART's cross-attention row), the triangles so far. */
