@@ -141,7 +141,10 @@ function configDifferences(config: LlamaConfig, back: LlamaConfig): string[] {
 export function planLlamaGguf(handle: () => LlamaHandle, config: LlamaConfig, source: LlamaSaveSource,
   reread: (c: Record<string, unknown>) => LlamaConfig): LlamaGgufPlan {
   const arch = architectureOf(config), h = handle();
-  const tensors: GgufTensorPlan[] = [], index: number[] = [];
+  // (Phi-3's rope factors first, as llama.cpp's converter writes them: a streamed load reads them
+  // ahead of the weights, for the config)
+  const factors = ropeFactorTensors(config);
+  const tensors: GgufTensorPlan[] = factors.map((f) => f.plan), index: number[] = factors.map(() => -1);
   for (let i = 0; i < h.tensorCount(); i++) {
     const type = h.tensorHeldType(i), name = h.tensorName(i);
     if (type === '') continue;  // (an optional tensor the checkpoint did not have)
@@ -150,8 +153,6 @@ export function planLlamaGguf(handle: () => LlamaHandle, config: LlamaConfig, so
     tensors.push({ name: gguf, dims: [...h.tensorShape(i)].reverse(), type: type as GgufTypeName });
     index.push(i);
   }
-  const factors = ropeFactorTensors(config);
-  tensors.push(...factors.map((f) => f.plan));
   const metadata = new Map([...architectureKeys(arch, config), ...tokenizerKeys(source)]);
   const layout = ggufLayout(metadata, tensors);
   const read = parseGgufHeader(layout.header);
@@ -161,7 +162,7 @@ export function planLlamaGguf(handle: () => LlamaHandle, config: LlamaConfig, so
     throw new AttentionError(`save: this ${config.model_type} model's config has no GGUF form that loads back the same: ${differ.join('; ')}`, 'unsupported');
   const permuted = rotaryRowsPermuted(arch);
   const bytesOf = (t: number): Uint8Array => {
-    if (t >= index.length) return factors[t - index.length].bytes;
+    if (index[t] < 0) return factors[t].bytes;
     const held = handle().heldTensor(index[t]);
     if ('error' in held) throw new AttentionError(`save: ${held.error}`);
     const bytes = held.bytes.slice(), name = tensors[t].name;  // (a copy: the view is the handle's)
