@@ -18,9 +18,15 @@ function once(name, make) {
     make(dir);
     return dir;
   }
-  const dir = path.join(base, name), failed = `${dir}.failed`;
+  const dir = path.join(base, name), making = `${dir}.making`, failed = `${dir}.failed`;
+  if (fs.existsSync(dir)) return dir;
   try {
-    fs.mkdirSync(`${dir}.making`);  // atomic: one file of the run wins and makes it
+    fs.mkdirSync(making);  // atomic: one file of the run wins and makes it
+    // (or it was made and renamed between the check above and this: then it is there)
+    if (fs.existsSync(dir)) {
+      fs.rmdirSync(making);
+      return dir;
+    }
   } catch {
     for (const start = Date.now(); !fs.existsSync(dir); pause(100)) {
       if (fs.existsSync(failed)) throw new Error(`${name}: making it failed in another test file:\n${fs.readFileSync(failed, 'utf8')}`);
@@ -29,12 +35,12 @@ function once(name, make) {
     return dir;
   }
   try {
-    make(`${dir}.making`);
+    make(making);
   } catch (e) {
     fs.writeFileSync(failed, String(e?.stack ?? e));
     throw e;
   }
-  fs.renameSync(`${dir}.making`, dir);
+  fs.renameSync(making, dir);
   return dir;
 }
 

@@ -301,8 +301,6 @@ function hfFiles(r: Read): { tokenizer: Json; config: Json; generation: Json } {
   const { info, tokens, types, get } = r;
   const vocab = new Map<string, number>();
   tokens.forEach((t, i) => vocab.set(t, i));
-  const vocabObject: Record<string, number> = Object.create(null);
-  tokens.forEach((t, i) => { vocabObject[t] = i; });
   const added: Json[] = [];
   if (types) for (let i = 0; i < tokens.length; i++) {
     const t = types[i];
@@ -311,7 +309,7 @@ function hfFiles(r: Read): { tokenizer: Json; config: Json; generation: Json } {
   }
   const llama = info.model === 'llama';
   const model: Json = {
-    type: 'BPE', dropout: null, continuing_subword_prefix: null, end_of_word_suffix: null, vocab: vocabObject,
+    type: 'BPE', dropout: null, continuing_subword_prefix: null, end_of_word_suffix: null, vocab,
     merges: llama ? llamaMerges(get, tokens, types, vocab) : gpt2Merges(get, vocab),
     unk_token: llama && info.unknownId !== undefined ? tokens[info.unknownId] : null,
     fuse_unk: llama, byte_fallback: llama, ignore_merges: r.pre?.ignoreMerges === true,

@@ -55,12 +55,13 @@ export class HfBpeModel {
     this.fusesUnknown = this.fuseUnk && this.unk !== undefined && !(this.byteFallback && this.byteIds.every((id) => id !== undefined));
   }
 
+  /** An object of token -> id (tokenizer.json), or a Map of them (a GGUF file's tokens: an object
+   * of 150k keys costs seconds to build and to read back). */
   private readVocab(vocab: unknown): void {
     if (typeof vocab !== 'object' || vocab === null || Array.isArray(vocab)) throw new AttentionError(`tokenizer.json: model.vocab must be an object of token -> id, got ${show(vocab)}`);
-    const keys = Object.keys(vocab);
-    checkVocabSize('tokenizer.json: model.vocab', keys.length);
-    for (const token of keys) {
-      const id = (vocab as Record<string, unknown>)[token];
+    const entries: Iterable<[string, unknown]> = vocab instanceof Map ? vocab : Object.entries(vocab);
+    checkVocabSize('tokenizer.json: model.vocab', vocab instanceof Map ? vocab.size : Object.keys(vocab).length);
+    for (const [token, id] of entries) {
       if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_VOCAB_TOKENS)
         throw new AttentionError(`tokenizer.json: model.vocab: token ${show(token)} has an invalid id ${show(id)} (ids are integers from 0 to ${MAX_VOCAB_TOKENS})`);
       if (this.tokens[id] !== undefined) throw new AttentionError(`tokenizer.json: model.vocab: tokens ${show(this.tokens[id])} and ${show(token)} both have the id ${id} (each id must name one token)`);
