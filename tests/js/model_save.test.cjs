@@ -195,15 +195,35 @@ test('saveStream() gives save()\'s bytes, a tensor a part', async () => {
 
 describe('a GGUF file saved again', () => {
   const config = {
-    model_type: 'llama', vocab_size: 14336, hidden_size: 256, intermediate_size: 256, num_hidden_layers: 1, num_attention_heads: 4,
+    model_type: 'llama', vocab_size: 512, hidden_size: 256, intermediate_size: 256, num_hidden_layers: 1, num_attention_heads: 4,
     num_key_value_heads: 2, head_dim: 64, max_position_embeddings: 64, rms_norm_eps: 1e-5, rope_theta: 10000, tie_word_embeddings: true,
-    hidden_act: 'silu', bos_token_id: 14335, eos_token_id: 14335,
+    hidden_act: 'silu', bos_token_id: 256, eos_token_id: 256,
   };
-  /** A Q4_K_M-like file: Q6_K embeddings and V, Q4_K elsewhere (brown-llama's tokenizer as tokenizer.ggml.*). */
+  /** A byte-level BPE tokenizer.json (GPT-2's 256 byte characters, a few merges, <|endoftext|> 256)
+   * and its tokenizer_config.json with a chat template, in a folder: small, so the file is too. */
+  function tokenizerFolder() {
+    const folder = fs.mkdtempSync(path.join(dir, 'bytes-'));
+    const printable = [...Array(256).keys()].filter((b) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174);
+    const chars = new Array(256);
+    let extra = 0;
+    for (let b = 0; b < 256; b++) chars[b] = String.fromCharCode(printable.includes(b) ? b : 256 + extra++);
+    const vocab = Object.fromEntries(chars.map((c, i) => [c, i]));
+    const merges = ['Ġ t', 'h e', 'Ġt he', 'Ġ a', 'r e'];
+    merges.forEach((m, i) => { vocab[m.replace(' ', '')] = 257 + i; });
+    const special = { id: 256, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true };
+    fs.writeFileSync(path.join(folder, 'tokenizer.json'), JSON.stringify({
+      version: '1.0', added_tokens: [special], normalizer: null,
+      pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }, post_processor: null,
+      decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+      model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, vocab: { ...vocab, '<|endoftext|>': 256 }, merges },
+    }));
+    fs.writeFileSync(path.join(folder, 'tokenizer_config.json'), JSON.stringify({ bos_token: '<|endoftext|>', eos_token: '<|endoftext|>', chat_template: TEMPLATE }));
+    return folder;
+  }
+  /** A Q4_K_M-like file: Q6_K embeddings and V, Q4_K elsewhere, the tokenizer as tokenizer.ggml.*. */
   function writeSource(file) {
     // Values in (-0.25, 0.25): Q8_0 blocks of seeded random bytes (AES-CTR's stream, the same each
-    // run) with an f16 scale of 2^-9, decoded by the core: the 3.7M embedding values need no
-    // JavaScript loop of their own.
+    // run) with an f16 scale of 2^-9, decoded by the core: no JavaScript loop over the values.
     const stream = createCipheriv('aes-128-ctr', Buffer.alloc(16, 7), Buffer.alloc(16));
     const random = (shape) => {
       const n = shape.reduce((a, b) => a * b, 1), blocks = new Uint8Array(stream.update(Buffer.alloc((n / 32) * 34)));
@@ -212,7 +232,7 @@ describe('a GGUF file saved again', () => {
     };
     const tensors = {};
     const add = (name, shape) => { tensors[name] = { shape, values: shape.length === 1 ? Float32Array.from({ length: shape[0] }, (_, i) => 1 + (i % 7) / 20) : random(shape) }; };
-    add('model.embed_tokens.weight', [14336, 256]);
+    add('model.embed_tokens.weight', [512, 256]);
     const p = 'model.layers.0.';
     add(`${p}input_layernorm.weight`, [256]);
     add(`${p}self_attn.q_proj.weight`, [256, 256]);
@@ -222,7 +242,7 @@ describe('a GGUF file saved again', () => {
     add(`${p}post_attention_layernorm.weight`, [256]);
     for (const m of ['gate', 'up', 'down']) add(`${p}mlp.${m}_proj.weight`, [256, 256]);
     add('model.norm.weight', [256]);
-    writeLlamaGguf(mod, file, config, tensors, (name) => (/embed_tokens|v_proj/.test(name) ? 'Q6_K' : 'Q4_K'));
+    writeLlamaGguf(mod, file, config, tensors, (name) => (/embed_tokens|v_proj/.test(name) ? 'Q6_K' : 'Q4_K'), { folder: tokenizerFolder() });
   }
 
   test('Q4_K_M: every tensor and tokenizer key as in the source file; the same logits, tokens and template', async () => {
@@ -247,11 +267,14 @@ describe('a GGUF file saved again', () => {
         if (key.startsWith('tokenizer.')) expect([key, b.kvTypes[key], b.kv[key]]).toEqual([key, type, a.kv[key]]);
       const back = await mod.loadModel(bytes);
       try {
-        const ids = [14335, 120, 4061, 33, 900, 12000, 7];
+        const ids = [256, 120, 401, 33, 90, 500, 7];
         expect(back.run(ids).logits).toEqual(model.run(ids).logits);
         const text = 'The jury said the city was "well handled".';
         expect(back.tokenizer.encode(text)).toEqual(model.tokenizer.encode(text));
         expect((await back.generate(text, { maxNewTokens: 6 })).tokens).toEqual((await model.generate(text, { maxNewTokens: 6 })).tokens);
+        const chat = [{ role: 'user', content: 'hi' }];
+        expect(back.applyChatTemplate(chat)).toBe(model.applyChatTemplate(chat));
+        expect(model.applyChatTemplate(chat)).toBe('<s>user: hi</s>');
       } finally {
         back.dispose();
       }
