@@ -54,7 +54,8 @@ export type RemoteDecoder<M extends Gpt2Model | LlamaModel, R extends RunResult>
   chat(messages: ChatMessage[], opts?: ChatOptions): Promise<ChatResult>;
 };
 export type RemoteGpt2Model = RemoteDecoder<Gpt2Model, RunResult>;
-export type RemoteLlamaModel = RemoteDecoder<LlamaModel, LlamaRunResult>;
+/** (saveStream() stays with models on the page: a stream is not posted; save() returns the bytes.) */
+export type RemoteLlamaModel = Omit<RemoteDecoder<LlamaModel, LlamaRunResult>, 'saveStream'>;
 export type RemoteBertModel = Omit<Remote<BertModel>, 'run'> & {
   run<O extends BertRunOptions = BertRunOptions>(input: BertInput, options?: O): Promise<BertRunResultFor<O>>;
 };

@@ -4,6 +4,7 @@
 import type { BartModel, BertModel, Gpt2Model, LlamaModel, MultiHeadAttention, RunOptions } from 'attention-wasm';
 import { loadAttentionWorker } from 'attention-wasm/worker';
 import brownGpt2 from 'attention-wasm/models/brown-gpt2';
+import brownLlama from 'attention-wasm/models/brown-llama';
 
 declare const gpt2: Gpt2Model, llama: LlamaModel, bert: BertModel, bart: BartModel, mha: MultiHeadAttention;
 declare const x: Float32Array, options: RunOptions;
@@ -64,5 +65,11 @@ export async function inTheWorker(): Promise<void> {
   // @ts-expect-error a proxy's methods return promises
   use(model.run('The jury').tokens);
   await model.dispose();
+  const llama = await attn.loadModel(brownLlama, { dtype: 'q4' });
+  const run2 = await llama.run('The jury', { attention: true });
+  const file: Uint8Array = await llama.save();
+  use(file.length, run2.attention.length);
+  // @ts-expect-error saveStream() stays on the page (a stream is not posted)
+  use(llama.saveStream());
   attn.terminate();
 }
