@@ -3,7 +3,7 @@
 // - Tiny random checkpoints of each GGUF architecture (llama, mistral, qwen2, qwen3, smollm3,
 //   gemma3), saved at every dtype they are held in (F32, F16, Q8_0, Q4_0): the file reloads to
 //   bit-identical logits (the same values in the same kernels: no tolerance), the same tokenizer,
-//   chat template and generation defaults, the same weightTypes.
+//   chat template and generation defaults, the same weightTypes; a BF16 checkpoint as BF16.
 // - A GGUF file at Q4_K_M (Q4_K and Q6_K blocks) saved again: every tensor's bytes equal the
 //   source file's (K-quants are kept, not re-encoded), and so do its tokenizer.* key-values.
 // - Each file is parsed by an independent reader (Python's struct, below): magic, version, counts,
@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { load } = require('./helpers.cjs');
-const { checkpoint, modelFiles, tokenizerFiles } = require('./llama_checkpoint.cjs');
+const { checkpoint, modelFiles, safetensors, tokenizerFiles } = require('./llama_checkpoint.cjs');
 const { writeLlamaGguf } = require('./gguf_convert.cjs');
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -176,6 +176,22 @@ describe.each(Object.keys(CASES))('%s', (type) => {
       back.dispose();
     }
   });
+});
+
+test('a BF16 checkpoint saves BF16 tensors (ggml type 30), reloaded to the same logits', async () => {
+  const config = CASES.qwen2, f = files(config, 9);
+  f.weights = safetensors(checkpoint(config, 9, true), 'BF16');
+  const model = await mod.loadModel(f);
+  try {
+    expect(model.dtype).toBe('BF16');
+    const bytes = model.save(), [file] = parseIndependently(bytes);
+    expect(new Set(file.tensors.map((t) => t.type))).toEqual(new Set([30, 0]));  // (BF16 matrices, F32 norms and biases)
+    const back = await mod.loadModel(bytes);
+    expect(back.run(TOKENS).logits).toEqual(model.run(TOKENS).logits);
+    back.dispose();
+  } finally {
+    model.dispose();
+  }
 });
 
 test('saveStream() gives save()\'s bytes, a tensor a part', async () => {
