@@ -188,7 +188,8 @@ test('<attention-view about tokens>: the box and the grouped token strip, as the
   }
   expect((await box('seed')).text).toMatch(/Nothing was trained/);
   expect(await box('plain')).toBe(null);
-  expect(await inside('plain', (root) => root.querySelector('.tokens').hidden)).toBe(true);
+  // Without the attributes the parts take no room (not hidden but laid out empty).
+  expect(await inside('plain', (root) => ['.orientation', '.tokens', '.bytes-note'].map((s) => root.querySelector(s).getClientRects().length))).toEqual([0, 0, 0]);
 
   const chips = (id) => inside(id, (root, chipsOf) => new Function(`return ${chipsOf}`)()([...root.querySelectorAll('.tokens .token')]), chipsOf.toString());
   for (const [model, words, alone] of GROUPS) expectGrouped(await chips(model), words, alone);
