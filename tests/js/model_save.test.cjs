@@ -1,7 +1,7 @@
 // model.save() (issue 36): a loaded Llama-family model written as a GGUF file at the precision it
 // holds, read back by loadModel.
 // - Tiny random checkpoints of each GGUF architecture (llama, mistral, qwen2, qwen3, smollm3,
-//   gemma3), saved at every dtype they are held in (F32, F16, Q8_0, Q4_0): the file reloads to
+//   phi3, gemma3), saved at every dtype they are held in (F32, F16, Q8_0, Q4_0): the file reloads to
 //   bit-identical logits (the same values in the same kernels: no tolerance), the same tokenizer,
 //   chat template and generation defaults, the same weightTypes; a BF16 checkpoint as BF16.
 // - A GGUF file at Q4_K_M (Q4_K and Q6_K blocks) saved again: every tensor's bytes equal the
