@@ -93,7 +93,7 @@ const BASE = {
 // factors as two F32 tensors), 1 + w and sandwich norms and llama.cpp's layer pattern (gemma3:
 // every 6th layer global, local rope base 1e4, scores by head_dim^-1/2).
 const CASES = {
-  llama: { ...BASE, model_type: 'llama', num_key_value_heads: 2, tie_word_embeddings: true },
+  llama: { ...BASE, model_type: 'llama', num_key_value_heads: 2, tie_word_embeddings: true, eos_token_id: [1, 0] },  // (a list, as Llama 3's)
   mistral: { ...BASE, model_type: 'mistral', num_key_value_heads: 4, sliding_window: 4, rope_scaling: { type: 'linear', factor: 2 }, tie_word_embeddings: false },
   qwen2: { ...BASE, model_type: 'qwen2', num_key_value_heads: 2, rope_theta: 1e6, tie_word_embeddings: false },
   qwen3: { ...BASE, model_type: 'qwen3', num_key_value_heads: 2, head_dim: 16, attention_bias: false, rope_theta: 1e6, tie_word_embeddings: true },
@@ -164,6 +164,9 @@ describe.each(Object.keys(CASES))('%s', (type) => {
       expect(back.applyChatTemplate(chat, { addGenerationPrompt: true })).toBe(model.applyChatTemplate(chat, { addGenerationPrompt: true }));
       expect(back.generationDefaults).toEqual(model.generationDefaults);
       expect(back.bosTokenId).toBe(model.bosTokenId);
+      // What chat() and generate() stop at and the template reads (config.json's eos list too).
+      const { endIds, bosToken, eosToken } = model.chatDefaults;  // (private in TypeScript)
+      expect(back.chatDefaults).toMatchObject({ endIds, bosToken, eosToken });
       // And it saves again to the same file.
       expect(Buffer.compare(back.save(), bytes)).toBe(0);
       // From a path the file is streamed, tensor by tensor (Phi-3's rope factors read ahead: first).

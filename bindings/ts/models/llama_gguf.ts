@@ -249,6 +249,8 @@ function tensorNaming(file: GgufHeader, config: Record<string, unknown>): { hfNa
 /** config.json checked for what un-permuting needs (head counts that divide). */
 function readConfig(file: GgufHeader, factors: RopeFactorBytes): Record<string, unknown> {
   const config = llamaGgufConfig(file, factors);
+  const eosIds = file.metadata.get(HF_TOKENIZER_KEYS.eosIds);
+  if (eosIds instanceof Uint32Array) config.eos_token_id = Array.from(eosIds);
   const heads = config.num_attention_heads as number, kv = config.num_key_value_heads as number;
   if (heads % kv !== 0) throw new AttentionError(`GGUF: ${architecture(file)}.attention.head_count (${heads}) is not a multiple of head_count_kv (${kv})`);
   return config;
@@ -258,6 +260,8 @@ function readConfig(file: GgufHeader, factors: RopeFactorBytes): Record<string, 
  * text): tokenizer.json under GGUF's own key for it, the other two under this package's names. */
 export const HF_TOKENIZER_KEYS = Object.freeze({
   tokenizer: 'tokenizer.huggingface.json', config: 'attention_wasm.tokenizer_config.json', generation: 'attention_wasm.generation_config.json',
+  /** config.json's eos_token_id when a list (tokenizer.ggml.eos_token_id holds one). */
+  eosIds: 'attention_wasm.eos_token_ids',
 });
 
 /** A key of HF_TOKENIZER_KEYS parsed (undefined when absent), or a named error. */

@@ -35,6 +35,8 @@ export interface LlamaSaveSource {
   chatTemplate?: string;
   bosTokenId?: number;
   eosTokenId?: number;
+  /** config.json's eos_token_id, when it lists more than one. */
+  eosTokenIds?: number[];
 }
 
 /** A GGUF file's plan: its header and tensors, and how to read each tensor's bytes. */
@@ -110,6 +112,7 @@ function tokenizerKeys(source: LlamaSaveSource): Map<string, GgufEntry> {
   if (source.chatTemplate !== undefined) keys.set('tokenizer.chat_template', { type: 'string', value: source.chatTemplate });
   if (source.bosTokenId !== undefined) keys.set('tokenizer.ggml.bos_token_id', u32(source.bosTokenId));
   if (source.eosTokenId !== undefined) keys.set('tokenizer.ggml.eos_token_id', u32(source.eosTokenId));
+  if (source.eosTokenIds) keys.set(HF_TOKENIZER_KEYS.eosIds, { type: 'array<u32>', value: Uint32Array.from(source.eosTokenIds) });
   return keys;
 }
 

@@ -331,6 +331,8 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     this.saveSource = {
       ggufKeys: files.ggufKeys, tokenizerFiles: files.tokenizer instanceof HfTokenizer ? undefined : files.tokenizer,
       chatTemplate: files.chatTemplate, bosTokenId: this.bosTokenId, eosTokenId: eosOf(files.config, tokenizer, V),
+      ...(Array.isArray(files.config.eos_token_id) && files.config.eos_token_id.length > 1
+        ? { eosTokenIds: files.config.eos_token_id.filter((id): id is number => vocabTokenId(id, V) !== undefined) } : {}),
     };
     const handle = this.live(), r = config.rope_scaling;
     try {
