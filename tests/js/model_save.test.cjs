@@ -328,6 +328,12 @@ describe('refused by name', () => {
     model.dispose();
     expect(() => model.save()).toThrow(expect.objectContaining({ name: 'AttentionError', message: expect.stringContaining('disposed') }));
     expect(() => model.saveStream()).toThrow(expect.objectContaining({ name: 'AttentionError', message: expect.stringContaining('disposed') }));
+    // Disposed while its stream is read: the next part is an error naming it.
+    const other = await mod.loadModel(files(CASES.llama, 1));
+    const reader = other.saveStream().getReader();
+    expect((await reader.read()).done).toBe(false);  // (the header)
+    other.dispose();
+    await expect(reader.read()).rejects.toMatchObject({ name: 'AttentionError', message: expect.stringContaining('disposed') });
   });
 
   test('a config GGUF cannot carry: Gemma 3\'s softcap, llama3 rope scaling', async () => {

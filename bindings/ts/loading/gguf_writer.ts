@@ -182,8 +182,8 @@ export function joinParts(parts: Iterable<Uint8Array>, fileBytes: number): Uint8
   return file;
 }
 
-/** Parts as a ReadableStream, one part for each pull (so a consumer's back-pressure holds the
- * tensors not yet read in the model, not in copies). */
+/** Parts as a ReadableStream, one part for each read and none ahead of it (so a consumer's
+ * back-pressure holds the tensors not yet read in the model, not in copies). */
 export function partsStream(parts: Iterator<Uint8Array>): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     pull(controller) {
@@ -198,5 +198,5 @@ export function partsStream(parts: Iterator<Uint8Array>): ReadableStream<Uint8Ar
     cancel() {
       parts.return?.(undefined);
     },
-  }, { highWaterMark: 1 });
+  }, { highWaterMark: 0 });
 }
