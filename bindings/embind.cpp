@@ -53,7 +53,11 @@ attn::Masks make_masks(const MaskArgs& a) {
 
 // Trace tensors in the order the seeds walk through them (embind enum "TraceSlot": the one list of
 // slot names; the wrapper reads them from the module).
-enum class TraceSlot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output, Input, QBeforeRotary, KBeforeRotary, QBeforeNorm, KBeforeNorm };
+// The Block* and Norm* slots are a model's traced layer's block (attn::BlockTrace): the residual
+// stream, the MLP's intermediates and the parameters of each norm the block applied (up to 3).
+enum class TraceSlot { Q, K, V, RawScores, ScaledScores, MaskedScores, Weights, Z, Concat, Output, Input, QBeforeRotary, KBeforeRotary, QBeforeNorm, KBeforeNorm,
+                       BlockInput, BlockAttention, BlockAfterAttention, BlockCross, BlockAfterCross, BlockMlpInput, BlockUp, BlockGate, BlockHidden, BlockMlp, BlockAfterMlp, BlockOutput,
+                       Norm1Gain, Norm1Bias, Norm1Eps, Norm2Gain, Norm2Bias, Norm2Eps, Norm3Gain, Norm3Bias, Norm3Eps };
 
 const attn::Buffer* attention_slot(const attn::AttentionTrace& t, TraceSlot slot) {
   switch (slot) {
@@ -80,6 +84,29 @@ const attn::Buffer* mha_slot(const attn::MhaTrace& t, TraceSlot slot) {
     case TraceSlot::KBeforeNorm: return &t.k_before_norm;
     default: return attention_slot(t.attention, slot);
   }
+}
+
+// A block trace's slot (null for an attention slot).
+const attn::Buffer* block_slot(const attn::BlockTrace& t, TraceSlot slot) {
+  switch (slot) {
+    case TraceSlot::BlockInput: return &t.input;
+    case TraceSlot::BlockAttention: return &t.attention;
+    case TraceSlot::BlockAfterAttention: return &t.after_attention;
+    case TraceSlot::BlockCross: return &t.cross;
+    case TraceSlot::BlockAfterCross: return &t.after_cross;
+    case TraceSlot::BlockMlpInput: return &t.mlp_input;
+    case TraceSlot::BlockUp: return &t.ffn.up;
+    case TraceSlot::BlockGate: return &t.ffn.gate;
+    case TraceSlot::BlockHidden: return &t.ffn.hidden;
+    case TraceSlot::BlockMlp: return &t.mlp;
+    case TraceSlot::BlockAfterMlp: return &t.after_mlp;
+    case TraceSlot::BlockOutput: return &t.output;
+    default: break;
+  }
+  const int first = static_cast<int>(TraceSlot::Norm1Gain), i = static_cast<int>(slot) - first;
+  if (i < 0 || i >= 3 * attn::BlockTrace::kMaxNorms || i / 3 >= t.norm_count) return nullptr;
+  const attn::NormTrace& n = t.norms[i / 3];
+  return i % 3 == 0 ? &n.gain : i % 3 == 1 ? &n.bias : &n.eps;
 }
 
 Address address_of(const attn::Buffer* b) { return b ? reinterpret_cast<Address>(b->data()) : 0; }
@@ -241,8 +268,8 @@ class ModelHandle {
   // Bytes the model's parameters take as held (after loading).
   double weightBytes() { return static_cast<double>(model_.tensors().held_bytes()); }
   std::string finalize() { return model_.finalize(); }
-  Address traceData(TraceSlot slot) const { return address_of(mha_slot(trace_, slot)); }
-  int traceSize(TraceSlot slot) const { return size_of(mha_slot(trace_, slot)); }
+  Address traceData(TraceSlot slot) const { return address_of(model_slot(slot)); }
+  int traceSize(TraceSlot slot) const { return size_of(model_slot(slot)); }
   // One head's weights as the layer holds them, decoded (HeadWeights), as views of this handle's
   // copy (valid until the next call; the wrapper copies them): { error } or the fields.
   emscripten::val headWeights(attn::AttentionPart part, int layer, int head) {
@@ -283,10 +310,18 @@ class ModelHandle {
  protected:
   attn::MhaTrace* trace_for(int trace_layer) {
     trace_ = attn::MhaTrace();  // drop a previous call's trace memory
+    block_ = attn::BlockTrace();
     return trace_layer >= 0 ? &trace_ : nullptr;
+  }
+  // The traced layer's block, beside its attention (after trace_for).
+  attn::BlockTrace* block_for(int trace_layer) { return trace_layer >= 0 ? &block_ : nullptr; }
+  const attn::Buffer* model_slot(TraceSlot slot) const {
+    const attn::Buffer* b = block_slot(block_, slot);
+    return b ? b : mha_slot(trace_, slot);
   }
   Model model_;
   attn::MhaTrace trace_;
+  attn::BlockTrace block_;
   attn::HeadWeights head_;
   std::vector<unsigned char> held_;  // heldTensor's last tensor
 };
@@ -337,7 +372,7 @@ class DecoderHandle : public ModelHandle<Model> {
   std::string configure(const Config& c) { return model_.configure(c); }
   std::string forward(Address tokens, int n, Address logits, Address attention, int trace_layer, int logit_rows) {
     return model_.forward(at<const std::int32_t>(tokens), n, at<float>(logits), at<float>(attention), trace_layer,
-                          this->trace_for(trace_layer), logit_rows);
+                          this->trace_for(trace_layer), logit_rows, this->block_for(trace_layer));
   }
   std::string startDecoding(int batch, int capacity) { return model_.start_decoding(batch, capacity); }
   std::string step(Address tokens, int n, Address logits, Address attention) {
@@ -408,7 +443,8 @@ class BartHandle : public ModelHandle<attn::Bart> {
  public:
   std::string configure(const attn::BartConfig& c) { return model_.configure(c); }
   std::string encode(const TokenBatch& in, Address memory, Address attention, int trace_layer) {
-    return model_.encode(encoder_input(in), at<float>(memory), at<float>(attention), trace_layer, trace_for(trace_layer));
+    return model_.encode(encoder_input(in), at<float>(memory), at<float>(attention), trace_layer, trace_for(trace_layer),
+                         block_for(trace_layer));
   }
   // trace_cross: the trace is the cross-attention's walk (else the decoder self-attention's).
   std::string decode(const TokenBatch& in, const EncoderMemory& memory, const DecoderOutputs& out, int trace_layer,
@@ -416,7 +452,7 @@ class BartHandle : public ModelHandle<attn::Bart> {
     attn::MhaTrace* trace = trace_for(trace_layer);
     return model_.decode(at<const std::int32_t>(in.tokens), in.batch, in.length, memory_of(memory), at<float>(out.logits),
                          at<float>(out.self_attention), at<float>(out.cross_attention), trace_layer,
-                         trace_cross ? nullptr : trace, trace_cross ? trace : nullptr);
+                         trace_cross ? nullptr : trace, trace_cross ? trace : nullptr, block_for(trace_layer));
   }
   std::string startDecoding(const EncoderMemory& memory, int batch, int capacity) {
     return model_.start_decoding(memory_of(memory), batch, capacity);
@@ -434,7 +470,8 @@ class BertHandle : public ModelHandle<attn::Bert> {
  public:
   std::string configure(const attn::BertConfig& c) { return model_.configure(c); }
   std::string forward(const TokenBatch& in, Address hidden, Address attention, int trace_layer) {
-    return model_.forward(encoder_input(in), at<float>(hidden), at<float>(attention), trace_layer, trace_for(trace_layer));
+    return model_.forward(encoder_input(in), at<float>(hidden), at<float>(attention), trace_layer, trace_for(trace_layer),
+                          block_for(trace_layer));
   }
   std::string mlmLogits(Address hidden, int rows, Address logits) {
     return model_.mlm_logits(at<const float>(hidden), rows, at<float>(logits));
@@ -539,7 +576,28 @@ void bind_enums() {
       .value("QBeforeRotary", TraceSlot::QBeforeRotary)
       .value("QBeforeNorm", TraceSlot::QBeforeNorm)
       .value("KBeforeNorm", TraceSlot::KBeforeNorm)
-      .value("KBeforeRotary", TraceSlot::KBeforeRotary);
+      .value("KBeforeRotary", TraceSlot::KBeforeRotary)
+      .value("BlockInput", TraceSlot::BlockInput)
+      .value("BlockAttention", TraceSlot::BlockAttention)
+      .value("BlockAfterAttention", TraceSlot::BlockAfterAttention)
+      .value("BlockCross", TraceSlot::BlockCross)
+      .value("BlockAfterCross", TraceSlot::BlockAfterCross)
+      .value("BlockMlpInput", TraceSlot::BlockMlpInput)
+      .value("BlockUp", TraceSlot::BlockUp)
+      .value("BlockGate", TraceSlot::BlockGate)
+      .value("BlockHidden", TraceSlot::BlockHidden)
+      .value("BlockMlp", TraceSlot::BlockMlp)
+      .value("BlockAfterMlp", TraceSlot::BlockAfterMlp)
+      .value("BlockOutput", TraceSlot::BlockOutput)
+      .value("Norm1Gain", TraceSlot::Norm1Gain)
+      .value("Norm1Bias", TraceSlot::Norm1Bias)
+      .value("Norm1Eps", TraceSlot::Norm1Eps)
+      .value("Norm2Gain", TraceSlot::Norm2Gain)
+      .value("Norm2Bias", TraceSlot::Norm2Bias)
+      .value("Norm2Eps", TraceSlot::Norm2Eps)
+      .value("Norm3Gain", TraceSlot::Norm3Gain)
+      .value("Norm3Bias", TraceSlot::Norm3Bias)
+      .value("Norm3Eps", TraceSlot::Norm3Eps);
   enum_<Pooling>("Pooling").value("mean", Pooling::Mean).value("cls", Pooling::Cls);
   // A layer's attention a viewer asks about: its self-attention (an encoder-decoder's encoder's),
   // the decoder's self-attention, the cross-attention.

@@ -86,7 +86,14 @@ void GatedMlp::add_fused_to(TensorTable& t, const std::string& prefix, int dim, 
   down.add_to(t, prefix + "down_proj.", hidden, dim, Layout::kTransposed, false);
 }
 
-std::string GatedMlp::forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const {
+std::string keep_copy(Buffer& dst, const float* src, std::size_t n) {
+  if (!dst.resize(n)) return out_of_memory("the trace", n);
+  if (n) std::memcpy(dst.data(), src, n * sizeof(float));
+  return "";
+}
+
+std::string GatedMlp::forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y,
+                              MlpTrace* trace) const {
   const bool fused = gate_up.out > 0;
   const int F = fused ? gate_up.out / 2 : gate.out;
   const std::size_t hidden = std::size_t(rows) * F;
@@ -99,9 +106,13 @@ std::string GatedMlp::forward(const Kernels& kn, const float* x, int rows, Buffe
   const LinearPart parts[] = {{gw, nullptr, g, F}, {uw, nullptr, u, F}};
   std::string err = linear_parts(kn, x, rows, parts, 2);
   if (!err.empty()) return err;
+  if (trace) err = keep_copy(trace->gate, g, hidden);
+  if (trace && err.empty()) err = keep_copy(trace->up, u, hidden);
+  if (!err.empty()) return err;
   activate(kn, act, g, rows, F);
   for (std::size_t i = 0; i < hidden; ++i) g[i] *= u[i];
-  return down.forward(kn, g, rows, y);
+  if (trace) err = keep_copy(trace->hidden, g, hidden);
+  return err.empty() ? down.forward(kn, g, rows, y) : err;
 }
 
 std::string Linear::forward(const Kernels& kn, const float* x, int rows, float* y) const {
@@ -136,13 +147,19 @@ void activate_range(const Kernels& kn, Activation a, float* x, std::size_t n) {
   }
 }
 
-std::string Mlp::forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const {
+std::string Mlp::forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y,
+                         MlpTrace* trace) const {
   const std::size_t hidden = std::size_t(rows) * fc.out;
   if (!scratch.resize(hidden)) return out_of_memory("the MLP activations", hidden);
   std::string err = fc.forward(kn, x, rows, scratch.data());
+  if (err.empty() && trace) {
+    err = keep_copy(trace->up, scratch.data(), hidden);
+    trace->gate.resize(0);
+  }
   if (!err.empty()) return err;
   activate(kn, act, scratch.data(), rows, fc.out);
-  return proj.forward(kn, scratch.data(), rows, y);
+  if (trace) err = keep_copy(trace->hidden, scratch.data(), hidden);
+  return err.empty() ? proj.forward(kn, scratch.data(), rows, y) : err;
 }
 
 void Embedding::add_to(TensorTable& t, const std::string& name, int num_rows, int dim_, bool quantizable) {

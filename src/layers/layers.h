@@ -66,12 +66,23 @@ void activate(const Kernels& kn, Activation a, float* x, int rows, int cols);
 // The same on n contiguous values, on the calling thread.
 void activate_range(const Kernels& kn, Activation a, float* x, std::size_t n);
 
+// A traced MLP's intermediates (rows x hidden each), for a viewer: the up projection before the
+// activation, the gate projection before it (gated MLPs only; else empty), and the down
+// projection's input (act(up), or act(gate) * up).
+struct MlpTrace {
+  Buffer up, gate, hidden;
+};
+
+// dst = src[0, n): a trace's copy of one intermediate.
+std::string keep_copy(Buffer& dst, const float* src, std::size_t n);
+
 // The position-wise feed-forward network: act(x W1 + b1) W2 + b2.
 struct Mlp {
   Linear fc, proj;
   Activation act = Activation::kGeluErf;
-  // y: rows x fc.in. scratch holds rows x fc.out.
-  std::string forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const;
+  // y: rows x fc.in. scratch holds rows x fc.out. trace: its intermediates, when wanted.
+  std::string forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y,
+                      MlpTrace* trace = nullptr) const;
 };
 
 // The gated feed-forward network of Llama-family models (SwiGLU): down(silu(gate(x)) * up(x)),
@@ -84,8 +95,9 @@ struct GatedMlp {
   Linear gate_up;
   void add_to(TensorTable& t, const std::string& prefix, int dim, int hidden);
   void add_fused_to(TensorTable& t, const std::string& prefix, int dim, int hidden);
-  // y: rows x down.out. scratch holds 2 x rows x hidden.
-  std::string forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y) const;
+  // y: rows x down.out. scratch holds 2 x rows x hidden. trace: its intermediates, when wanted.
+  std::string forward(const Kernels& kn, const float* x, int rows, Buffer& scratch, float* y,
+                      MlpTrace* trace = nullptr) const;
 };
 
 // A lookup table of row vectors (tokens, positions, token types), held as a weight matrix

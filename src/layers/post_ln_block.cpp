@@ -38,30 +38,53 @@ std::string PostLnBlock::check_sublayer(const ActivationCheck& check, const floa
   return check(x, rows, mlp.fc.in, [&] { return layer_tensor(layer, what, sub.output_name); });
 }
 
-std::string PostLnBlock::finish(const Kernels& kn, float* x, std::size_t rows, const ActivationCheck& check) {
+std::string PostLnBlock::finish(const Kernels& kn, float* x, std::size_t rows, const ActivationCheck& check,
+                                BlockTrace* block) {
   const int dim = mlp.fc.in;
-  std::string err = mlp.forward(kn, x, static_cast<int>(rows), f_, a_.data());
+  const std::size_t nd = rows * dim;
+  std::string err = block ? keep_copy(block->mlp_input, x, nd) : "";
+  if (err.empty()) err = mlp.forward(kn, x, static_cast<int>(rows), f_, a_.data(), block ? &block->ffn : nullptr);
   if (!err.empty()) return err;
-  add_in_place(x, a_.data(), rows * dim);
+  add_in_place(x, a_.data(), nd);
+  if (block) err = keep_copy(block->mlp, a_.data(), nd);
+  if (block && err.empty()) err = keep_copy(block->after_mlp, x, nd);
+  if (!err.empty()) return err;
   out_ln.forward(x, static_cast<int>(rows), dim, x);
-  return check(x, rows, dim, [&] { return layer_tensor(layer, "MLP output", out_ln_name); });
+  if (block) err = keep_copy(block->output, x, nd);
+  return err.empty() ? check(x, rows, dim, [&] { return layer_tensor(layer, "MLP output", out_ln_name); }) : err;
 }
 
 std::string PostLnBlock::forward(const Kernels& kn, float* x, int batch, int n, const Masks& self_masks,
                                  const Memory* memory, float* self_weights, float* cross_weights, MhaTrace* self_trace,
-                                 MhaTrace* cross_trace, const ActivationCheck& check) {
+                                 MhaTrace* cross_trace, const ActivationCheck& check, BlockTrace* block) {
   const int dim = mlp.fc.in;
   const std::size_t rows = std::size_t(batch) * n, nd = rows * dim;
   if (has_cross && !memory) return "a decoder layer needs the encoder output";
   if (!a_.resize(nd)) return out_of_memory("activations", nd);
+  // (a no-op without a block trace; else a copy of `values` into its `slot`)
+  const auto keep = [&](Buffer BlockTrace::*slot, const float* values) {
+    return block ? keep_copy(block->*slot, values, nd) : std::string();
+  };
+  std::string err;
+  if (block) {
+    block->clear();
+    err = keep(&BlockTrace::input, x);
+    if (err.empty()) err = block->keep_norm(self.ln, dim);
+    if (err.empty() && has_cross) err = block->keep_norm(cross.ln, dim);
+    if (err.empty()) err = block->keep_norm(out_ln, dim);
+    if (!err.empty()) return err;
+  }
   MhaInput in;
   in.query = in.key = in.value = x;
   in.batch = batch;
   in.seq_q = in.seq_k = n;
   in.masks = self_masks;
-  std::string err = self.attn.forward(in, a_.data(), self_weights, self_trace);
+  err = self.attn.forward(in, a_.data(), self_weights, self_trace);
   if (!err.empty()) return err;
   add_in_place(x, a_.data(), nd);
+  err = keep(&BlockTrace::attention, a_.data());
+  if (err.empty()) err = keep(&BlockTrace::after_attention, x);
+  if (!err.empty()) return err;
   self.ln.forward(x, static_cast<int>(rows), dim, x);
   err = check_sublayer(check, x, rows, "self-attention output", self);
   if (!err.empty()) return err;
@@ -76,11 +99,14 @@ std::string PostLnBlock::forward(const Kernels& kn, float* x, int batch, int n, 
     err = cross.attn.forward(ci, a_.data(), cross_weights, cross_trace);
     if (!err.empty()) return err;
     add_in_place(x, a_.data(), nd);
+    err = keep(&BlockTrace::cross, a_.data());
+    if (err.empty()) err = keep(&BlockTrace::after_cross, x);
+    if (!err.empty()) return err;
     cross.ln.forward(x, static_cast<int>(rows), dim, x);
     err = check_sublayer(check, x, rows, "cross-attention output", cross);
     if (!err.empty()) return err;
   }
-  return finish(kn, x, rows, check);
+  return finish(kn, x, rows, check, block);
 }
 
 std::string PostLnBlock::step(const Kernels& kn, float* x, int n, KvCache& self_cache, KvCache* cross_cache,

@@ -12,6 +12,7 @@
 #include "tensors/buffer.h"
 #include "kernels/kernels.h"
 #include "layers/activation_check.h"
+#include "layers/block_trace.h"
 #include "layers/layers.h"
 #include "attention/multi_head_attention.h"
 #include "tensors/tensor_table.h"
@@ -53,9 +54,10 @@ struct PostLnBlock {
   // encoder, causal for a decoder. memory: needed iff has_cross. Weights (optional): batch x heads
   // x n x n (self) and batch x heads x n x memory.seq (cross); traces likewise. Each sublayer's
   // output (x after its LayerNorm) goes through `check`: the first non-finite value stops the run.
+  // block (optional): the residual stream, the norms and the MLP's intermediates (block_trace.h).
   std::string forward(const Kernels& kn, float* x, int batch, int n, const Masks& self_masks, const Memory* memory,
                       float* self_weights, float* cross_weights, MhaTrace* self_trace, MhaTrace* cross_trace,
-                      const ActivationCheck& check);
+                      const ActivationCheck& check, BlockTrace* block = nullptr);
   // Incremental decoding: n new positions per sequence (batch = the caches' batch), causal
   // self-attention through self_cache (extended by these rows), cross-attention through
   // cross_cache (filled from the encoder output). Weights (optional): batch x heads x n x length.
@@ -64,7 +66,8 @@ struct PostLnBlock {
                    const ActivationCheck& check);
 
  private:
-  std::string finish(const Kernels& kn, float* x, std::size_t rows, const ActivationCheck& check);  // MLP sublayer
+  std::string finish(const Kernels& kn, float* x, std::size_t rows, const ActivationCheck& check,
+                     BlockTrace* block = nullptr);  // MLP sublayer
   // x (rows x dim) after `sub`'s LayerNorm ("self-attention" or "cross-attention").
   std::string check_sublayer(const ActivationCheck& check, const float* x, std::size_t rows, const char* what,
                              const AttentionSublayer& sub) const;

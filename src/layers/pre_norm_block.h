@@ -13,6 +13,7 @@
 #include "attention/multi_head_attention.h"
 #include "kernels/kernels.h"
 #include "layers/activation_check.h"
+#include "layers/block_trace.h"
 #include "layers/layers.h"
 #include "tensors/buffer.h"
 #include "tensors/tensor_table.h"
@@ -45,26 +46,45 @@ struct BlockNames {
 // into out (rows x dim). h and a hold rows x dim; f is the FFN's scratch. post: the sandwich
 // norms, if any (x += post(Attn(norm_1(x))), x += post(FFN(norm_2(x)))). Each normed input and x
 // after each sublayer go through check(values, part): the first non-finite one ends the block.
+// trace: the residual stream, the norms and the MLP's intermediates (block_trace.h), when wanted.
 template <class Norm, class Ffn, class Attend, class Check>
 std::string pre_norm_block(const Kernels& kn, const Norm& norm_1, const Attend& attend, const Norm& norm_2, const Ffn& ffn,
                            float* x, int rows, int dim, Buffer& h, Buffer& a, Buffer& f, const Check& check,
-                           PostNorms<Norm> post = {}) {
+                           PostNorms<Norm> post = {}, BlockTrace* trace = nullptr) {
   const std::size_t n = std::size_t(rows) * dim;
+  // (a no-op without a trace; else a copy of `values` into the trace's `slot`)
+  const auto keep = [&](Buffer BlockTrace::*slot, const float* values) {
+    return trace ? keep_copy(trace->*slot, values, n) : std::string();
+  };
+  std::string err;
+  if (trace) {
+    trace->clear();
+    err = keep(&BlockTrace::input, x);
+    if (err.empty()) err = trace->keep_norm(norm_1, dim);
+    if (err.empty()) err = trace->keep_norm(norm_2, dim);
+    if (!err.empty()) return err;
+  }
   norm_1.forward(x, rows, dim, h.data());
-  std::string err = check(h.data(), BlockPart::kAttentionInput);
+  err = check(h.data(), BlockPart::kAttentionInput);
   if (err.empty()) err = attend(h.data(), a.data());
   if (!err.empty()) return err;
   if (post.attention) post.attention->forward(a.data(), rows, dim, a.data());
   add_in_place(x, a.data(), n);
-  err = check(x, BlockPart::kAttentionOutput);
+  err = keep(&BlockTrace::attention, a.data());
+  if (err.empty()) err = keep(&BlockTrace::after_attention, x);
+  if (err.empty()) err = check(x, BlockPart::kAttentionOutput);
   if (!err.empty()) return err;
   norm_2.forward(x, rows, dim, h.data());
   err = check(h.data(), BlockPart::kMlpInput);
-  if (err.empty()) err = ffn.forward(kn, h.data(), rows, f, a.data());
+  if (err.empty()) err = keep(&BlockTrace::mlp_input, h.data());
+  if (err.empty()) err = ffn.forward(kn, h.data(), rows, f, a.data(), trace ? &trace->ffn : nullptr);
   if (!err.empty()) return err;
   if (post.ffn) post.ffn->forward(a.data(), rows, dim, a.data());
   add_in_place(x, a.data(), n);
-  return check(x, BlockPart::kMlpOutput);
+  err = keep(&BlockTrace::mlp, a.data());
+  if (err.empty()) err = keep(&BlockTrace::after_mlp, x);
+  if (err.empty()) err = keep(&BlockTrace::output, x);
+  return err.empty() ? check(x, BlockPart::kMlpOutput) : err;
 }
 
 // The causal self-attention of one whole sequence of n rows (batch 1), as both models run it.
@@ -124,9 +144,11 @@ struct PreNormStack {
   }
 
   // Every block over x (rows x dim), its activations checked by `check`. attend(l, attn, h, out):
-  // layer l's attention module `attn` on the normed rows h, into out.
+  // layer l's attention module `attn` on the normed rows h, into out. trace: layer trace_layer's
+  // residual stream, norms and MLP (block_trace.h), when wanted.
   template <class Attend>
-  std::string run(const Kernels& kn, int rows, int dim, const ActivationCheck& check, const Attend& attend) {
+  std::string run(const Kernels& kn, int rows, int dim, const ActivationCheck& check, const Attend& attend,
+                  BlockTrace* trace = nullptr, int trace_layer = -1) {
     for (int l = 0; l < layers(); ++l) {
       Block& B = blocks[l];
       const auto layer_attend = [&](const float* hn, float* out) { return attend(l, B.attn, hn, out); };
@@ -134,8 +156,8 @@ struct PreNormStack {
         return check(values, std::size_t(rows), dim, [&] { return names.describe(l, part); });
       };
       const PostNorms<Norm> post = post_norms.empty() ? PostNorms<Norm>{} : post_norms[l];
-      std::string err =
-          pre_norm_block(kn, B.norm_1, layer_attend, B.norm_2, B.mlp, x.data(), rows, dim, h, a, f, layer_check, post);
+      std::string err = pre_norm_block(kn, B.norm_1, layer_attend, B.norm_2, B.mlp, x.data(), rows, dim, h, a, f,
+                                       layer_check, post, l == trace_layer ? trace : nullptr);
       if (!err.empty()) return err;
     }
     return "";

@@ -125,7 +125,8 @@ std::string Bart::lm_head(const float* y, int rows, float* logits, const Activat
   return check(logits, rows, V, [] { return std::string("the logits (shared.weight, tied head, + final_logits_bias)"); });
 }
 
-std::string Bart::encode(const EncoderInput& in, float* memory, float* attention, int trace_layer, MhaTrace* trace) {
+std::string Bart::encode(const EncoderInput& in, float* memory, float* attention, int trace_layer, MhaTrace* trace,
+                         BlockTrace* block) {
   if (!ready_) return kNotLoaded;
   if (in.batch < 1 || in.n < 1) return "need at least one source sequence of at least one token";
   bool ok = true;
@@ -145,7 +146,8 @@ std::string Bart::encode(const EncoderInput& in, float* memory, float* attention
   const std::size_t plane = std::size_t(in.batch) * cfg_.encoder_attention_heads * in.n * in.n;
   for (int l = 0; l < cfg_.encoder_layers; ++l) {
     err = encoder_[l].forward(*kn_, memory, in.batch, in.n, masks, nullptr, attention ? attention + l * plane : nullptr,
-                              nullptr, trace && l == trace_layer ? trace : nullptr, nullptr, check);
+                              nullptr, trace && l == trace_layer ? trace : nullptr, nullptr, check,
+                              l == trace_layer ? block : nullptr);
     if (!err.empty()) return err;
   }
   return "";
@@ -153,7 +155,7 @@ std::string Bart::encode(const EncoderInput& in, float* memory, float* attention
 
 std::string Bart::decode(const std::int32_t* tokens, int batch, int T, const Memory& memory, float* logits,
                          float* self_attention, float* cross_attention, int trace_layer, MhaTrace* self_trace,
-                         MhaTrace* cross_trace) {
+                         MhaTrace* cross_trace, BlockTrace* block) {
   if (!ready_) return kNotLoaded;
   if (batch < 1 || T < 1 || memory.seq < 1 || !memory.states) return "need at least one target token and the encoder output";
   bool ok = true;
@@ -179,7 +181,7 @@ std::string Bart::decode(const std::int32_t* tokens, int batch, int T, const Mem
     const bool traced = l == trace_layer;
     err = decoder_[l].forward(*kn_, y, batch, T, masks, &memory, self_attention ? self_attention + l * self_plane : nullptr,
                               cross_attention ? cross_attention + l * cross_plane : nullptr,
-                              traced ? self_trace : nullptr, traced ? cross_trace : nullptr, check);
+                              traced ? self_trace : nullptr, traced ? cross_trace : nullptr, check, traced ? block : nullptr);
     if (!err.empty()) return err;
   }
   return lm_head(y, static_cast<int>(rows), logits, check.with({T, 0}, "token"));

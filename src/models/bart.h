@@ -48,14 +48,16 @@ class Bart {
 
   // Source batch (tokens, padding; no token types) -> memory: batch x n x d_model. attention
   // (optional): encoder_layers x batch x heads x n x n; trace: layer trace_layer's self-attention.
-  std::string encode(const EncoderInput& in, float* memory, float* attention, int trace_layer, MhaTrace* trace);
+  // block (optional, encode and decode): layer trace_layer's residual stream, norms and MLP.
+  std::string encode(const EncoderInput& in, float* memory, float* attention, int trace_layer, MhaTrace* trace,
+                     BlockTrace* block = nullptr);
   // The decoder over whole target prefixes at once (teacher forcing): tokens batch x T, memory
   // from encode() (memory.seq = source length). logits: batch x T x vocab. Self-attention
   // (optional): decoder_layers x batch x heads x T x T; cross: decoder_layers x batch x heads x T x S.
   // Traces: layer trace_layer's self- and cross-attention walks (either may be null).
   std::string decode(const std::int32_t* tokens, int batch, int T, const Memory& memory, float* logits,
                      float* self_attention, float* cross_attention, int trace_layer, MhaTrace* self_trace,
-                     MhaTrace* cross_trace);
+                     MhaTrace* cross_trace, BlockTrace* block = nullptr);
 
   // Incremental decoding: start_decoding() computes every layer's cross-attention keys/values
   // from `memory` once and empties the self-attention caches (up to `capacity` target positions).

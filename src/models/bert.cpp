@@ -80,7 +80,8 @@ std::string Bert::finalize() {
   return "";
 }
 
-std::string Bert::forward(const EncoderInput& in, float* hidden, float* attention, int trace_layer, MhaTrace* trace) {
+std::string Bert::forward(const EncoderInput& in, float* hidden, float* attention, int trace_layer, MhaTrace* trace,
+                          BlockTrace* block) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
   if (in.batch < 1 || in.n < 1) return "need at least one sequence of at least one token";
   if (in.n > cfg_.max_position_embeddings)
@@ -115,7 +116,7 @@ std::string Bert::forward(const EncoderInput& in, float* hidden, float* attentio
   for (int l = 0; l < cfg_.num_hidden_layers; ++l) {
     float* layer_attention = attention ? attention + std::size_t(l) * in.batch * H * n * n : nullptr;
     err = blocks_[l].forward(*kn_, x, in.batch, n, masks, nullptr, layer_attention, nullptr,
-                             trace && l == trace_layer ? trace : nullptr, nullptr, check);
+                             trace && l == trace_layer ? trace : nullptr, nullptr, check, l == trace_layer ? block : nullptr);
     if (!err.empty()) return err;
   }
   return "";

@@ -46,8 +46,10 @@ class Bert {
   std::string finalize();
 
   // hidden: batch x n x hidden_size, the last layer's states. attention (optional):
-  // num_layers x batch x heads x n x n. trace (optional): layer `trace_layer`'s attention walk.
-  std::string forward(const EncoderInput& in, float* hidden, float* attention, int trace_layer, MhaTrace* trace);
+  // num_layers x batch x heads x n x n. trace (optional): layer `trace_layer`'s attention walk;
+  // block (optional): that layer's residual stream, norms and MLP (block_trace.h).
+  std::string forward(const EncoderInput& in, float* hidden, float* attention, int trace_layer, MhaTrace* trace,
+                      BlockTrace* block = nullptr);
 
   // Masked-LM logits (rows x vocab) for rows of final hidden states. Needs the MLM head.
   std::string mlm_logits(const float* hidden, int rows, float* logits);

@@ -84,7 +84,7 @@ std::string Gpt2::finalize() {
 }
 
 std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,
-                          MhaTrace* trace, int logit_rows) {
+                          MhaTrace* trace, int logit_rows, BlockTrace* block) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
   std::string err = check_decoder_forward(tokens, n, cfg_.n_positions, cfg_.vocab_size, logit_rows, trace != nullptr,
                                           trace_layer, cfg_.n_layer);
@@ -99,7 +99,7 @@ std::string Gpt2::forward(const std::int32_t* tokens, int n, float* logits, floa
   err = stack_.run(*kn_, n, cfg_.n_embd, check, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
     return attn.forward(causal_self_attention(h, n), out, attention ? attention + l * per_layer : nullptr,
                         trace && l == trace_layer ? trace : nullptr);
-  });
+  }, block, trace_layer);
   if (err.empty())
     err = wte_.logits(*kn_, stack_.final_rows(n - logit_rows, logit_rows, 1, cfg_.n_embd), logit_rows, logits);
   if (!err.empty()) return err;

@@ -42,9 +42,10 @@ class Gpt2 {
   // logits: logit_rows x vocab, the next-token logits after each of the last `logit_rows`
   // positions (-1: all n). The LM head is most of a short run's work, and the last row alone
   // predicts the next token. attention (optional): n_layer x n_head x n x n. trace (optional):
-  // the attention walk of layer `trace_layer`.
+  // the attention walk of layer `trace_layer`; block (optional): that layer's residual stream, norms
+  // and MLP (block_trace.h).
   std::string forward(const std::int32_t* tokens, int n, float* logits, float* attention,
-                      int trace_layer, MhaTrace* trace, int logit_rows = -1);
+                      int trace_layer, MhaTrace* trace, int logit_rows = -1, BlockTrace* block = nullptr);
 
   // Incremental decoding with a KV cache: start_decoding() empties it for `batch` sequences of up
   // to `capacity` positions; step() runs n new positions of every sequence (tokens: batch x n)

@@ -219,7 +219,7 @@ void Llama::embed(const std::int32_t* tokens, int rows) {
 }
 
 std::string Llama::forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,
-                           MhaTrace* trace, int logit_rows) {
+                           MhaTrace* trace, int logit_rows, BlockTrace* block) {
   if (!ready_) return "the model is not loaded: set every tensor, then finalize()";
   std::string err = check_decoder_forward(tokens, n, context(), cfg_.vocab_size, logit_rows, trace != nullptr, trace_layer,
                                           cfg_.num_hidden_layers);
@@ -233,7 +233,7 @@ std::string Llama::forward(const std::int32_t* tokens, int n, float* logits, flo
   err = stack_.run(*kn_, n, cfg_.hidden_size, check, [&](int l, MultiHeadAttention& attn, const float* h, float* out) {
     return attn.forward(causal_self_attention(h, n), out, attention ? attention + l * per_layer : nullptr,
                         trace && l == trace_layer ? trace : nullptr);
-  });
+  }, block, trace_layer);
   if (!err.empty()) return err;
   return head_logits(stack_.final_rows(n - logit_rows, logit_rows, 1, cfg_.hidden_size), logit_rows, logits,
                      check.with({logit_rows, n - logit_rows}, "token"));

@@ -87,7 +87,7 @@ class Llama {
 
   // As Gpt2::forward. attention (optional): n_layer x n_head x n x n, per query head.
   std::string forward(const std::int32_t* tokens, int n, float* logits, float* attention, int trace_layer,
-                      MhaTrace* trace, int logit_rows = -1);
+                      MhaTrace* trace, int logit_rows = -1, BlockTrace* block = nullptr);
 
   // As Gpt2's KV-cache decoding; the cache holds the K/V heads only (already rotated).
   std::string start_decoding(int batch, int capacity);

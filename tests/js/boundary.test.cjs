@@ -23,7 +23,10 @@ describe('the boundary', () => {
     expect(names(mod.Activation)).toEqual(['gelu', 'gelu_new', 'tanh', 'silu']);
     expect(names(mod.Pooling)).toEqual(['mean', 'cls']);
     expect(names(mod.TraceSlot)).toEqual(['Q', 'K', 'V', 'RawScores', 'ScaledScores', 'MaskedScores', 'Weights', 'Z', 'Concat',
-      'Output', 'Input', 'QBeforeRotary', 'QBeforeNorm', 'KBeforeNorm', 'KBeforeRotary']);
+      'Output', 'Input', 'QBeforeRotary', 'QBeforeNorm', 'KBeforeNorm', 'KBeforeRotary',
+      'BlockInput', 'BlockAttention', 'BlockAfterAttention', 'BlockCross', 'BlockAfterCross', 'BlockMlpInput',
+      'BlockUp', 'BlockGate', 'BlockHidden', 'BlockMlp', 'BlockAfterMlp', 'BlockOutput',
+      'Norm1Gain', 'Norm1Bias', 'Norm1Eps', 'Norm2Gain', 'Norm2Bias', 'Norm2Eps', 'Norm3Gain', 'Norm3Bias', 'Norm3Eps']);
   });
 
   test('a config crosses as one object; a missing field is named by embind', () => {

@@ -171,8 +171,9 @@ function rows(W, from, count) {
   return { shape: [count, cols], data: W.data.slice(from * cols, (from + count) * cols) };
 }
 
-/** logits (n x V) and attention (layers x H x n x n) of a token sequence. */
-function reference(config, weights, tokens) {
+/** logits (n x V) and attention (layers x H x n x n) of a token sequence; `blocks`, when given,
+ * gets each layer's residual stream, normed inputs and MLP intermediates (as BlockTrace names them). */
+function reference(config, weights, tokens, blocks = null) {
   // Phi-3: qkv_proj's output is split as query_pos = H d, then K d KV, then V; gate_up_proj's as
   // chunk(2): gate first. The same network under separate names.
   const w = { ...weights };
@@ -203,6 +204,7 @@ function reference(config, weights, tokens) {
   const attention = [];
   for (let l = 0; l < config.num_hidden_layers; l++) {
     const p = `model.layers.${l}.`;
+    const block = blocks ? { input: Float64Array.from(x) } : null;
     const h = norm(x, n, w[p + 'input_layernorm.weight']);
     const q = linear(h, n, w[p + 'self_attn.q_proj.weight'], w[p + 'self_attn.q_proj.bias']);
     const k = linear(h, n, w[p + 'self_attn.k_proj.weight'], w[p + 'self_attn.k_proj.bias']);
@@ -240,13 +242,16 @@ function reference(config, weights, tokens) {
     const o0 = linear(z, n, w[p + 'self_attn.o_proj.weight']);
     const o = gemma ? norm(o0, n, w[p + 'post_attention_layernorm.weight']) : o0;
     for (let i = 0; i < x.length; i++) x[i] += o[i];
+    if (block) Object.assign(block, { attentionInput: h, attention: o, afterAttention: Float64Array.from(x) });
     const h2 = norm(x, n, w[p + (gemma ? 'pre_feedforward_layernorm.weight' : 'post_attention_layernorm.weight')]);
     const gate = linear(h2, n, w[p + 'mlp.gate_proj.weight']), up = linear(h2, n, w[p + 'mlp.up_proj.weight']);
     const act = gemma ? (g) => 0.5 * g * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (g + 0.044715 * g ** 3))) : (g) => g / (1 + Math.exp(-g));
+    if (block) Object.assign(block, { mlpInput: h2, gate: Float64Array.from(gate), up });
     for (let i = 0; i < gate.length; i++) gate[i] = act(gate[i]) * up[i];
     const m0 = linear(gate, n, w[p + 'mlp.down_proj.weight']);
     const m = gemma ? norm(m0, n, w[p + 'post_feedforward_layernorm.weight']) : m0;
     for (let i = 0; i < x.length; i++) x[i] += m[i];
+    if (block) blocks.push(Object.assign(block, { activated: gate, mlp: m, afterMlp: Float64Array.from(x), output: Float64Array.from(x) }));
   }
   const final = norm(x, n, w['model.norm.weight']);
   const head = config.tie_word_embeddings ? w['model.embed_tokens.weight'] : w['lm_head.weight'];

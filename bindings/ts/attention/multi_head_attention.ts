@@ -6,6 +6,7 @@ import type { Staging } from '../runtime/heap.js';
 import { attnMask, boolArray, checkObject, checkOptions, floatArray, is, positiveInt, show, toBytes } from '../validate.js';
 import type { AttnMask, BoolInput, FloatInput, Rule, Rules } from '../validate.js';
 import { enumValue } from '../runtime/wasm_module.js';
+import type { BlockTrace } from '../models/block_trace.js';
 import type { Masks, MaskKindName, MultiHeadAttentionHandle, TraceHandle, TraceSlotName, WasmModule } from '../runtime/wasm_module.js';
 import { WasmObject } from '../runtime/wasm_object.js';
 
@@ -101,6 +102,8 @@ export interface MultiHeadTrace {
   /** Concat W^O + b^O: B x S_q x dModel */
   output: Float32Array;
   shapes: Record<'x' | 'q' | 'k' | 'v' | 'rawScores' | 'scaledScores' | 'maskedScores' | 'weights' | 'z' | 'concat' | 'output', number[]>;
+  /** A model's traced layer only: the rest of its block (the residual stream, the norms, the MLP). */
+  block?: BlockTrace;
 }
 
 export interface ForwardResult {

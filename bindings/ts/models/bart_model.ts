@@ -15,6 +15,7 @@ import { AttentionError, throwIfError } from '../errors.js';
 import type { FilesReader } from '../loading/model_files.js';
 import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
+import { readBlockTrace } from './block_trace.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { parseWeights } from '../loading/safetensors.js';
 import { SymbolTokenizer } from '../tokenizers/symbol_tokenizer.js';
@@ -459,7 +460,8 @@ export class BartModel extends WasmObject<BartHandle> {
       };
       if (trace !== undefined) {
         const dK = D / Hd;
-        out.trace = readMhaTrace(this.mod, handle, { numHeads: Hd, dK, dV: dK, dModel: D }, 1, T, kind === 'cross' ? S : T);
+        out.trace = { ...readMhaTrace(this.mod, handle, { numHeads: Hd, dK, dV: dK, dModel: D }, 1, T, kind === 'cross' ? S : T),
+          block: readBlockTrace(this.mod, handle, 'post-norm', T, D) };
       }
       return out;
     } finally {

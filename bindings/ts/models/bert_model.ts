@@ -10,6 +10,7 @@ import { AttentionError, throwIfError } from '../errors.js';
 import type { FilesReader } from '../loading/model_files.js';
 import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
+import { readBlockTrace } from './block_trace.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { logSumExpRows, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';
@@ -284,7 +285,8 @@ export class BertModel extends WasmObject<BertHandle> {
         };
         if (padding) result.padding = padding;
         if (o.attention) result.attention = st.readF32(ra, L * H * n * n);
-        if (trace !== undefined) result.trace = readMhaTrace(this.mod, handle, { numHeads: H, dK: D / H, dV: D / H, dModel: D }, 1, n, n);
+        if (trace !== undefined)
+          result.trace = { ...readMhaTrace(this.mod, handle, { numHeads: H, dK: D / H, dV: D / H, dModel: D }, 1, n, n), block: readBlockTrace(this.mod, handle, 'post-norm', n, D) };
         if (o.logits) {
           throwIfError(handle.mlmLogits(rh.ptr, n, rl.ptr), 'run');
           result.logits = st.readF32(rl, n * V);

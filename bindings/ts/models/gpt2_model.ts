@@ -12,6 +12,7 @@ import type { FilesReader } from '../loading/model_files.js';
 import type { SafetensorsWeights } from '../loading/safetensors.js';
 import type { TokenizerFiles } from '../tokenizers/bpe_tokenizer.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
+import { readBlockTrace } from './block_trace.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { parseWeights } from '../loading/safetensors.js';
 import type { Gpt2Handle, WasmModule } from '../runtime/wasm_module.js';
@@ -123,6 +124,7 @@ export class Gpt2Model extends DecoderModel<BpeTokenizer, Gpt2Handle> {
 
   protected readTrace(handle: Gpt2Handle, n: number): MultiHeadTrace {
     const H = this.config.n_head, dK = this.config.n_embd / H;
-    return readMhaTrace(this.mod, handle, { numHeads: H, dK, dV: dK, dModel: this.config.n_embd }, 1, n, n);
+    const trace = readMhaTrace(this.mod, handle, { numHeads: H, dK, dV: dK, dModel: this.config.n_embd }, 1, n, n);
+    return { ...trace, block: readBlockTrace(this.mod, handle, 'pre-norm', n, this.config.n_embd) };
   }
 }

@@ -15,6 +15,7 @@ import { readChatTemplates } from './chat.js';
 import { AttentionError, throwIfError } from '../errors.js';
 import { HfTokenizer } from '../tokenizers/hf_tokenizer.js';
 import { readMhaTrace, readTrace } from '../attention/multi_head_attention.js';
+import { readBlockTrace } from './block_trace.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { show } from '../validate.js';
 import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';
@@ -410,6 +411,6 @@ export class LlamaModel extends DecoderModel<HfTokenizer, LlamaHandle> {
     trace.shapes.k = [1, KV, n, d];
     trace.shapes.v = [1, KV, n, d];
     const slot = (name: 'QBeforeRotary' | 'KBeforeRotary' | 'QBeforeNorm' | 'KBeforeNorm') => readTrace(this.mod, handle, name);
-    return { ...trace, qBeforeRotary: slot('QBeforeRotary'), kBeforeRotary: slot('KBeforeRotary'), qBeforeNorm: slot('QBeforeNorm'), kBeforeNorm: slot('KBeforeNorm') };
+    return { ...trace, block: readBlockTrace(this.mod, handle, 'pre-norm', n, D), qBeforeRotary: slot('QBeforeRotary'), kBeforeRotary: slot('KBeforeRotary'), qBeforeNorm: slot('QBeforeNorm'), kBeforeNorm: slot('KBeforeNorm') };
   }
 }
