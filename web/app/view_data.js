@@ -3,6 +3,7 @@
 import { SEED_TOKENS, CROSS_TOKENS, TWO_HEADS } from './seed_preset.js';
 import { buildSteps } from './views/steps_model.js';
 import { llamaSteps } from './views/llama_steps.js';
+import { blockSteps } from './views/block_steps.js';
 import { groupColors } from './views/kv_groups.js';
 
 const causalMask = (i, j) => j > i;
@@ -79,6 +80,12 @@ const FLOAT_TYPES = new Set(['F32', 'F16', 'BF16']);
  * weights printed from a model loaded at a lower precision, step 2 says they are its own values. */
 export function modelSteps(run, info, state, sel) {
   const steps = stepsOf(run, info, state, sel);
+  // The rest of the layer after its attention (the residual stream, the norm, the MLP), for the
+  // followed token: not under GPT-2's cross-attention illustration, nor when the rows the steps
+  // follow are not the block's (BART's encoder view follows letters; its block is the decoder's).
+  const block = run.trace?.block;
+  const illustration = run.cross && !run.cross.always && state.cross && info.features.cross;
+  if (block && !illustration && block.n === run.tokenTexts.length) steps.push(...blockSteps(block, { tokens: run.tokenTexts, qi: sel.query, info }));
   const qkv = steps.find((s) => s.id === 'qkv');
   if (HELD[info.dtype] && qkv?.groups?.flat().some((t) => t.key === 'wQ' && t.kind === 'matrix'))
     qkv.explain += ` The weights are printed as this model holds them (${HELD[info.dtype]}): the values it computes with, not the file's.`;

@@ -41,6 +41,7 @@ export function llamaSteps(run, info, state, sel) {
   const qShown = normed ? t.qBeforeNorm : rotates ? t.qBeforeRotary : t.q;
   const kShown = normed ? t.kBeforeNorm : rotates ? t.kBeforeRotary : t.k;
   const trace = { ...t, q: qShown, k: perQueryHead(kShown, kvHeadOf, n, d), v: perQueryHead(t.v, kvHeadOf, n, d) };
+  const kRotated = headSlice(perQueryHead(t.k, kvHeadOf, n, d), head, n, d);
   const steps = buildSteps({
     preset: 'model', queryTokens: tokens, keyTokens: tokens, cross: false, head, query: qi, rows: state.rows, mask: 'causal',
     config: { nHead: H, dK: d, dV: d, dModel: D, layer: sel.layer },
@@ -49,10 +50,11 @@ export function llamaSteps(run, info, state, sel) {
     // The layer's q/k/v/o_proj, printed as slices (layer_weights.js: W^K and W^V hold each query
     // head's K/V head columns, so head h's slice is its K/V head's).
     modelWeights: run.weights ?? null,
+    // The scores multiply Q and K as rotated (and normed): the neuron view takes those apart.
+    scoreQK: { q: headSlice(t.q, head, n, d), k: kRotated },
   });
   const ctx = { H, KV, d, n, head, qi, kv: kvHeadOf[head], kvHeadOf, tokens, one: state.rows !== 'all', bias: !!info.config.attention_bias,
     fused: !!info.config.fused_projections, normed, rotates };
-  const kRotated = headSlice(perQueryHead(t.k, kvHeadOf, n, d), head, n, d);
   const inserted = [normed ? normStep(run, ctx) : null, rotates ? rotationStep(run, info, ctx, kRotated) : noRotationStep(ctx)].filter(Boolean);
   renumber(steps, inserted.length);
   groupedQkv(steps.find((s) => s.id === 'qkv'), ctx);

@@ -2,6 +2,7 @@
 // seeds' order (X -> Q, K, V -> QK^T -> / sqrt(d_k) -> + M -> softmax -> x V -> concat -> x W^O).
 // steps_view.js draws it as HTML (with editable cells), steps_svg.js as an SVG for export.
 import { tokenLabel } from './dom.js';
+import { neuronDetail } from './neuron_view.js';
 
 /** Per-head slice of a B=1 x H x rows x cols trace tensor. */
 function headSlice(t, h, rows, cols) {
@@ -32,7 +33,9 @@ export const COL_PREVIEW = 16;
  *   config: { nHead, dK, dV, dModel, layer },
  *   names (model): { x: the input's name, e.g. 'X = LN₁(h)'; wO: the checkpoint's name for W^O, e.g. 'c_proj' },
  *   x, y (cross: keys/values input) or null, xNote, xCheck (self-check of X, or null), weights: { wQ, wK, wV, wO } (seed) or null,
- *   trace (MultiHeadTrace, batch 1)
+ *   trace (MultiHeadTrace, batch 1),
+ *   scoreQK (optional): { q: n x dK, k: m x dK } of the head as the scores multiply them, when they
+ *     differ from the trace's q and k shown in step 2 (a Llama's, rotated)
  * }
  * The tutorial's example (seed) always shows every row: three tokens fit, and whole matrices are what
  * the tutorial prints.
@@ -147,7 +150,9 @@ export function buildSteps(input) {
       one ? shapeOnly('kT', `K${sub}ᵀ`, dK, m, 'K from step 2, on its side')
         : mat('kT', `K${sub}ᵀ`, dK, m, transpose(k, m, dK), { colLabels: kt, ...keyCols, signed: true }), op('='),
       qMat('rawScores', `Q${sub}K${sub}ᵀ`, m, raw, { colLabels: kt, ...keyCols, signed: true })],
-    detail: dK <= 4 ? dotDetail(qt, kt, q, k, qi, dK, raw) : null,
+    // The neuron view: the followed query's score with one key, dimension by dimension (a Llama's
+    // scores multiply the rotated Q and K: input.scoreQK).
+    detail: [neuronDetail({ qt, kt, q: input.scoreQK?.q ?? q, k: input.scoreQK?.k ?? k, raw, weights, masked, qi, dK })],
   });
 
   // 4. Scale.
@@ -266,15 +271,6 @@ function queryEntryDetail(x, weights, q, { qi, h, dK, dModel, H, who }) {
 function shapeOrInput(name, values, rows, cols, labels, mat, shapeOnly, suffix, seed) {
   if (!seed) return shapeOnly(`${name.toLowerCase()}${suffix}`, name, rows, cols, values ? 'as in step 1' : 'not exposed');
   return values ? mat(`${name.toLowerCase()}${suffix}`, name, rows, cols, values, { ...labels, signed: true, compact: true }) : shapeOnly(`${name.toLowerCase()}${suffix}`, name, rows, cols);
-}
-
-/** q_i · k_j written out, one line per key (only for small d_k, like the seed's 2). */
-function dotDetail(qt, kt, q, k, qi, dK, raw) {
-  return kt.map((key, j) => {
-    const parts = [];
-    for (let d = 0; d < dK; d++) parts.push({ a: q[qi * dK + d], b: k[j * dK + d] });
-    return { kind: 'dot', query: qt[qi], key, parts, result: raw[qi * kt.length + j] };
-  });
 }
 
 /** The query row's softmax written out: e^(s_j - max) / sum. */

@@ -4,6 +4,7 @@
 import { svg, fmt, tokenLabel } from './dom.js';
 import { signedColor, weightColor, textOn, MASKED_FILL } from './colors.js';
 import { textWidth } from './measure.js';
+import { neuronText } from './neuron_view.js';
 
 const FONT = 12, ROW_H = 18, PAD = 16;
 
@@ -112,9 +113,9 @@ export function stepsToSvg(steps, { decimals = 4, title = '' } = {}) {
     }
     for (const d of s.detail ?? []) {
       let text = '';
-      if (d.kind === 'dot') text = `q“${d.query}” · k“${d.key}” = ${d.parts.map((p) => `${fmt(p.a, decimals)} × ${fmt(p.b, decimals)}`).join(' + ')} = ${fmt(d.result, decimals)}`;
+      if (d.kind === 'neuron') text = neuronText(d, decimals);
       else if (d.kind === 'softmax') text = `softmax row “${d.query}”: ${d.weights.map((w, j) => `${tokenLabel(d.keys[j])} ${w.toFixed(decimals + 1)}`).join(', ')}`;
-      else text = d.text;
+      else text = d.text ?? ''; // (a drawing without a text, e.g. block_steps.js's bar strips, is left out)
       for (const line of wrap(text, 130)) {
         const ly = y;
         parts.push((x) => svg('text', { x, y: ly + 12, 'font-size': 11.5, fill: '#1b1f24', text: line }));

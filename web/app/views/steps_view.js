@@ -4,6 +4,7 @@
 import { el, fmt, tokenLabel } from './dom.js';
 import { MatrixView, shapeBox, mathName } from './matrix.js';
 import { renderWholeMatrix } from './whole_matrix.js';
+import { renderNeuron } from './neuron_view.js';
 
 // The softmax table opens on the keys with the largest weights when there are more than this.
 const TABLE_ROWS = 16, TABLE_PREVIEW = 8;
@@ -12,7 +13,7 @@ const TABLE_ROWS = 16, TABLE_PREVIEW = 8;
 const FOLDED = new Set(['wQ', 'wK', 'wV', 'wO']);
 // The step bar's short names (a step without one shows its number alone).
 const SHORT = { input: 'X', qkv: 'Q K V', rotary: 'rotate', rawScores: 'QKᵀ', scaledScores: '÷ √d', maskedScores: 'mask', weights: 'softmax',
-  z: '× V', concat: 'concat', output: '× Wᴼ' };
+  z: '× V', concat: 'concat', output: '× Wᴼ', residual: '+', blockNorm: 'norm', mlp: 'MLP', blockOut: 'out' };
 
 export class StepsView {
   /** on: { edit(key, index, text), selectQuery(i), showRows(all), picker: draw a query picker of its own
@@ -126,6 +127,9 @@ export class StepsView {
   /** Scrolls step `id` to the top of the screen, under the step bar. */
   openOn(id) {
     const section = this.container.querySelector(`[data-step-id="${id}"]`);
+    // The step's title just under the bar, however many rows the bar wraps to (three on a phone).
+    const bar = this.container.querySelector('.steps-bar');
+    if (section && bar) section.style.scrollMarginTop = `${bar.offsetHeight + 8}px`;
     section?.scrollIntoView({ block: 'start' });
   }
 
@@ -152,7 +156,7 @@ export class StepsView {
   drawDetails() {
     for (const s of this.steps) {
       const d = this.details.get(s.id);
-      if (d) d.replaceChildren(...detailNodes(s.detail, this.decimals, this.expanded, () => this.drawDetails()));
+      if (d) d.replaceChildren(...detailNodes(s.detail, this.decimals, this.expanded, this, () => this.drawDetails()));
     }
   }
 }
@@ -187,20 +191,15 @@ function allTerms(step) {
   return [...(step.terms ?? []), ...(step.groups ?? []).flat()];
 }
 
-/** The written-out arithmetic for the chosen query: dot products, or the softmax of its row. */
-function detailNodes(detail, decimals, expanded, redraw) {
+/** The written-out arithmetic for the chosen query: the neuron view of a score, or the softmax of
+ * its row. state: what the reader picked in them (the view), kept across redraws. */
+function detailNodes(detail, decimals, expanded, state, redraw) {
   if (!detail) return [];
-  const f = (x) => fmt(x, decimals);
-  const paren = (x) => (x < 0 ? `(${f(x)})` : f(x));
-  return detail.map((d) => {
+  return detail.flatMap((d) => {
     // (check: a worked entry's distance from the library's number, for tests)
     if (d.kind === 'note') return el('p', { class: 'step-note', 'data-check': d.check ?? null }, mathName(d.text));
     if (d.kind === 'node') return d.render(decimals); // a step's own drawing (views/rotary_detail.js)
-    if (d.kind === 'dot') {
-      const sum = d.parts.map((p) => `${paren(p.a)} × ${paren(p.b)}`).join(' + ');
-      return el('p', { class: 'dot-line' }, el('span', { class: 'dot-lhs', text: `q“${tokenLabel(d.query)}” · k“${tokenLabel(d.key)}”` }),
-        ` = ${sum} = `, el('strong', { text: f(d.result) }));
-    }
+    if (d.kind === 'neuron') return renderNeuron(d, decimals, state, redraw);
     return softmaxTable(d, decimals, expanded, redraw);
   });
 }

@@ -76,6 +76,14 @@ button.mx-gap-open { font: 600 11px/1.2 system-ui, sans-serif; color: #0969da; b
 .step-detail p { margin: 4px 0; }
 .dot-line { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
 .dot-lhs { color: #57606a; }
+/* The neuron view (neuron_view.js) and the residual stream's bar strips (block_steps.js). */
+.neuron { border-left: 3px solid #d0d7de; padding-left: 8px; margin: 8px 0; }
+.neuron-bars { display: block; }
+.neuron-key { font: 13px system-ui, sans-serif; max-width: 14em; }
+.vec-strips { display: grid; gap: 2px; max-width: 640px; margin: 4px 0; }
+.vec-row { display: grid; grid-template-columns: 6em 1fr; align-items: center; gap: 6px; }
+.vec-name { font: 12px/1.2 system-ui, sans-serif; color: #57606a; text-align: right; }
+.vec-strip { display: block; width: 100%; height: 28px; background: #f6f8fa; }
 .softmax-table { border-collapse: collapse; font: 12.5px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .softmax-table th, .softmax-table td { padding: 2px 10px; text-align: right; border-bottom: 1px solid #eaeef2; }
 .softmax-table thead th { font: 600 11.5px/1.3 system-ui, sans-serif; color: #57606a; }
