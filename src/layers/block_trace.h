@@ -38,6 +38,12 @@ struct BlockTrace {
     norm_count = 0;
   }
 
+  // Starts a call's trace: forgets the last one and keeps the block's input (n values).
+  std::string begin(const float* x, std::size_t n) {
+    clear();
+    return keep_copy(input, x, n);
+  }
+
   std::string keep_norm(const LayerNorm& n, int dim) { return keep_norm(n.weight.data(), n.bias.data(), n.eps, dim); }
   std::string keep_norm(const RmsNorm& n, int dim) { return keep_norm(n.weight.data(), nullptr, n.eps, dim); }
 
@@ -51,5 +57,10 @@ struct BlockTrace {
     return err;
   }
 };
+
+// A copy of n values into trace->*slot; nothing without a trace.
+inline std::string keep_in(BlockTrace* trace, Buffer BlockTrace::*slot, const float* values, std::size_t n) {
+  return trace ? keep_copy(trace->*slot, values, n) : std::string();
+}
 
 }  // namespace attn

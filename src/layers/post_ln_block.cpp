@@ -42,15 +42,15 @@ std::string PostLnBlock::finish(const Kernels& kn, float* x, std::size_t rows, c
                                 BlockTrace* block) {
   const int dim = mlp.fc.in;
   const std::size_t nd = rows * dim;
-  std::string err = block ? keep_copy(block->mlp_input, x, nd) : "";
+  std::string err = keep_in(block, &BlockTrace::mlp_input, x, nd);
   if (err.empty()) err = mlp.forward(kn, x, static_cast<int>(rows), f_, a_.data(), block ? &block->ffn : nullptr);
   if (!err.empty()) return err;
   add_in_place(x, a_.data(), nd);
-  if (block) err = keep_copy(block->mlp, a_.data(), nd);
-  if (block && err.empty()) err = keep_copy(block->after_mlp, x, nd);
+  err = keep_in(block, &BlockTrace::mlp, a_.data(), nd);
+  if (err.empty()) err = keep_in(block, &BlockTrace::after_mlp, x, nd);
   if (!err.empty()) return err;
   out_ln.forward(x, static_cast<int>(rows), dim, x);
-  if (block) err = keep_copy(block->output, x, nd);
+  err = keep_in(block, &BlockTrace::output, x, nd);
   return err.empty() ? check(x, rows, dim, [&] { return layer_tensor(layer, "MLP output", out_ln_name); }) : err;
 }
 
@@ -61,14 +61,10 @@ std::string PostLnBlock::forward(const Kernels& kn, float* x, int batch, int n, 
   const std::size_t rows = std::size_t(batch) * n, nd = rows * dim;
   if (has_cross && !memory) return "a decoder layer needs the encoder output";
   if (!a_.resize(nd)) return out_of_memory("activations", nd);
-  // (a no-op without a block trace; else a copy of `values` into its `slot`)
-  const auto keep = [&](Buffer BlockTrace::*slot, const float* values) {
-    return block ? keep_copy(block->*slot, values, nd) : std::string();
-  };
+  const auto keep = [&](Buffer BlockTrace::*slot, const float* values) { return keep_in(block, slot, values, nd); };
   std::string err;
   if (block) {
-    block->clear();
-    err = keep(&BlockTrace::input, x);
+    err = block->begin(x, nd);
     if (err.empty()) err = block->keep_norm(self.ln, dim);
     if (err.empty() && has_cross) err = block->keep_norm(cross.ln, dim);
     if (err.empty()) err = block->keep_norm(out_ln, dim);

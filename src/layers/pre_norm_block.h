@@ -52,14 +52,10 @@ std::string pre_norm_block(const Kernels& kn, const Norm& norm_1, const Attend& 
                            float* x, int rows, int dim, Buffer& h, Buffer& a, Buffer& f, const Check& check,
                            PostNorms<Norm> post = {}, BlockTrace* trace = nullptr) {
   const std::size_t n = std::size_t(rows) * dim;
-  // (a no-op without a trace; else a copy of `values` into the trace's `slot`)
-  const auto keep = [&](Buffer BlockTrace::*slot, const float* values) {
-    return trace ? keep_copy(trace->*slot, values, n) : std::string();
-  };
+  const auto keep = [&](Buffer BlockTrace::*slot, const float* values) { return keep_in(trace, slot, values, n); };
   std::string err;
   if (trace) {
-    trace->clear();
-    err = keep(&BlockTrace::input, x);
+    err = trace->begin(x, n);
     if (err.empty()) err = trace->keep_norm(norm_1, dim);
     if (err.empty()) err = trace->keep_norm(norm_2, dim);
     if (!err.empty()) return err;
