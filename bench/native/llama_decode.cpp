@@ -1,11 +1,12 @@
 // A whole decoding run of a SmolLM2-135M-shaped Llama natively (random weights as the browser
 // bench's: uniform +-2.4/sqrt(576); 30 layers, hidden 576, 9 heads over 3 K/V heads, FFN 1536,
 // vocabulary 49152, tied head), through the thread pool: 64 prompt ids, then greedy one-token
-// steps. Prints per storage type the decode tokens/s, the weights' GB/s, and the pool's
-// dispatches (barriers) per decoded token with the caller's mean wait per barrier (parallel.h
-// PoolStats): what issue 35 asks to measure before and after. Last, the time of the activation
-// checks a step makes (issue 38: 4 scans of hidden_size floats a layer, one of the vocabulary's
-// logits), timed alone, since a wall-clock A/B of whole steps cannot resolve it on a shared machine.
+// steps. Prints per storage type the prompt's time (one 64-row step, after a warm-up run), the
+// decode tokens/s, the weights' GB/s, and the pool's dispatches (barriers) per decoded token with
+// the caller's mean wait per barrier (parallel.h PoolStats): what issue 35 asks to measure before
+// and after. Last, the time of the activation checks a step makes (issue 38: 4 scans of hidden_size
+// floats a layer, one of the vocabulary's logits), timed alone, since a wall-clock A/B of whole
+// steps cannot resolve it on a shared machine.
 //   llama_decode [threads] [tokens] [f32|f16|q8|q4 ...]
 #include <algorithm>
 #include <chrono>
@@ -97,7 +98,9 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 64; ++i) prompt[i] = 3 + (i * 7919) % 49000;
     std::vector<float> logits(49152);
     for (int rep = 0; rep < 2; ++rep) {  // (the first run warms up)
+      const auto tp = Clock::now();
       if (m.start_decoding(1, 64 + tokens).size() || m.step(prompt.data(), 64, logits.data(), nullptr).size()) return 1;
+      const double prefill_ms = ms_since(tp);
       attn::reset_pool_stats(true);
       const auto t0 = Clock::now();
       std::vector<double> ms;
@@ -114,10 +117,10 @@ int main(int argc, char** argv) {
       std::sort(ms.begin(), ms.end());
       const int steps = tokens - 1;
       const double med = ms[ms.size() / 2];
-      std::printf("%-4s %6.1f MB  %6.1f tok/s (median step %.2f ms, best %.2f)  %5.1f GB/s  barriers/token %.1f  "
+      std::printf("%-4s %6.1f MB  prefill %.1f ms  %6.1f tok/s (median step %.2f ms, best %.2f)  %5.1f GB/s  barriers/token %.1f  "
                   "wait/barrier %.1f us  time in barriers %.1f %%  chunks by caller %.0f %%  sleeps/token: workers %.1f, "
                   "caller %.1f\n",
-                  name.c_str(), bytes / 1e6, steps / total * 1e3, med, ms.front(), bytes / med / 1e6,
+                  name.c_str(), bytes / 1e6, prefill_ms, steps / total * 1e3, med, ms.front(), bytes / med / 1e6,
                   double(st.dispatches) / steps, st.dispatches ? st.wait_us / st.dispatches : 0.0,
                   st.dispatch_us / (total * 10), st.chunks ? 100.0 * st.caller_chunks / st.chunks : 0.0,
                   double(st.worker_sleeps) / steps, double(st.caller_sleeps) / steps);

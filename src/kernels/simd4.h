@@ -105,6 +105,13 @@ inline f32x4 load_u16_high_x4(const void* p0, const void* p1, const void* p2, co
   return wasm_v128_load16_lane(p3, v, 7);
 }
 inline f32x4 i32_to_f32(i32x4 a) { return wasm_f32x4_convert_i32x4(a); }
+inline void istore(void* p, i32x4 v) { wasm_v128_store(p, v); }
+// x > m ? x : m per lane (m kept where x is NaN, as the scalar `x > m ? x : m`).
+inline f32x4 take_greater(f32x4 m, f32x4 x) { return wasm_f32x4_pmax(m, x); }
+// Each lane rounded to the nearest integer, ties to even (as std::nearbyint in the default mode), as int32.
+inline i32x4 nearest_i32(f32x4 a) { return wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(a)); }
+// Eight int16 lanes from two vectors of int32 (a's lanes first), saturated: i16x8.narrow_i32x4_s.
+inline i32x4 inarrow16(i32x4 a, i32x4 b) { return wasm_i16x8_narrow_i32x4(a, b); }
 // isum4 in two steps, so that two rows' sums can be folded before the next two are made:
 // ipair_sum(a, b) = [a0 + a2, b0 + b2, a1 + a3, b1 + b3]; ipairs_sum of two of those, the four totals.
 inline i32x4 ipair_sum(i32x4 a, i32x4 b) {
@@ -208,6 +215,10 @@ inline f32x4 load_u16_high_x4(const void* p0, const void* p1, const void* p2, co
   return _mm_castsi128_ps(v);
 }
 inline f32x4 i32_to_f32(i32x4 a) { return _mm_cvtepi32_ps(a); }
+inline void istore(void* p, i32x4 v) { _mm_storeu_si128(static_cast<__m128i*>(p), v); }
+inline f32x4 take_greater(f32x4 m, f32x4 x) { return _mm_max_ps(x, m); }  // (maxps: its first operand if greater, else its second)
+inline i32x4 nearest_i32(f32x4 a) { return _mm_cvtps_epi32(a); }  // (MXCSR's rounding: to nearest, ties to even)
+inline i32x4 inarrow16(i32x4 a, i32x4 b) { return _mm_packs_epi32(a, b); }
 inline i32x4 ipair_sum(i32x4 a, i32x4 b) { return _mm_add_epi32(_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)); }
 inline i32x4 ipairs_sum(i32x4 ab, i32x4 cd) { return _mm_add_epi32(_mm_unpacklo_epi64(ab, cd), _mm_unpackhi_epi64(ab, cd)); }
 inline int ilane_sum(i32x4 a) {

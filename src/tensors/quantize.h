@@ -35,7 +35,10 @@ struct QuantizedRows {
   BasicBuffer<std::int32_t> run_sums;  // rows x k / 16: sum of q over each run of 16
   Buffer run_sums_f;                   // the same as floats (exact: |sum| <= 2032)
   int rows = 0, k = 0;
-  bool quantize(const float* A, int rows_, int k_, int lda);
+  // `simd`: each block in four-lane vectors (simd4.h) where the build has them, else (and when
+  // false) the scalar loop, its twin: the same codes, scales and sums to the bit (tests hold them
+  // to each other). A prompt's rows are quantized for every product, so this is on its path.
+  bool quantize(const float* A, int rows_, int k_, int lda, bool simd = true);
 };
 
 // A block of 32 codes reordered to the lanes that 16-bit loads of packed codes give (a lane holds

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <thread>
 #include <random>
@@ -227,6 +228,39 @@ TEST(QuantizedActivations, PermutedCodesAndRunSumsFollowTheCodes) {
     for (int i = 0; i < 16; ++i) s += q.q.data()[16 * r + i];
     ASSERT_EQ(q.run_sums.data()[r], s);
     ASSERT_EQ(q.run_sums_f.data()[r], float(s));
+  }
+}
+
+// The SIMD block quantizer against its scalar twin, to the bit, on rows with a stride (lda > k):
+// random values, a block of zeros, a block of underflowing values, exact ties (max 127, so the codes
+// are the values rounded to even: 2.5 -> 2, 1.5 -> 2, -3.5 -> -4, 0.5 -> 0) and a NaN (skipped by both maxima).
+TEST(QuantizedActivations, SimdBlocksEqualTheScalarTwin) {
+  std::mt19937 rng(5);
+  const int rows = 3, K = 160, lda = 171;
+  std::normal_distribution<float> g(0.0f, 2.0f);
+  std::vector<float> X(size_t(rows) * lda);
+  for (float& v : X) v = g(rng);
+  for (int i = 0; i < 32; ++i) X[32 + i] = 0.0f, X[64 + i] = 1e-44f * (i % 3), X[lda + i] = float(i % 7) - 3.5f;
+  X[lda] = 127.0f, X[lda + 1] = 2.5f, X[lda + 2] = 0.5f;
+  X[2 * lda + 40] = std::nanf("");
+  attn::QuantizedRows s, v;
+  ASSERT_TRUE(s.quantize(X.data(), rows, K, lda, false));
+  ASSERT_TRUE(v.quantize(X.data(), rows, K, lda, true));
+  EXPECT_EQ(s.q.data()[K + 1], 2);
+  EXPECT_EQ(s.q.data()[K + 5], 2);  // (1.5)
+  EXPECT_EQ(s.q.data()[K + 7], -4);  // (-3.5)
+  EXPECT_EQ(s.q.data()[K + 2], 0);
+  const size_t n = size_t(rows) * K;
+  for (size_t i = 0; i < n; ++i) {
+    if (i / 32 == size_t(2 * K + 40) / 32) continue;  // (the NaN's block: its codes are the cast of NaN, unspecified)
+    ASSERT_EQ(s.q.data()[i], v.q.data()[i]) << i;
+    ASSERT_EQ(s.permuted.data()[i], v.permuted.data()[i]) << i;
+  }
+  for (size_t b = 0; b < n / 32; ++b) ASSERT_EQ(s.scale.data()[b], v.scale.data()[b]) << b;
+  for (size_t r = 0; r < n / 16; ++r) {
+    if (r / 2 == size_t(2 * K + 40) / 32) continue;
+    ASSERT_EQ(s.run_sums.data()[r], v.run_sums.data()[r]) << r;
+    ASSERT_EQ(s.run_sums_f.data()[r], v.run_sums_f.data()[r]) << r;
   }
 }
 
