@@ -65,6 +65,10 @@ struct Kernels {
   // In place: x <- GELU(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), BERT's activation. The SIMD
   // twin uses Abramowitz & Stegun 7.1.26 for erf (|error| < 1.5e-7), the scalar one std::erf.
   void (*gelu_erf)(float* x, int n);
+  // In place: x <- SiLU(x) = x / (1 + e^-x), the gate activation of Llama's MLP. The SIMD twin
+  // takes e^-|x| from exp_nonpositive (to ~2 ulp), the scalar one std::exp: a decoding step makes
+  // intermediate_size of them a layer, and std::exp in WebAssembly costs 12-18 ns each.
+  void (*silu)(float* x, int n);
 };
 
 const Kernels& scalar_kernels();

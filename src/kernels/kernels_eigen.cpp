@@ -61,7 +61,7 @@ void gemm_panels_eigen(int M, int N, int K, const float* A, int lda, const float
 bool have_eigen_kernels() { return true; }
 const Kernels& eigen_kernels() {
   const Kernels& s = scalar_kernels();
-  static const Kernels k{"eigen", gemm_eigen, gemm_panels_eigen, gemm_bt_eigen, s.gemm_bt_half, s.gemm_bt_bf16, s.gemm_bt_quant, s.exp_shift_sum, s.softmax_row, s.gelu_erf};
+  static const Kernels k{"eigen", gemm_eigen, gemm_panels_eigen, gemm_bt_eigen, s.gemm_bt_half, s.gemm_bt_bf16, s.gemm_bt_quant, s.exp_shift_sum, s.softmax_row, s.gelu_erf, s.silu};
   return k;
 }
 

@@ -120,11 +120,15 @@ void gelu_erf_scalar(float* x, int n) {
   for (int i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
 }
 
+void silu_scalar(float* x, int n) {
+  for (int i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+}
+
 }  // namespace
 
 const Kernels& scalar_kernels() {
   static const Kernels k{"scalar", gemm_scalar, gemm_panels_scalar, gemm_bt_scalar, gemm_bt_half_scalar, gemm_bt_bf16_scalar,
-                                 scalar_quant_kernels(), exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar};
+                                 scalar_quant_kernels(), exp_shift_sum_scalar, softmax_row_scalar, gelu_erf_scalar, silu_scalar};
   return k;
 }
 

@@ -498,12 +498,31 @@ void gelu_erf_simd(float* x, int n) {
   }
 }
 
+// SiLU(x) = x sigmoid(x) with t = e^-|x| <= 1 (no overflow for either sign): sigmoid is 1 / (1 + t)
+// for x >= 0 and t / (1 + t) below. A NaN fails both comparisons and stays NaN (x times 0).
+void silu_simd(float* x, int n) {
+  const auto silu4 = [](f32x4 v) {
+    const f32x4 zero = splat(0.0f), one = splat(1.0f);
+    const f32x4 t = exp_nonpositive(sub(zero, abs(v)));
+    const f32x4 num = add(keep_if_ge(one, v, zero), keep_if_ge(t, zero, v));
+    return mul(v, div(num, add(one, t)));
+  };
+  int j = 0;
+  for (; j + 4 <= n; j += 4) store(x + j, silu4(load(x + j)));
+  if (j < n) {
+    alignas(16) float tail[4] = {0, 0, 0, 0};
+    for (int i = j; i < n; ++i) tail[i - j] = x[i];
+    store(tail, silu4(load(tail)));
+    for (int i = j; i < n; ++i) x[i] = tail[i - j];
+  }
+}
+
 }  // namespace
 
 bool have_simd_kernels() { return true; }
 const Kernels& simd_kernels() {
   static const Kernels k{"simd", gemm_simd, gemm_panels_simd, gemm_bt_simd, gemm_bt_half_simd, gemm_bt_bf16_simd, simd_quant_kernels(),
-                         exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd};
+                         exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd, silu_simd};
   return k;
 }
 const Kernels& default_kernels() { return simd_kernels(); }

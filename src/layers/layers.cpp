@@ -142,7 +142,7 @@ void activate_range(const Kernels& kn, Activation a, float* x, std::size_t n) {
       for (std::size_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
       break;
     case Activation::kSilu:
-      for (std::size_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+      kn.silu(x, static_cast<int>(n));
       break;
   }
 }

@@ -263,6 +263,32 @@ TEST(Kernels, GeluErfTwinsMatchTheDoubleFormula) {
   for (int j = 0; j < 6; ++j) EXPECT_EQ(extremes[j], want[j]) << j;
 }
 
+// SiLU's twins against x / (1 + e^-x) in double, at every tail length: std::exp's and
+// exp_nonpositive's errors (a few ulp) relative to the value, and exact zeros / identities at the ends.
+TEST(Kernels, SiluTwinsMatchTheDoubleFormula) {
+  std::mt19937 rng(6);
+  for (int n = 1; n <= 23; ++n)
+    for (double magnitude : {0.5, 3.0, 40.0}) {
+      const auto x = ref::to_float(ref::random_vec(rng, n, magnitude));
+      std::vector<float> xs = x, xv = x;
+      attn::scalar_kernels().silu(xs.data(), n);
+      attn::simd_kernels().silu(xv.data(), n);
+      for (int j = 0; j < n; ++j) {
+        const double v = x[j], want = v / (1.0 + std::exp(-v));
+        const double tol = 1e-6 * std::fabs(want) + 1e-30;
+        ASSERT_NEAR(xs[j], want, tol) << "scalar x=" << v;
+        ASSERT_NEAR(xv[j], want, tol) << "simd x=" << v;
+      }
+    }
+  float extremes[] = {-1e30f, -100.0f, -0.0f, 0.0f, 100.0f, 1e30f};
+  attn::simd_kernels().silu(extremes, 6);
+  const float want[] = {-0.0f, -0.0f, -0.0f, 0.0f, 100.0f, 1e30f};
+  for (int j = 0; j < 6; ++j) EXPECT_EQ(extremes[j], want[j]) << j;
+  float nan = std::nanf("");
+  attn::simd_kernels().silu(&nan, 1);
+  EXPECT_TRUE(std::isnan(nan));
+}
+
 TEST(Kernels, SoftmaxTwinsAgreeIncludingMaskedAndHugeScores) {
   const float inf = std::numeric_limits<float>::infinity();
   std::mt19937 rng(2);
