@@ -106,7 +106,7 @@ function normStep(block, { D, who, names, pre, row, op, r }) {
       : `LayerNorm subtracts the row’s mean μ, divides by its standard deviation √(σ² + ε), then scales each number by its learned gain γ and adds its bias β.`)
       + ` It keeps the MLP’s input at one scale however large the stream has grown (${name}; ε keeps the division safe).`,
     check: maxDiff(y, target),
-    terms: [row('nX', 'x (the stream)', Float32Array.from(x), D), op(rms ? '÷ RMS =' : '− μ, ÷ √(σ² + ε) ='), row('nHat', 'x̂', hat, D),
+    terms: [row('nX', pre ? 'x (the stream)' : block.cross ? 'x: after cross-attention' : 'x: x + attention', Float32Array.from(x), D), op(rms ? '÷ RMS =' : '− μ, ÷ √(σ² + ε) ='), row('nHat', 'x̂', hat, D),
       op('⊙'), row('nGain', 'γ (gain)', params.gain, D, { rowLabels: ['γ'] }),
       ...(rms ? [] : [op('+'), row('nBias', 'β (bias)', params.bias, D, { rowLabels: ['β'] })]), op('='), row('nY', 'y: the MLP’s input', target, D)],
     detail: [{ kind: 'note', text: `${stats}. One number worked out: ${worked}; the core’s y[1] is ${f(target[0])}.` }],
@@ -123,13 +123,13 @@ function mlpStep(block, { D, F, who, names, row, op, r, qi }) {
   const units = Array.from(act, (v, i) => i).sort((a, b) => Math.abs(act[b]) - Math.abs(act[a])).slice(0, TOP_UNITS);
   const active = act.reduce((c, v) => c + (Math.abs(v) > 1e-3 * Math.abs(act[units[0]]) ? 1 : 0), 0);
   const f = (v) => fmt(v, 4);
-  const table = el('div', { class: 'mx-scroll' }, el('table', { class: 'softmax-table mlp-units' },
+  const table = el('div', { class: 'mx-scroll' }, el('table', { class: 'mlp-units' },
     el('thead', {}, el('tr', {}, el('th', { text: 'unit' }), ...(gated ? [el('th', { text: 'gate' }), el('th', { text: `${actName}(gate)` }), el('th', { text: 'up' })] : [el('th', { text: 'up' })]),
-      el('th', { class: 'sm-weight', text: gated ? `${actName}(gate) × up` : `${actName}(up)` }))),
+      el('th', { class: 'mlp-act', text: gated ? `${actName}(gate) × up` : `${actName}(up)` }))),
     el('tbody', {}, units.map((u) => el('tr', { 'data-unit': u },
       el('th', { scope: 'row', text: String(u + 1) }),
       ...(gated ? [el('td', { text: f(gate[u]) }), el('td', { text: actFn ? f(actFn(gate[u])) : '' }), el('td', { text: f(up[u]) })] : [el('td', { text: f(up[u]) })]),
-      el('td', { class: 'sm-weight' }, el('strong', { text: f(act[u]) })))))));
+      el('td', { class: 'mlp-act' }, el('strong', { text: f(act[u]) })))))));
   return {
     id: 'mlp', title: `The MLP: ${gated ? `${names.gate} and ${names.up}, ${kind}, ${names.down}` : `${names.up}, ${actName}, ${names.down}`} (${D} → ${F} → ${D})`,
     explain: (gated ? `Two projections of the normalised row of ${who} to ${F} hidden units: the gate (${names.gate}) goes through ${actName}, then multiplies the up projection (${names.up}) unit by unit; ${names.down} maps the ${F} products back to ${D}. `

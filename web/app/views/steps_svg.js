@@ -8,6 +8,18 @@ import { neuronText } from './neuron_view.js';
 
 const FONT = 12, ROW_H = 18, PAD = 16;
 
+// Columns a matrix keeps in the export: an MLP's row of 3,072 hidden units would make an SVG wider
+// than a canvas can hold (the PNG export draws it on one).
+const EXPORT_COLS = 64;
+
+/** The term with its first EXPORT_COLS columns only, its caption saying so. */
+function firstColumns(t) {
+  if (t.cols <= EXPORT_COLS) return t;
+  const cut = (a) => (a ? Array.from({ length: t.rows }, (_, r) => Array.from(a.slice(r * t.cols, r * t.cols + EXPORT_COLS))).flat() : a);
+  return { ...t, cols: EXPORT_COLS, values: cut(t.values), maskedFrom: cut(t.maskedFrom), colLabels: t.colLabels.slice(0, EXPORT_COLS),
+    partial: `${t.partial ?? `${t.rows} × ${t.cols}`} (its first ${EXPORT_COLS} columns)` };
+}
+
 function matrixBlock(t, decimals) {
   const values = Array.from(t.values, (v) => fmt(v, t.integer ? 0 : decimals));
   const labelW = Math.max(...t.rowLabels.map((l) => textWidth(tokenLabel(l), FONT)), 8) + 8;
@@ -97,7 +109,7 @@ export function stepsToSvg(steps, { decimals = 4, title = '' } = {}) {
     if (s.terms?.length) lines.push(s.terms);
     lines.push(...(s.groups ?? []));
     for (const terms of lines) {
-      const blocks = terms.map((t) => (t.kind === 'matrix' ? matrixBlock(t, decimals) : t.kind === 'shape' ? shapeBlock(t) : opBlock(t)));
+      const blocks = terms.map((t) => (t.kind === 'matrix' ? matrixBlock(firstColumns(t), decimals) : t.kind === 'shape' ? shapeBlock(t) : opBlock(t)));
       const h = Math.max(...blocks.map((b) => b.height));
       const ly = y + 6;
       let lineW = 0;

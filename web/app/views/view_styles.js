@@ -84,9 +84,11 @@ button.mx-gap-open { font: 600 11px/1.2 system-ui, sans-serif; color: #0969da; b
 .vec-row { display: grid; grid-template-columns: 6em 1fr; align-items: center; gap: 6px; }
 .vec-name { font: 12px/1.2 system-ui, sans-serif; color: #57606a; text-align: right; }
 .vec-strip { display: block; width: 100%; height: 28px; background: #f6f8fa; }
-.softmax-table { border-collapse: collapse; font: 12.5px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-.softmax-table th, .softmax-table td { padding: 2px 10px; text-align: right; border-bottom: 1px solid #eaeef2; }
-.softmax-table thead th { font: 600 11.5px/1.3 system-ui, sans-serif; color: #57606a; }
+.softmax-table, .mlp-units { border-collapse: collapse; font: 12.5px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.softmax-table th, .softmax-table td, .mlp-units th, .mlp-units td { padding: 2px 10px; text-align: right; border-bottom: 1px solid #eaeef2; }
+.softmax-table thead th, .mlp-units thead th { font: 600 11.5px/1.3 system-ui, sans-serif; color: #57606a; }
+.mlp-units .mlp-act { box-shadow: inset 1px 0 0 #d0d7de; }
+@media (max-width: 520px) { .mlp-units { font-size: 11px; } .mlp-units th, .mlp-units td { padding: 2px 4px; } }
 /* The key stays in sight if a narrow screen scrolls the table sideways; the table is made to fit a
    phone (smaller type below 520 px), so nothing is pinned over its numbers. */
 .softmax-table th:first-child { position: sticky; left: 0; background: #fff; text-align: left; box-shadow: inset -1px 0 0 #d0d7de; }
