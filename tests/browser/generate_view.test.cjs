@@ -23,13 +23,15 @@ const NEW = 20; // the page's new tokens per generation
 const models = {};
 
 beforeAll(async () => {
-  // Every message a page posts to a Worker, by type ('run', 'generate', ...).
+  // Every message a page posts to a Worker, by what it asks ('run', 'generate', ...): the compute
+  // service's request(type, ...) and generate(...) calls of the package's worker protocol.
   await site.browser.context.addInitScript(() => {
     if (typeof Worker === 'undefined') return;
     window.__posted = [];
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (message, ...rest) {
-      if (message?.type) window.__posted.push(message.type);
+      const asked = message?.type === 'call' ? (message.method === 'request' ? message.args[0] : message.method) : message?.type;
+      if (asked) window.__posted.push(asked);
       return post.call(this, message, ...rest);
     };
   });

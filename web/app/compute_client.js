@@ -1,55 +1,52 @@
 // The main-thread side of worker.js: one Worker per page, shared by the demo and by every
 // <attention-view> element (so the WASM instance and the loaded model exist once), with
-// promise-based requests. A request superseded in its channel resolves to null.
+// promise-based requests over the package's worker protocol (the Connection loadAttentionWorker()
+// uses). A request superseded in its channel resolves to null.
+import { Connection, workerAt } from '../../bindings/ts/worker_connection.ts';
 
 const KEY = Symbol.for('attention-wasm.compute-client');
 
 class ComputeClient {
   constructor(workerUrl) {
     const early = adoptEarlyWorker(workerUrl);
-    this.worker = early ?? createWorker(workerUrl);
-    this.nextId = 1;
-    this.waiting = new Map();
-    this.worker.onmessage = (event) => {
-      const { id, ok, stale, result, error, progress } = event.data;
-      const w = this.waiting.get(id);
-      if (!w) return;
-      if (progress !== undefined) return void w.onProgress?.(progress);
-      this.waiting.delete(id);
-      if (stale) w.resolve(null);
-      else if (ok) w.resolve(result);
-      else w.reject(new Error(error));
-    };
-    this.worker.onerror = (event) => this.fail(workerUrl, event.message);
+    const worker = early ?? workerAt(new URL(workerUrl));
+    // Listening before the connection does, so that a call the failure ends hears why (fail()).
+    worker.addEventListener('error', (event) => this.fail(workerUrl, event.message));
+    this.connection = new Connection(worker);
+    this.connection.ready.catch(() => {}); // (a worker that cannot start is reported through the calls)
+    // Sent at once: a worker queues the messages posted before it runs (index.html's worker may
+    // have said it was ready before this connection listened).
+    this.service = this.connection.send({ type: 'init', options: {} });
+    this.service.catch(() => {});
     if (early?.startFailed) this.fail(workerUrl, early.startError);
   }
 
-  async fail(workerUrl, message) {
+  fail(workerUrl, message) {
     // A worker that cannot start says nothing about why; the usual cause is a file not hosted
     // beside the script, so look for it and name it.
-    const why = message ?? await missingFile(workerUrl) ?? 'could not start';
-    const error = new Error(`the compute worker failed: ${why}`);
-    for (const w of this.waiting.values()) w.reject(error);
-    this.waiting.clear();
-    this.failed = error;
+    this.failed ??= (async () => new Error(`the compute worker failed: ${message || await missingFile(workerUrl) || 'could not start'}`))();
+    this.failed.then((error) => this.connection.fail(error)); // (a worker that failed before this client: its calls end here)
   }
 
-  /** type: 'model' | 'run' | 'seed' | 'metrics'; channel: requests sharing one keep only the newest. */
+  /** Calls the worker's ComputeService; a worker that failed rejects with why. */
+  async call(method, args) {
+    try {
+      if (this.failed) throw await this.failed;
+      return await (await this.service)[method](...args);
+    } catch (e) {
+      throw this.failed ? await this.failed : e;
+    }
+  }
+
+  /** type: 'model' | 'run' | 'compare' | 'seed' | 'ggufFiles' | 'metrics'; channel: requests sharing one keep only the newest. */
   request(type, payload, channel = null, onProgress = null) {
-    if (this.failed) return Promise.reject(this.failed);
-    const id = this.nextId++;
-    this.lastId = id;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject, onProgress });
-      this.worker.postMessage({ id, type, payload, channel });
-    });
+    return this.call('request', [type, payload, channel, onProgress]);
   }
 
-  /** Streams a generation: onToken gets each new token as the worker makes it. */
+  /** Streams a generation: onToken gets each new token as the worker makes it; stop() ends it. */
   generate(payload, onToken) {
-    const done = this.request('generate', payload, null, onToken);
-    const target = this.lastId;
-    return { done, stop: () => this.request('stop', { target }) };
+    const controller = new AbortController();
+    return { done: this.call('generate', [payload, onToken, controller.signal]), stop: () => controller.abort() };
   }
 }
 
@@ -62,17 +59,6 @@ async function missingFile(url) {
   } catch (e) {
     return `${url} could not be fetched (${e.message}): host worker.js beside attention-view.js, with CORS if on another origin`;
   }
-}
-
-/**
- * A module worker from `url`. Browsers only start workers from the page's own origin, so when this
- * script was loaded from elsewhere (a tutorial embedding it from another host) the worker is a
- * same-origin blob that imports the real one (which then needs CORS, like any module script).
- */
-function createWorker(url) {
-  if (new URL(url).origin === self.location.origin) return new Worker(url, { type: 'module' });
-  const shim = new Blob([`import ${JSON.stringify(String(url))};`], { type: 'text/javascript' });
-  return new Worker(URL.createObjectURL(shim), { type: 'module' });
 }
 
 /** The worker the demo page's head started for `url` (index.html), if any: taken once. */

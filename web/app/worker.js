@@ -1,18 +1,25 @@
 // The Web Worker that does all the computing: one WebAssembly instance, the models it has loaded,
 // and the seed preset's 2-dimensional layer. The page (and every <attention-view> on it) talks to
-// it through compute_client.js, so typing never blocks the main thread.
+// it through compute_client.js, so typing never blocks the main thread. The talking is the
+// package's own worker protocol: this worker serves it (bindings/ts/worker_serve.ts, as the
+// package's worker entry does) with a ComputeService as its root object, and the page calls that
+// through the package's Connection (bindings/ts/worker_connection.ts): callbacks (progress, each
+// generated token), AbortSignals and transferred results cross the way they do for
+// loadAttentionWorker().
 //
 // Which model a folder holds comes from its config.json (model_type); what to do with it lives in
 // one file per model (models/gpt2.js, models/bert.js), each answering "run" in the same shape
 // (tokens, attention L x H x n x n, one layer's trace), so the views never ask which model it was.
 //
-// Requests are { id, channel, type, payload }. Within one channel only the newest pending request
-// runs: while a sentence is being computed, the keystrokes that arrive meanwhile collapse into one.
+// ComputeService.request(type, payload, channel): within one channel only the newest pending
+// request runs: while a sentence is being computed, the keystrokes that arrive meanwhile collapse
+// into one (the others resolve to null).
 import { BROWSER_CACHE_NAME, MODEL_FAMILIES, ggufQuantization, hubFileUrl, listHubGgufFiles, loadAttention, modelFamily, parseGgufHeader, simdSupported } from '../../dist/index.js';
 import { loadGpt2 } from './models/gpt2.js';
 import { loadBert } from './models/bert.js';
 import { loadBart } from './models/bart.js';
 import { loadLlama, llamaRunner } from './models/llama.js';
+import { serveInWorker } from '../../bindings/ts/worker_serve.ts';
 
 // By the library's model family (its registry, MODEL_FAMILIES, maps config.json's model_types to
 // families: qwen2 and mistral are llama's).
@@ -260,11 +267,11 @@ function tensorTypes(header, layers) {
 }
 
 const handlers = {
-  /** hubUrl (Hub models only): the Hub's address; the download's progress goes to request `id`;
+  /** hubUrl (Hub models only): the Hub's address; the download's progress goes to onProgress;
    * dtype: the weights' precision (the Hub panel's choice, the widget's dtype attribute); files: the
    * optional files a folder holds (OPTIONAL_FILES; the others are not asked for). */
-  async model({ modelUrl, hubUrl, dtype, file, files }, id) {
-    return (await model(modelUrl, { hubUrl, dtype, file, files, onProgress: (progress) => self.postMessage({ id, progress }) })).info;
+  async model({ modelUrl, hubUrl, dtype, file, files }, onProgress) {
+    return (await model(modelUrl, { hubUrl, dtype, file, files, onProgress: onProgress ?? undefined })).info;
   },
 
   /** A Hub repository's GGUF files, each with its quantization (the Hub panel's picker). */
@@ -324,61 +331,23 @@ const handlers = {
   },
 };
 
-// Text generation streams: it runs beside the queue (the model yields between tokens, so the
-// page's run requests for the growing text get in), posting each token as { id, progress }.
-// { type: 'stop', payload: { target } } aborts generation `target`.
-const generations = new Map(); // request id -> AbortController
-
-async function generate({ id, payload }) {
-  const ac = new AbortController();
-  generations.set(id, ac);
-  try {
-    const runner = await model(payload.modelUrl);
-    if (!runner.generate) throw new Error(`${runner.info.name} does not generate text`);
-    const result = await runner.generate({ ...payload, signal: ac.signal, onToken: (e) => self.postMessage({ id, progress: e }) });
-    self.postMessage({ id, ok: true, result });
-  } catch (e) {
-    self.postMessage({ id, ok: false, error: String(e?.message ?? e) });
-  } finally {
-    generations.delete(id);
-  }
-}
-
 // Latest-wins queue per channel.
 const pending = [];
 let draining = false;
-
-self.onmessage = (event) => {
-  const { type, id, payload } = event.data;
-  if (type === 'preload') return void preload(payload);
-  if (type === 'file') return void handed.get(payload.url)?.resolve(payload.bytes);
-  if (type === 'generate') return void generate(event.data);
-  if (type === 'stop') {
-    generations.get(payload?.target)?.abort();
-    return void self.postMessage({ id, ok: true, result: null });
-  }
-  pending.push(event.data);
-  if (!draining) {
-    draining = true;
-    // A macrotask, so that messages already queued behind this one arrive before we choose.
-    setTimeout(drain, 0);
-  }
-};
 
 async function drain() {
   while (pending.length) {
     const request = pending.shift();
     if (request.channel && pending.some((r) => r.channel === request.channel)) {
-      self.postMessage({ id: request.id, stale: true });
+      request.resolve(null);
       continue;
     }
     try {
       const handler = handlers[request.type];
       if (!handler) throw new Error(`unknown request ${request.type}`);
-      const result = await handler(request.payload ?? {}, request.id);
-      self.postMessage({ id: request.id, ok: true, result }, transferables(result));
+      request.resolve(await handler(request.payload ?? {}, request.onProgress));
     } catch (e) {
-      self.postMessage({ id: request.id, ok: false, error: String(e?.message ?? e) });
+      request.reject(e);
     }
     // Let newer messages in before picking the next request.
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -386,11 +355,37 @@ async function drain() {
   draining = false;
 }
 
-function transferables(value, out = [], seen = new Set()) {
-  if (ArrayBuffer.isView(value)) {
-    if (!seen.has(value.buffer)) { seen.add(value.buffer); out.push(value.buffer); }
-  } else if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) transferables(v, out, seen);
+/** The root object the page calls (compute_client.js), each method's result a promise there. */
+class ComputeService {
+  /** A handler's result (`type`: model, run, compare, seed, ggufFiles, metrics). channel: of the
+   * requests pending in one channel only the newest runs, the others resolve to null. onProgress:
+   * a model's download progress. */
+  request(type, payload, channel = null, onProgress = null) {
+    return new Promise((resolve, reject) => {
+      pending.push({ type, payload, channel, onProgress, resolve, reject });
+      if (!draining) {
+        draining = true;
+        // A macrotask, so that messages already queued behind this one arrive before we choose.
+        setTimeout(drain, 0);
+      }
+    });
   }
-  return out;
+
+  /** Streams a generation beside the queue (the model yields between tokens, so the page's run
+   * requests for the growing text get in): onToken hears each token; signal stops it. */
+  async generate(payload, onToken, signal) {
+    const runner = await model(payload.modelUrl);
+    if (!runner.generate) throw new Error(`${runner.info.name} does not generate text`);
+    return runner.generate({ ...payload, signal, onToken });
+  }
 }
+
+serveInWorker(() => new ComputeService());
+
+// index.html's head, before the page's connection: start loading its model, and take the weights
+// it downloaded (messages of this worker's own, beside the protocol's).
+self.addEventListener('message', (event) => {
+  const { type, payload } = event.data ?? {};
+  if (type === 'preload') preload(payload);
+  else if (type === 'file') handed.get(payload.url)?.resolve(payload.bytes);
+});
