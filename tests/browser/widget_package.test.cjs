@@ -234,7 +234,7 @@ test('in an MDX page built as Docusaurus builds it (MDX compiled, rendered to HT
     expect(state.fallback).toBe(0); // the reader sees the view, not the no-JavaScript text
     expect(workers).toEqual([expect.stringMatching(/^blob:/)]);
     expect(failed).toEqual([]);
-    expect(errors).toEqual([]); // a hydration mismatch would be reported here
+    expect(errors).toEqual([]); // (production React reports a hydration it had to give up here)
   } finally {
     site.server.close();
   }
