@@ -7,7 +7,7 @@
 // are held to float32 rounding, and a layer's output is the next layer's input.
 const fs = require('node:fs');
 const path = require('node:path');
-const { api, root, variants, load } = require('./helpers.cjs');
+const { api, root, variants, load, relativeGap } = require('./helpers.cjs');
 const { checkpoint, modelFiles, reference, safetensors } = require('./llama_checkpoint.cjs');
 
 const fixture = (family, name) => path.join(root, 'tests/fixtures', family, name);
@@ -90,15 +90,7 @@ function erf(x) {
 const geluErf = (x) => 0.5 * x * (1 + erf(x / Math.SQRT2));
 
 /** Largest |a - b| over the largest |b| (at least 1). */
-function relDiff(a, b) {
-  expect(a.length).toBe(b.length);
-  let worst = 0, scale = 1;
-  for (let i = 0; i < b.length; i++) {
-    worst = Math.max(worst, Math.abs(a[i] - b[i]));
-    scale = Math.max(scale, Math.abs(b[i]));
-  }
-  return worst / scale;
-}
+const relDiff = (a, b) => relativeGap(a, b, 1);
 
 const TOL = 5e-6;
 const worst = {};

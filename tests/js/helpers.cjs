@@ -60,4 +60,16 @@ function argmaxRows(logits, V, n) {
   });
 }
 
-module.exports = { api, root, variants, load, expectClose, readFixtures, randomArray, argmaxRows };
+/** max |got - want| over max |want| (at least `floor`: a tensor of small values then counts its
+ * differences absolutely). */
+function relativeGap(got, want, floor = 0) {
+  expect(got.length).toBe(want.length);
+  let gap = 0, largest = floor;
+  for (let i = 0; i < want.length; i++) {
+    gap = Math.max(gap, Math.abs(got[i] - want[i]));
+    largest = Math.max(largest, Math.abs(want[i]));
+  }
+  return gap / largest;
+}
+
+module.exports = { api, root, variants, load, expectClose, readFixtures, randomArray, argmaxRows, relativeGap };

@@ -8,7 +8,7 @@
 // whose sizes allow only f32 and f16, at those two.
 const fs = require('node:fs');
 const path = require('node:path');
-const { root, variants, load } = require('./helpers.cjs');
+const { root, variants, load, relativeGap } = require('./helpers.cjs');
 
 const dir = (name) => path.join(root, 'tests/fixtures/lowbit', name);
 const expected = Object.fromEntries(['bert', 'bart', 'gpt2'].map((name) =>
@@ -27,17 +27,6 @@ const VS_F32 = {
   bart: { f32: SAME_WEIGHTS, f16: 4e-3, q8: 6e-2, q4: 0.75 },
   gpt2: { f32: SAME_WEIGHTS, f16: 1e-3, q8: 3.5e-2, q4: 0.25 },
 };
-
-/** max |got - want| / max |want| */
-function relativeGap(got, want) {
-  expect(got.length).toBe(want.length);
-  let gap = 0, largest = 0;
-  for (let i = 0; i < want.length; i++) {
-    gap = Math.max(gap, Math.abs(got[i] - want[i]));
-    largest = Math.max(largest, Math.abs(want[i]));
-  }
-  return gap / largest;
-}
 
 /** Checks one output against the references at its dtype and at f32. */
 function expectOutput(name, dtype, what, got, same, f32) {
