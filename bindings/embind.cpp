@@ -20,6 +20,7 @@
 #include "models/llama.h"
 #include "layers/layers.h"
 #include "tensors/finite.h"
+#include "tensors/quantize.h"
 #include "tensors/weight_types.h"
 
 namespace {
@@ -535,6 +536,23 @@ std::string decodeRows(attn::Dtype type, Address bytes, int rows, int cols, Addr
 
 std::string kernelsName() { return attn::default_kernels().name; }
 
+// The tests' view of one integer product, C (M x N) = A (M x K floats) B^T (N rows of `type`'s
+// blocks), A quantized per block as the models quantize it, by the build's kernels ("default") or
+// the scalar twins ("scalar"): how a browser test holds a build's SIMD kernels to their twins.
+std::string quantProduct(attn::Dtype type, const std::string& kernels, Address a, int M, int K, Address b, int N, Address c) {
+  std::string err = check_rows(type, N, K);
+  if (!err.empty()) return err;
+  if (M < 1) return "M must be at least 1, got " + std::to_string(M);
+  if (kernels != "default" && kernels != "scalar") return "kernels must be \"default\" or \"scalar\", got \"" + kernels + "\"";
+  const attn::Kernels& kn = kernels == "scalar" ? attn::scalar_kernels() : attn::default_kernels();
+  const attn::QuantGemm gemm = kn.gemm_bt_quant[type];
+  if (!gemm) return std::string("no integer product for ") + attn::weight_type_info(type).stored_name;
+  attn::QuantizedRows q;
+  if (!q.quantize(at<const float>(a), M, K, K)) return attn::out_of_memory("quantized rows", std::size_t(M) * K);
+  gemm(M, N, K, q, at<const unsigned char>(b), at<float>(c), N);
+  return "";
+}
+
 // Bytes the allocator has handed out and not taken back (dlmalloc's mallinfo().uordblks): a model
 // disposed of must bring it back to where it was, while the memory itself never shrinks.
 double heapBytesInUse() { return static_cast<double>(mallinfo().uordblks); }
@@ -762,6 +780,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   bind_value_objects();
   bind_configs();
   emscripten::function("kernelsName", &kernelsName);
+  emscripten::function("quantProduct", &quantProduct);
   emscripten::function("heapBytesInUse", &heapBytesInUse);
   emscripten::function("setNumThreads", &attn::set_num_threads);
   emscripten::class_<MultiHeadAttentionHandle>("MultiHeadAttentionHandle")

@@ -15,7 +15,9 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 # python3-jinja2: the reference the chat templates are rendered against (tools/chat/jinja_reference.py,
 # tests/js/chat_template.test.cjs).
 # jupyter-nbconvert: renders a notebook holding the widget (tests/browser/widget_package.test.cjs).
-for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core libeigen3-dev python3-sentencepiece python3-jinja2 jupyter-nbconvert; do
+# clang-19: compiles the relaxed-SIMD kernels (attention_relaxed.wasm; Emscripten's clang 14 cannot;
+# the link stays em++'s, with npm's binaryen: CMakeLists.txt).
+for pkg in emscripten googletest libgtest-dev cmake wabt chromium fonts-dejavu-core libeigen3-dev python3-sentencepiece python3-jinja2 jupyter-nbconvert clang-19; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 # PyTorch is only needed to regenerate reference fixtures, to train (tools/) and for the bench's

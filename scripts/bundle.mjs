@@ -60,8 +60,10 @@ await build({
     js: "const __attnModuleUrl = 'file://' + (__filename.startsWith('/') ? '' : '/') + encodeURI(__filename.replace(/\\\\/g, '/')).replace(/#/g, '%23').replace(/\\?/g, '%3F');",
   },
 });
-for (const variant of ['simd', 'scalar', 'threads'])
+for (const variant of ['simd', 'scalar', 'threads', 'relaxed'])
   copyFileSync(join(wasmDir, `attention_${variant}.wasm`), join(dist, `attention_${variant}.wasm`));
+// The relaxed-SIMD build's glue too: loaded only where that build runs (platform relaxedGlue).
+copyFileSync(join(wasmDir, 'attention_relaxed.js'), join(dist, 'attention_relaxed.cjs'));
 // The pthreads build's glue and worker stay files of their own: workers load them by path.
 // .cjs: the package is "type": "module", and these are CommonJS scripts.
 copyFileSync(join(wasmDir, 'attention_threads.js'), join(dist, 'attention_threads.cjs'));

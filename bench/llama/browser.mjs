@@ -130,18 +130,19 @@ async function runEngine(context, site, memory, engine, args) {
 
 /**
  * The engines run at a GGUF type: llama.cpp and ours on the file, ours from safetensors at Q8_0 and
- * Q4_0 (issue 33: the GGUF load no slower than that), and onnxruntime-web at the same precision.
+ * Q4_0 (issue 33: the GGUF load no slower than that), at 1 thread ours' relaxed-SIMD build on the
+ * file (issue 35; it has no threaded build), and onnxruntime-web at the same precision.
  */
-function enginesAt(type, ort) {
+function enginesAt(type, ort, threads) {
   const peer = ort ? { F32: ['onnxruntime-web'], Q8_0: ['onnxruntime-web 8-bit'] }[type] ?? [] : [];
-  return ['llama.cpp', 'ours', ...(type === 'Q8_0' || type === 'Q4_0' ? ['ours (safetensors)'] : []), ...peer];
+  return ['llama.cpp', 'ours', ...(type === 'Q8_0' || type === 'Q4_0' ? ['ours (safetensors)'] : []), ...(threads === 1 ? ['ours (relaxed)'] : []), ...peer];
 }
 
 /** PyTorch's ids an engine must give before it is timed: F32 engines the float64 model's, ours at F16 its f16 weights'. */
 function expectedIds(pytorch, type, engine) {
   if (!pytorch || pytorch.skip) return undefined;
   if (type === 'F32') return pytorch.f64.ids;
-  if (type === 'F16' && engine === 'ours') return pytorch.f16.ids;
+  if (type === 'F16' && (engine === 'ours' || engine === 'ours (relaxed)')) return pytorch.f16.ids;
   return undefined;
 }
 
@@ -159,7 +160,7 @@ function options() {
   for (const t of types) if (!TYPES.includes(t)) throw new Error(`unknown type ${t} (known: ${TYPES.join(', ')})`);
   if (!MODELS[values.model]) throw new Error(`unknown model ${values.model} (known: ${Object.keys(MODELS).join(', ')})`);
   const engines = values.engines ? list(values.engines, []) : null;
-  const known = ['llama.cpp', 'ours', 'ours (safetensors)', 'onnxruntime-web', 'onnxruntime-web 8-bit'];
+  const known = ['llama.cpp', 'ours', 'ours (safetensors)', 'ours (relaxed)', 'onnxruntime-web', 'onnxruntime-web 8-bit'];
   for (const e of engines ?? []) if (!known.includes(e)) throw new Error(`unknown engine ${e} (known: ${known.join(', ')})`);
   if (engines && !engines.includes('ours')) throw new Error('--engines must include ours');
   const llamaTypes = values['llama-types'] ? list(values['llama-types'], []) : null;
@@ -208,7 +209,7 @@ export async function runLlamaBench(opt, log = (s) => process.stderr.write(`${s}
         const args = { config, type, threads, promptIds, newTokens: opt.newTokens, reps: opt.reps, file: `/${path.relative(ROOT, files[type])}` };
         const pair = {};
         const wanted = (e) => (!opt.engines || opt.engines.includes(e)) && (e !== 'llama.cpp' || !opt.llamaTypes || opt.llamaTypes.includes(type));
-        for (const engine of enginesAt(type, !opt['no-ort']).filter(wanted)) {
+        for (const engine of enginesAt(type, !opt['no-ort'], threads).filter(wanted)) {
           const r = await runEngine(context, site, memory, engine, { ...args, expect: expectedIds(pytorch, type, engine) });
           pair[engine] = { ...r, engine, type, threads };
           res.runs.push(pair[engine]);

@@ -30,7 +30,7 @@ export function mixOf(config, type) {
 
 /** The onnxruntime-web engine at the same precision as a GGUF type (null: none). */
 export const ortPeerOf = (type) => ({ F32: 'onnxruntime-web', Q8_0: 'onnxruntime-web 8-bit' })[type] ?? null;
-const ENGINES = ['llama.cpp', 'ours', 'ours (safetensors)', 'onnxruntime-web', 'onnxruntime-web 8-bit'];
+const ENGINES = ['llama.cpp', 'ours', 'ours (relaxed)', 'ours (safetensors)', 'onnxruntime-web', 'onnxruntime-web 8-bit'];
 
 const same = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
 
@@ -79,8 +79,12 @@ function checks(res) {
     } else if (r.engine.startsWith('onnxruntime-web')) {
       if (r.numThreads !== r.threads) p.push(`${id}: numThreads ${r.numThreads}`);
     } else {
-      if (r.variant !== (r.threads > 1 ? 'simd-threads' : 'simd') || r.libThreads !== r.threads) p.push(`${id}: variant ${r.variant} at ${r.libThreads} threads`);
+      const variant = r.engine === 'ours (relaxed)' ? 'relaxed' : r.threads > 1 ? 'simd-threads' : 'simd';
+      if (r.variant !== variant || r.libThreads !== r.threads) p.push(`${id}: variant ${r.variant} at ${r.libThreads} threads`);
       if (!r.runs.every((x) => x.tokens.length === N)) p.push(`${id}: generated ${r.runs.map((x) => x.tokens.length).join('/')} tokens (asked ${N})`);
+      // The relaxed build's products are the SIMD build's sums (exact integer dots), so its tokens are too.
+      const simd = r.engine === 'ours (relaxed)' && res.runs.find((x) => x.engine === 'ours' && x.type === r.type && x.threads === r.threads && !x.error);
+      if (simd && sameTokens(r.runs[0].tokens, simd.runs[0].tokens).firstDiff != null) p.push(`${id}: greedy tokens differ from the SIMD build's at step ${sameTokens(r.runs[0].tokens, simd.runs[0].tokens).firstDiff}`);
     }
   }
   for (const a of res.agreement) {

@@ -64,7 +64,7 @@ export type ModelSource = string | URL | ShippedModel | ModelFiles | Uint8Array 
 
 /** One instantiated WebAssembly module. Layers created from it share its memory. */
 export class AttentionModule {
-  /** Which build runs: 'simd' (WebAssembly SIMD128), 'scalar', or 'simd-threads'. */
+  /** Which build runs: 'simd' (WebAssembly SIMD128), 'relaxed' (SIMD128 with relaxed SIMD's integer dot product), 'scalar', or 'simd-threads'. */
   readonly variant: Variant;
   /** Threads one call may use (1 except in the threaded build). */
   readonly threads: number;

@@ -1,7 +1,7 @@
 // The public API both entry points share (index.ts for browsers and bundlers, index_node.ts for
 // Node); only loadAttention() differs between them, by the Platform it passes.
 export { AttentionError } from './errors.js';
-export { simdSupported, MAX_THREADS } from './runtime/loader.js';
+export { simdSupported, relaxedSimdSupported, MAX_THREADS } from './runtime/loader.js';
 export type { LoadOptions, Variant } from './runtime/loader.js';
 export { MultiHeadAttention } from './attention/multi_head_attention.js';
 export type { ForwardOptions, ForwardResult, ForwardResultFor, MultiHeadAttentionConfig, MultiHeadAttentionWeights, MultiHeadTrace, ResolvedConfig } from './attention/multi_head_attention.js';

@@ -1,12 +1,15 @@
 // Browsers (and bundlers building for them): everything is fetched; no Node module is imported.
 import { AttentionError } from './errors.js';
 import { browserCache, browserHubCache } from './hub/hub_cache_browser.js';
-import { threadedUrl } from './runtime/package_files.js';
+import { relaxedGlueUrl, threadedUrl } from './runtime/package_files.js';
 import { fetchBytes, fetchStream } from './runtime/platform.js';
 import type { Platform, ThreadedBuild } from './runtime/platform.js';
 import type { GlueFactory } from './runtime/wasm_module.js';
 
 const env = globalThis as { crossOriginIsolated?: boolean; navigator?: { hardwareConcurrency?: number }; document?: { baseURI: string }; location?: { href: string } };
+
+/** An Emscripten glue file's text (a classic script that defines createAttentionModule), run for its factory. */
+const classicFactory = (glue: string): GlueFactory => new Function(`${glue}\nreturn createAttentionModule;`)() as GlueFactory;
 
 export const browserPlatform: Platform = {
   async readBytes(url, options) {
@@ -29,6 +32,10 @@ export const browserPlatform: Platform = {
     return new URL(folder, env.document?.baseURI ?? env.location?.href);
   },
 
+  relaxedByDefault: true,
+
+  relaxedGlue: async () => classicFactory(new TextDecoder().decode(await fetchBytes(relaxedGlueUrl().href))),
+
   threadsAvailable: () => env.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function',
 
   cpuCount: () => env.navigator?.hardwareConcurrency ?? 1,
@@ -39,8 +46,7 @@ export const browserPlatform: Platform = {
     const text = async (url: URL) => new TextDecoder().decode(await fetchBytes(url.href));
     const [glue, worker, bytes] = await Promise.all([text(threadedUrl.glue()), text(threadedUrl.worker()), fetchBytes(threadedUrl.wasm().href)]);
     const blob = (code: string) => URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
-    // The glue is a classic script that defines createAttentionModule; run it to get the factory.
-    const factory = new Function(`${glue}\nreturn createAttentionModule;`)() as GlueFactory;
+    const factory = classicFactory(glue);
     const main = blob(glue), workerUrl = blob(worker);
     return { factory, bytes, worker: workerUrl, main, release: () => { URL.revokeObjectURL(main); URL.revokeObjectURL(workerUrl); } };
   },

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AttentionError } from './errors.js';
 import { nodeHubCache, nodeHubEnvironment, nodeUrlCache } from './hub/hub_cache_node.js';
-import { threadedUrl } from './runtime/package_files.js';
+import { relaxedGlueUrl, threadedUrl } from './runtime/package_files.js';
 import { fetchBytes, fetchStream, stoppedReading } from './runtime/platform.js';
 import type { ByteStream, Platform, ReadOptions, ThreadedBuild } from './runtime/platform.js';
 import type { GlueFactory } from './runtime/wasm_module.js';
@@ -111,6 +111,10 @@ export const nodePlatform: Platform = {
   openCache: ({ cacheDir, name }) => nodeUrlCache(cacheDir, name),
 
   folderUrl: (folder) => pathToFileURL(resolve(folder) + '/'),
+
+  relaxedByDefault: false,
+
+  relaxedGlue: async () => createRequire(import.meta.url)(fileURLToPath(relaxedGlueUrl())) as GlueFactory,
 
   // Node always has worker_threads and shared memory.
   threadsAvailable: () => true,

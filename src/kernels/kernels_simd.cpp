@@ -525,7 +525,8 @@ const Kernels& simd_kernels() {
                          exp_shift_sum_simd, softmax_row_simd, gelu_erf_simd, silu_simd};
   return k;
 }
-const Kernels& default_kernels() { return simd_kernels(); }
+// Weak: the relaxed-SIMD build links kernels_quant_relaxed.cpp, whose default_kernels() takes its place.
+__attribute__((weak)) const Kernels& default_kernels() { return simd_kernels(); }
 
 #else  // no 4-lane vectors on this target: the scalar build
 

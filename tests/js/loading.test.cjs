@@ -20,6 +20,16 @@ test('CommonJS: require() gives the API; in Node, SIMD with threads is picked au
   await expect(api.loadAttention({ threads: 2, simd: false })).rejects.toThrow(/threads > 1 comes with the SIMD build only/);
 });
 
+test("relaxed SIMD: 'auto' never picks it in Node; forcing it without engine support, or with threads, is a named error", async () => {
+  // (Node 20 validates relaxed SIMD only behind --experimental-wasm-relaxed-simd; tests/browser/relaxed_simd.test.cjs runs the build)
+  expect((await api.loadAttention({ threads: 1, simd: 'auto' })).variant).toBe('simd');
+  if (api.relaxedSimdSupported()) expect((await api.loadAttention({ simd: 'relaxed' })).variant).toBe('relaxed');
+  else await expect(api.loadAttention({ simd: 'relaxed' })).rejects.toThrow(/simd: 'relaxed' was requested but this engine has no WebAssembly relaxed SIMD/);
+  await expect(api.loadAttention({ simd: 'relaxed', threads: 2 })).rejects.toThrow(/threads > 1 comes with the SIMD build only: drop simd: 'relaxed'/);
+  await expect(api.loadAttention({ simd: 'fast' })).rejects.toThrow('loadAttention: simd must be one of true, false, "auto", "relaxed", got "fast"');
+  expect(fs.statSync(path.join(dist, 'attention_relaxed.wasm')).size).toBeGreaterThan(100000);
+});
+
 test('a Node program using the threaded build exits by itself', () => {
   const script = `const { loadAttention } = require(${JSON.stringify(path.join(dist, 'index.cjs'))});
     loadAttention({ threads: 2 }).then((a) => console.log(a.variant));`;

@@ -163,8 +163,8 @@ const fileUrl = (file) => new URL(file, location.href).href;
  * file llama.cpp loads (engine 'ours'), or (`from: 'safetensors'`, Q8_0 and Q4_0) the checkpoint
  * of the same values with loadModel's dtype, as before the GGUF loader.
  */
-async function loadOurs({ config, type, threads, promptIds, file }, from = 'gguf') {
-  const mod = await loadAttention({ simd: true, threads });
+async function loadOurs({ config, type, threads, promptIds, file }, from = 'gguf', simd = true) {
+  const mod = await loadAttention({ simd, threads });
   const model = from === 'gguf' ? await mod.loadModel(fileUrl(file))
     : await mod.loadModel({ config, weights: checkpointFor(config, type), tokenizer: idsOnlyTokenizer() }, { dtype: DTYPE[type] });
   // The file names an end-of-text id (</s> = 2), at which generate() stops; llama.cpp runs with
@@ -209,7 +209,7 @@ async function loadOrt({ config, threads, promptIds }, weights = 'float32') {
   };
 }
 
-const LOADERS = { 'llama.cpp': loadWllama, ours: loadOurs, 'ours (safetensors)': (args) => loadOurs(args, 'safetensors'), 'onnxruntime-web': loadOrt, 'onnxruntime-web 8-bit': (args) => loadOrt(args, 'int8') };
+const LOADERS = { 'llama.cpp': loadWllama, ours: loadOurs, 'ours (safetensors)': (args) => loadOurs(args, 'safetensors'), 'ours (relaxed)': (args) => loadOurs(args, 'gguf', 'relaxed'), 'onnxruntime-web': loadOrt, 'onnxruntime-web 8-bit': (args) => loadOrt(args, 'int8') };
 let loaded = null;
 
 /** Loads `engine` for `args` (the page keeps it for generateRuns). */

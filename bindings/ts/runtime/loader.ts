@@ -1,5 +1,6 @@
-// Finds, fetches and instantiates the right .wasm: the SIMD build where the engine supports
-// WebAssembly SIMD, else the scalar one, or the threaded build. What differs between Node and
+// Finds, fetches and instantiates the right .wasm: the relaxed-SIMD build where the engine has
+// relaxed SIMD (browsers), else the SIMD build where it has WebAssembly SIMD, else the scalar one,
+// or the threaded build. What differs between Node and
 // browsers (reading files, threads) comes from the Platform the entry point passes in.
 import createSimd from 'attention-glue:simd';
 import createScalar from 'attention-glue:scalar';
@@ -10,12 +11,18 @@ import { checkOptions, is } from '../validate.js';
 import type { Rules } from '../validate.js';
 import type { GlueFactory, WasmModule } from './wasm_module.js';
 
-/** Which WebAssembly build runs. 'simd-threads' is the SIMD build with pthreads (Node). */
-export type Variant = 'simd' | 'scalar' | 'simd-threads';
+/** Which WebAssembly build runs. 'simd-threads' is the SIMD build with pthreads; 'relaxed' the SIMD
+ * build whose 4-bit and 5-bit products use relaxed SIMD's integer dot product (one thread). */
+export type Variant = 'simd' | 'scalar' | 'simd-threads' | 'relaxed';
 
 export interface LoadOptions {
-  /** true: require SIMD, false: force the scalar build, 'auto' (default): detect. */
-  simd?: boolean | 'auto';
+  /**
+   * 'auto' (default): detect: in browsers the relaxed-SIMD build where the engine has relaxed SIMD
+   * (Chrome/Edge 114+, Firefox 145+) and one thread runs, else the SIMD build, else the scalar one.
+   * true: the SIMD build (an error without SIMD); 'relaxed': the relaxed-SIMD build (an error
+   * without relaxed SIMD; one thread); false: the scalar build.
+   */
+  simd?: boolean | 'auto' | 'relaxed';
   /** Where to fetch the .wasm (for bundlers that do not copy it next to the script). */
   wasmUrl?: string | URL;
   /** The .wasm bytes themselves: nothing is fetched. */
@@ -39,20 +46,46 @@ const SIMD_PROBE = new Uint8Array([
   0x0a, 0x08, 0x01, 0x06, 0x00, 0x41, 0x00, 0xfd, 0x0f, 0x0b, // code: i32.const 0; i8x16.splat; end
 ]);
 
-/** Whether this engine runs WebAssembly SIMD128. */
-export function simdSupported(): boolean {
+// The same with one i32x4.relaxed_dot_i8x16_i7x16_add_s of three i8x16.splat: valid only where
+// relaxed SIMD is supported (the instruction the relaxed build's kernels rest on).
+const RELAXED_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,
+  0x03, 0x02, 0x01, 0x00,
+  0x0a, 0x13, 0x01, 0x11, 0x00,
+  0x41, 0x00, 0xfd, 0x0f, 0x41, 0x00, 0xfd, 0x0f, 0x41, 0x00, 0xfd, 0x0f, // three i8x16.splat of 0
+  0xfd, 0x93, 0x02, 0x0b, // i32x4.relaxed_dot_i8x16_i7x16_add_s (0xfd 275); end
+]);
+
+function validates(probe: Uint8Array<ArrayBuffer>): boolean {
   try {
-    return WebAssembly.validate(SIMD_PROBE);
+    return WebAssembly.validate(probe);
   } catch {
     return false;
   }
 }
 
-function chooseVariant(simd: LoadOptions['simd']): Variant {
+/** Whether this engine runs WebAssembly SIMD128. */
+export function simdSupported(): boolean {
+  return validates(SIMD_PROBE);
+}
+
+/** Whether this engine runs WebAssembly relaxed SIMD (the 'relaxed' build). */
+export function relaxedSimdSupported(): boolean {
+  return validates(RELAXED_PROBE);
+}
+
+/** autoRelaxed: whether 'auto' may pick the relaxed build here (the platform allows it and no
+ * wasmUrl / wasmBinary names another build's bytes). */
+function chooseVariant(simd: LoadOptions['simd'], autoRelaxed: boolean): Variant {
   const supported = simdSupported();
+  if (simd === 'relaxed') {
+    if (!relaxedSimdSupported()) throw new AttentionError("simd: 'relaxed' was requested but this engine has no WebAssembly relaxed SIMD (Chrome/Edge 114+, Firefox 145+)");
+    return 'relaxed';
+  }
   if (simd === true && !supported) throw new AttentionError('simd: true was requested but this engine has no WebAssembly SIMD');
-  if (simd === false) return 'scalar';
-  return supported ? 'simd' : 'scalar';
+  if (simd === false || !supported) return 'scalar';
+  return simd !== true && autoRelaxed && relaxedSimdSupported() ? 'relaxed' : 'simd';
 }
 
 async function chooseThreads(platform: Platform, options: LoadOptions): Promise<number> {
@@ -60,13 +93,15 @@ async function chooseThreads(platform: Platform, options: LoadOptions): Promise<
   if (requested === 'auto') {
     // wasmUrl / wasmBinary name a single-threaded build's bytes: honour them as given.
     const explicit = options.wasmUrl !== undefined || options.wasmBinary !== undefined;
-    return platform.threadsAvailable() && !explicit && options.simd !== false && simdSupported() ? Math.min(MAX_THREADS, platform.cpuCount()) : 1;
+    return platform.threadsAvailable() && !explicit && options.simd !== false && options.simd !== 'relaxed' && simdSupported()
+      ? Math.min(MAX_THREADS, platform.cpuCount()) : 1;
   }
   if (!Number.isInteger(requested) || requested < 1 || requested > MAX_THREADS)
     throw new AttentionError(`threads must be 'auto' or an integer from 1 to ${MAX_THREADS}, got ${String(requested)}`);
   if (requested > 1 && !platform.threadsAvailable())
     throw new AttentionError('threads > 1 needs shared memory: in browsers, serve the page cross-origin isolated (Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy: require-corp)');
-  if (requested > 1 && options.simd === false) throw new AttentionError('threads > 1 comes with the SIMD build only: drop simd: false');
+  if (requested > 1 && (options.simd === false || options.simd === 'relaxed'))
+    throw new AttentionError(`threads > 1 comes with the SIMD build only: drop simd: ${String(options.simd === 'relaxed' ? "'relaxed'" : false)}`);
   return requested;
 }
 
@@ -116,7 +151,7 @@ async function instantiateWith(factory: GlueFactory, bytes: ArrayBuffer | Uint8A
 }
 
 const LOAD_OPTIONS: Rules<LoadOptions> = {
-  simd: is.oneOf(true, false, 'auto'),
+  simd: is.oneOf(true, false, 'auto', 'relaxed'),
   wasmUrl: is.any,  // a string or URL, checked where it is read
   wasmBinary: (v, name) => {
     if (!(v instanceof ArrayBuffer) && !(v instanceof Uint8Array)) throw new AttentionError(`${name} must be an ArrayBuffer or a Uint8Array of the .wasm file`);
@@ -141,15 +176,16 @@ export async function instantiate(platform: Platform, options: LoadOptions): Pro
       }
     }
   }
-  const variant = chooseVariant(options.simd ?? 'auto');
+  const explicit = options.wasmUrl !== undefined || options.wasmBinary !== undefined;
+  const variant = chooseVariant(options.simd ?? 'auto', platform.relaxedByDefault && !explicit);
   let bytes: ArrayBuffer | Uint8Array;
   try {
-    bytes = options.wasmBinary ?? await platform.readBytes(options.wasmUrl ?? (variant === 'simd' ? wasmUrl.simd() : wasmUrl.scalar()));
+    bytes = options.wasmBinary ?? await platform.readBytes(options.wasmUrl ?? wasmUrl[variant as 'simd' | 'scalar' | 'relaxed']());
   } catch (e) {
     // A bundler that did not copy the .wasm beside the script lands here too (a 404): say what to do.
     throw new AttentionError(`could not load attention_${variant}.wasm: ${(e as Error).message}. Pass { wasmUrl } or { wasmBinary } to loadAttention(), or copy the .wasm files of attention-wasm/dist next to the bundle`);
   }
-  const factory = variant === 'simd' ? createSimd : createScalar;
+  const factory = variant === 'relaxed' ? await platform.relaxedGlue() : variant === 'simd' ? createSimd : createScalar;
   const mod = await instantiateWith(factory, bytes, `attention_${variant}.wasm`, {});
   return { mod, variant, threads: 1 };
 }

@@ -7,7 +7,12 @@
 export const wasmUrl = {
   simd: (): URL => new URL('./attention_simd.wasm', import.meta.url),
   scalar: (): URL => new URL('./attention_scalar.wasm', import.meta.url),
+  relaxed: (): URL => new URL('./attention_relaxed.wasm', import.meta.url),
 };
+
+/** The relaxed-SIMD build's glue: a file of its own (CommonJS, hence .cjs), loaded only where that
+ * build runs, so that the bundles carry one glue less. */
+export const relaxedGlueUrl = (): URL => new URL('./attention_relaxed.cjs', import.meta.url);
 
 /** The pthreads build: its .wasm, its glue and its worker (CommonJS scripts, hence .cjs). */
 export const threadedUrl = {

@@ -40,6 +40,13 @@ export interface Platform {
   openCache(options: CacheOptions): FileCache | null;
   /** A model folder given as a string that is not a URL: a path in Node, relative to the page in browsers. */
   folderUrl(folder: string): URL;
+  /** Whether loadAttention's 'auto' may pick the relaxed-SIMD build where the engine validates it.
+   * Browsers: yes (Chromium checked by the tests). Node: no: the relaxed dot product may compute
+   * differently per engine outside the range the kernels use, and no Node here runs relaxed SIMD
+   * without a flag to check them on ({ simd: 'relaxed' } still forces it). */
+  relaxedByDefault: boolean;
+  /** The relaxed-SIMD build's glue (attention_relaxed.cjs beside the package's scripts). */
+  relaxedGlue(): Promise<GlueFactory>;
   /** Whether the threaded build can run here (shared memory and workers). */
   threadsAvailable(): boolean;
   /** Logical CPU cores. */

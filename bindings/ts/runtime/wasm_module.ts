@@ -283,6 +283,9 @@ export interface WasmModule {
   _malloc(bytes: number): number;
   _free(ptr: number): void;
   kernelsName(): string;
+  /** Tests: C (M x N) = A (M x K floats) B^T (N rows of `type`'s bytes) by the build's kernels
+   * ('default') or the scalar twins ('scalar'). "" or why not. */
+  quantProduct(type: Dtype, kernels: 'default' | 'scalar', a: Address, M: number, K: number, b: Address, N: number, c: Address): string;
   /** Bytes malloc has handed out and not taken back (mallinfo's uordblks). */
   heapBytesInUse(): number;
   logSumExpRows(logits: Address, rows: number, cols: number, out: Address): string;
