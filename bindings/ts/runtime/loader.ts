@@ -46,16 +46,20 @@ const SIMD_PROBE = new Uint8Array([
   0x0a, 0x08, 0x01, 0x06, 0x00, 0x41, 0x00, 0xfd, 0x0f, 0x0b, // code: i32.const 0; i8x16.splat; end
 ]);
 
-// The same with one i32x4.relaxed_dot_i8x16_i7x16_add_s of three i8x16.splat: valid only where
-// relaxed SIMD is supported (the instruction the relaxed build's kernels rest on).
+// The relaxed build's instruction, run once on known lanes: f() = lane 0 of
+// i32x4.relaxed_dot_i8x16_i7x16_add_s(splat(-127), splat(127), splat(0)) = 4 x -127 x 127 = -64516,
+// as the spec defines it for a second operand in 0..127, the only way the kernels use it. Invalid
+// where relaxed SIMD is not supported; Node 20's flagged pre-standard version returns -129032.
 const RELAXED_PROBE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f, // type: () -> i32
   0x03, 0x02, 0x01, 0x00,
-  0x0a, 0x13, 0x01, 0x11, 0x00,
-  0x41, 0x00, 0xfd, 0x0f, 0x41, 0x00, 0xfd, 0x0f, 0x41, 0x00, 0xfd, 0x0f, // three i8x16.splat of 0
-  0xfd, 0x93, 0x02, 0x0b, // i32x4.relaxed_dot_i8x16_i7x16_add_s (0xfd 275); end
+  0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00, // export "f"
+  0x0a, 0x18, 0x01, 0x16, 0x00,
+  0x41, 0x81, 0x7f, 0xfd, 0x0f, 0x41, 0xff, 0x00, 0xfd, 0x0f, 0x41, 0x00, 0xfd, 0x0f, // splat -127, 127, 0
+  0xfd, 0x93, 0x02, 0xfd, 0x1b, 0x00, 0x0b, // relaxed dot (0xfd 275); i32x4.extract_lane 0; end
 ]);
+const RELAXED_DOT = -64516;
 
 function validates(probe: Uint8Array<ArrayBuffer>): boolean {
   try {
@@ -70,9 +74,19 @@ export function simdSupported(): boolean {
   return validates(SIMD_PROBE);
 }
 
-/** Whether this engine runs WebAssembly relaxed SIMD (the 'relaxed' build). */
+let relaxedDot: boolean | undefined;
+/** Whether this engine runs WebAssembly relaxed SIMD (the 'relaxed' build): its integer dot
+ * product validates and gives the sum the build's kernels rely on. */
 export function relaxedSimdSupported(): boolean {
-  return validates(RELAXED_PROBE);
+  if (relaxedDot === undefined) {
+    try {
+      const f = new WebAssembly.Instance(new WebAssembly.Module(RELAXED_PROBE)).exports.f as () => number;
+      relaxedDot = validates(RELAXED_PROBE) && f() === RELAXED_DOT;
+    } catch {
+      relaxedDot = false;
+    }
+  }
+  return relaxedDot;
 }
 
 /** autoRelaxed: whether 'auto' may pick the relaxed build here (the platform allows it and no
@@ -80,7 +94,8 @@ export function relaxedSimdSupported(): boolean {
 function chooseVariant(simd: LoadOptions['simd'], autoRelaxed: boolean): Variant {
   const supported = simdSupported();
   if (simd === 'relaxed') {
-    if (!relaxedSimdSupported()) throw new AttentionError("simd: 'relaxed' was requested but this engine has no WebAssembly relaxed SIMD (Chrome/Edge 114+, Firefox 145+)");
+    if (!relaxedSimdSupported())
+      throw new AttentionError("simd: 'relaxed' was requested but this engine has no WebAssembly relaxed SIMD (Chrome/Edge 114+, Firefox 145+), or its dot product is not the standard one");
     return 'relaxed';
   }
   if (simd === true && !supported) throw new AttentionError('simd: true was requested but this engine has no WebAssembly SIMD');
