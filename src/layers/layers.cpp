@@ -67,10 +67,13 @@ void RmsNorm::forward(const float* x, int rows, int dim, float* y) const {
     for (int r = r0; r < r1; ++r) {
       const float* xr = x + static_cast<long>(r) * dim;
       float* yr = y + static_cast<long>(r) * dim;
-      float sum = 0.0f;
-      for (int i = 0; i < dim; ++i) sum += xr[i] * xr[i];
-      const float inv = 1.0f / std::sqrt(sum / dim + eps);
-      for (int i = 0; i < dim; ++i) yr[i] = xr[i] * inv * g[i];
+      // The squares summed in double: in float32 the sum overflows once a row's values pass about
+      // 1.8e19 / sqrt(dim) (a bf16 checkpoint's 1e38 weights get there), and x / sqrt(Infinity) is
+      // 0, a finite wrong row no activation check sees. In double no float row can overflow it.
+      double sum = 0.0;
+      for (int i = 0; i < dim; ++i) sum += double(xr[i]) * xr[i];
+      const double inv = 1.0 / std::sqrt(sum / dim + eps);  // (may be below float's normal range)
+      for (int i = 0; i < dim; ++i) yr[i] = static_cast<float>(xr[i] * inv * g[i]);  // (one rounding)
     }
   });
 }

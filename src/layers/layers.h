@@ -35,7 +35,9 @@ struct LayerNorm {
   void forward_rows(const float* x, int r0, int r1, int dim, float* y) const;
 };
 
-// y = x / sqrt(mean(x^2) + eps) * weight, per row (Llama's RMSNorm: no mean, no bias).
+// y = x / sqrt(mean(x^2) + eps) * weight, per row (Llama's RMSNorm: no mean, no bias). The mean
+// square is taken in double, so that rows of any finite float values normalize (float32's sum
+// overflows past ~1e19).
 struct RmsNorm {
   Buffer weight;
   float eps = 1e-6f;

@@ -8,11 +8,12 @@
 //   Llama: one gain of a layer's post_attention_layernorm at 1e38, with the MLP's gate and up
 //   reading that feature positively and the feature's sign set by the token alone (the rows that
 //   write it zeroed): silu(gate) * up overflows for the token 'a' only.
+//   And one that must not fail: a Llama whose embeddings are in the 1e36s, finite throughout.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { load, root } = require('./helpers.cjs');
-const { safetensors, checkpoint, modelFiles } = require('./llama_checkpoint.cjs');
+const { safetensors, checkpoint, modelFiles, reference, maxDiff } = require('./llama_checkpoint.cjs');
 
 const HUGE = 1e38;
 const TAIL = ": the model's weights produced it \\(float32 overflowed\\), not the input$";
@@ -159,6 +160,25 @@ test('Llama: layer 1\'s MLP is named where the token that overflows it sits; oth
     await expect(model.generate([0, 4, A], { maxNewTokens: 1 })).rejects.toThrow(new RegExp(`^generate: ${where(2)}`));
     await expect(model.generate([0, 4, 3], { maxNewTokens: 1 })).resolves.toBeDefined();
     expect(model.run([0, 4, 3, 5]).logits).toEqual(good.logits);
+  } finally {
+    model.dispose();
+  }
+});
+
+// A bf16 embedding table in the 1e36s: float32's sum of squares in every RMSNorm overflowed (~1e72),
+// x / sqrt(Infinity) is 0, and the logits were all 0 with no error (the hostile run's case). The
+// mean square is now taken in double: the logits are the float64 reference's.
+test('Llama: embeddings in the 1e36s normalize as in float64, not to the all-zero logits of a float32 sum of squares', async () => {
+  const config = { ...LLAMA, tie_word_embeddings: false };
+  const tensors = checkpoint(config, 12, true);
+  const embed = tensors['model.embed_tokens.weight'].data;
+  for (let i = 0; i < embed.length; i++) embed[i] *= 2 ** 120;  // (1.3e36, a power of two: still bfloat16)
+  const model = await attn.loadModel({ ...modelFiles(config, tensors), weights: safetensors(tensors, 'BF16') });
+  try {
+    const tokens = [0, 4, 3, 5], { logits } = model.run(tokens), ref = reference(config, tensors, tokens).logits;
+    const top = ref.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+    expect(top).toBeGreaterThan(0.1);
+    expect(maxDiff(logits, ref) / top).toBeLessThan(1e-5);
   } finally {
     model.dispose();
   }

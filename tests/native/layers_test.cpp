@@ -195,6 +195,35 @@ TEST(Layers, PoolingSkipsPaddingAndNormalizes) {
   EXPECT_EQ(v[2], 0.0f);
 }
 
+// Rows of every scale a float holds: ordinary values, values near float's largest (whose squares
+// overflow float32: the mean square is taken in double), and values so small that eps decides.
+TEST(Layers, RmsNormMatchesItsFormulaForAnyFiniteRow) {
+  const int dim = 8;
+  attn::RmsNorm norm;
+  norm.eps = 1e-6f;
+  attn::TensorTable t;
+  norm.add_to(t, "norm.weight", dim);
+  const float g[dim] = {1, 0.5f, 2, 1, 1.5f, 0.25f, 1, 3};
+  ASSERT_EQ(t.set("norm.weight", g, dim), "");
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const double scale : {1.0, 1e19, 1e36, 3e38, 1e-30}) {
+    std::vector<float> x(2 * dim), y(2 * dim);
+    for (float& v : x) v = static_cast<float>(u(rng) * scale);
+    x[3] = static_cast<float>(scale);  // (3e38: one value at float's edge)
+    norm.forward(x.data(), 2, dim, y.data());
+    for (int r = 0; r < 2; ++r) {
+      double ss = 0;
+      for (int i = 0; i < dim; ++i) ss += double(x[r * dim + i]) * x[r * dim + i];
+      const double inv = 1.0 / std::sqrt(ss / dim + 1e-6);
+      for (int i = 0; i < dim; ++i) {
+        const double want = x[r * dim + i] * inv * g[i];
+        EXPECT_NEAR(y[r * dim + i], want, 1e-6 * 3 + 1e-6 * std::fabs(want)) << "scale " << scale << " row " << r << " value " << i;
+      }
+    }
+  }
+}
+
 TEST(Layers, LayerNormMatchesItsFormula) {
   attn::LayerNorm ln;
   ln.eps = 1e-5f;
