@@ -8,7 +8,11 @@
 // at each dtype, 64 prompt ids then `new-tokens` greedy tokens: decode tokens/s. The families take
 // turns within a round (the order rotated each round), each loaded afresh, so that a machine whose
 // load changes moves every family alike; the figure is each family's median over the rounds, and
-// its ratio to the Llama's of the same dtype.
+// its ratio to the Llama's of the same dtype. Each run is timed twice: by the clock (what a user
+// waits) and by the process's CPU time over the same decoding steps (process.cpuUsage from the
+// first token to the last): on a shared machine whose load swings wall-clock runs 2x and more
+// apart, the CPU time leaves out the time the process waited for a core, and its ratios are the
+// ones that can resolve 10 %.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,16 +35,20 @@ function checkpoint(config) {
   return safetensorsF32(tensors);
 }
 
-/** One family at one dtype: load, a 4-token warm-up, one timed generation; the model is disposed. */
+/** One family at one dtype: load, a 4-token warm-up, one timed generation; the model is disposed.
+ * Decode tokens/s by the clock and by CPU time. */
 async function decodeRate(mod, family, dtype, newTokens) {
   const config = SMOLLM2_SIZED[family];
   const model = await mod.loadModel({ config, weights: checkpoint(config), tokenizer: idsOnlyTokenizer() }, { dtype });
   try {
     const prompt = benchPrompt(config);
     await model.generate(prompt, { maxNewTokens: 4, temperature: 0 });
-    const out = await model.generate(prompt, { maxNewTokens: newTokens, temperature: 0 });
+    let cpu0 = null;
+    const onToken = ({ index }) => { if (index === 0) cpu0 = process.cpuUsage(); };
+    const out = await model.generate(prompt, { maxNewTokens: newTokens, temperature: 0, onToken });
+    const cpu = process.cpuUsage(cpu0);
     if (out.tokens.length !== newTokens) throw new Error(`${family} ${dtype}: generated ${out.tokens.length} of ${newTokens} tokens`);
-    return out.tokensPerSecond;
+    return { wall: out.tokensPerSecond, cpu: (newTokens - 1) / ((cpu.user + cpu.system) / 1e6) };
   } finally {
     model.dispose();
   }
@@ -55,18 +63,24 @@ export async function runFamilies({ rounds = 3, dtypes = ['f32', 'q8'], newToken
     rows: [],
   };
   for (const dtype of dtypes) {
-    const rates = Object.fromEntries(FAMILIES.map((f) => [f, []]));
+    const rates = Object.fromEntries(FAMILIES.map((f) => [f, []])), cpuRates = Object.fromEntries(FAMILIES.map((f) => [f, []]));
+    // (one untimed run first: the engine compiles the dtype's kernels to its optimizing tier while
+    // they run, which would slow and bill whichever family came first)
+    await decodeRate(mod, FAMILIES[0], dtype, newTokens);
     for (let r = 0; r < rounds; r++) {
       const order = FAMILIES.map((_, i) => FAMILIES[(i + r) % FAMILIES.length]);
       for (const family of order) {
-        rates[family].push(await decodeRate(mod, family, dtype, newTokens));
-        log(`${dtype} round ${r + 1}/${rounds} ${family}: ${rates[family].at(-1).toFixed(2)} tok/s`);
+        const { wall, cpu } = await decodeRate(mod, family, dtype, newTokens);
+        rates[family].push(wall), cpuRates[family].push(cpu);
+        log(`${dtype} round ${r + 1}/${rounds} ${family}: ${wall.toFixed(2)} tok/s (${cpu.toFixed(2)} by CPU time)`);
       }
     }
-    const llama = median(rates.llama);
+    const llama = median(rates.llama), llamaCpu = median(cpuRates.llama);
     for (const family of FAMILIES) {
-      const tokPerS = median(rates[family]);
-      res.rows.push({ family, model_type: SMOLLM2_SIZED[family].model_type, dtype, decodeTokPerS: tokPerS, runs: rates[family], ratioToLlama: tokPerS / llama, met: family === 'llama' ? null : tokPerS / llama >= MIN_RATIO });
+      const tokPerS = median(rates[family]), cpuTokPerS = median(cpuRates[family]);
+      res.rows.push({ family, model_type: SMOLLM2_SIZED[family].model_type, dtype, decodeTokPerS: tokPerS, runs: rates[family], ratioToLlama: tokPerS / llama,
+        cpuTokPerS, cpuRuns: cpuRates[family], cpuRatioToLlama: cpuTokPerS / llamaCpu,
+        met: family === 'llama' ? null : cpuTokPerS / llamaCpu >= MIN_RATIO });
     }
   }
   res.meta.loadavgEnd = os.loadavg();
@@ -76,9 +90,11 @@ export async function runFamilies({ rounds = 3, dtypes = ['f32', 'q8'], newToken
 /** The table: per dtype each family's decode tokens/s, its ratio to the Llama and the target. */
 export function familiesReport(res) {
   const lines = [`decode tokens/s, SmolLM2-135M-sized families, ours ${res.meta.variant} ${res.meta.threads}t in Node, ${res.meta.promptTokens} prompt + ${res.meta.newTokens} new tokens, median of ${res.meta.rounds} (load average ${res.meta.loadavg.map((x) => x.toFixed(1)).join(' ')} -> ${res.meta.loadavgEnd.map((x) => x.toFixed(1)).join(' ')})`,
-    '| dtype | family | decode tok/s | runs | vs Llama | target (>= 0.90) |', '|---|---|---:|---|---:|---|'];
+    '| dtype | family | decode tok/s | runs | vs Llama | by CPU time: tok/s | runs | vs Llama | target (>= 0.90 by CPU time) |',
+    '|---|---|---:|---|---:|---:|---|---:|---|'];
+  const runs = (xs) => xs.map((x) => x.toFixed(1)).join(', ');
   for (const r of res.rows) {
-    lines.push(`| ${r.dtype} | ${r.family} (${r.model_type}) | ${r.decodeTokPerS.toFixed(2)} | ${r.runs.map((x) => x.toFixed(1)).join(', ')} | ${r.ratioToLlama.toFixed(3)} | ${r.met == null ? '-' : r.met ? 'met' : 'MISSED'} |`);
+    lines.push(`| ${r.dtype} | ${r.family} (${r.model_type}) | ${r.decodeTokPerS.toFixed(2)} | ${runs(r.runs)} | ${r.ratioToLlama.toFixed(3)} | ${r.cpuTokPerS.toFixed(2)} | ${runs(r.cpuRuns)} | ${r.cpuRatioToLlama.toFixed(3)} | ${r.met == null ? '-' : r.met ? 'met' : 'MISSED'} |`);
   }
   return lines;
 }

@@ -7,7 +7,9 @@
 // and after. Last, the time of the activation checks a step makes (issue 38: 4 scans of hidden_size
 // floats a layer, one of the vocabulary's logits), timed alone, since a wall-clock A/B of whole
 // steps cannot resolve it on a shared machine.
-//   llama_decode [threads] [tokens] [f32|f16|q8|q4 ...]
+// family=NAME makes it issue 34's family of that shape (bench/llama/weights.mjs SMOLLM2_SIZED: qwen3,
+// gemma3, smollm3, phi3), to find what a family's decode pays beyond the Llama's.
+//   llama_decode [threads] [tokens] [f32|f16|q8|q4 ...] [family=llama|qwen3|gemma3|smollm3|phi3]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,9 +35,30 @@ attn::LlamaConfig smollm2() {
   return c;
 }
 
+// The family's differences from the Llama at SmolLM2's shape (as SMOLLM2_SIZED); false if unknown.
+bool apply_family(attn::LlamaConfig& c, const std::string& family) {
+  const int L = c.num_hidden_layers;
+  if (family == "qwen3") {
+    c.qk_norm = true, c.rms_norm_eps = 1e-6f, c.rope.theta = 1e6;
+  } else if (family == "smollm3") {
+    for (int l = 0; l < L; ++l) c.rope_layers += (l + 1) % 4 ? '1' : '0';
+  } else if (family == "phi3") {
+    c.fused_projections = true, c.rope.rotary_dim = 48;  // (Phi-4-mini's 3/4 of a 64-value head)
+  } else if (family == "gemma3") {
+    c.qk_norm = c.unit_offset_norms = c.sandwich_norms = c.scale_embeddings = c.gelu_mlp = true;
+    c.rms_norm_eps = 1e-6f, c.rope.theta = 1e6, c.rope_local_theta = 1e4, c.attention_scale = 1.0f / 8;
+    c.sliding_window = 512;
+    for (int l = 0; l < L; ++l) c.window_layers += (l + 1) % 6 ? '1' : '0';
+  } else if (family != "llama") {
+    return false;
+  }
+  c.model_type = family == "gemma3" ? "gemma3_text" : family;
+  return true;
+}
+
 // Loads the model at `storage`; false on any error (printed).
-bool load(attn::Llama& m, attn::WeightStorage storage) {
-  if (std::string err = m.configure(smollm2()); !err.empty()) return std::fprintf(stderr, "%s\n", err.c_str()), false;
+bool load(attn::Llama& m, attn::WeightStorage storage, const attn::LlamaConfig& config) {
+  if (std::string err = m.configure(config); !err.empty()) return std::fprintf(stderr, "%s\n", err.c_str()), false;
   attn::TensorTable& t = m.tensors();
   t.set_storage(storage);
   std::mt19937 rng(7);
@@ -80,18 +103,25 @@ int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
   const int tokens = argc > 2 ? std::atoi(argv[2]) : 64;
   std::vector<std::string> types;
-  for (int i = 3; i < argc; ++i) types.push_back(argv[i]);
+  attn::LlamaConfig config = smollm2();
+  std::string family = "llama";
+  for (int i = 3; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("family=", 0) == 0) family = a.substr(7);
+    else types.push_back(a);
+  }
+  if (!apply_family(config, family)) return std::fprintf(stderr, "unknown family %s\n", family.c_str()), 1;
   if (types.empty()) types = {"f32", "q8", "q4"};
   const int used = attn::set_num_threads(threads);
-  std::printf("SmolLM2-135M-shaped Llama, 64 prompt ids + %d greedy tokens, %d thread(s), kernels %s\n", tokens, used,
-              attn::default_kernels().name);
+  std::printf("SmolLM2-135M-shaped %s, 64 prompt ids + %d greedy tokens, %d thread(s), kernels %s\n", config.model_type.c_str(),
+              tokens, used, attn::default_kernels().name);
   for (const std::string& name : types) {
     const attn::WeightStorage storage = name == "f32" ? attn::WeightStorage::kF32
                                         : name == "f16" ? attn::WeightStorage::kF16
                                         : name == "q8"  ? attn::WeightStorage::kQ8
                                                         : attn::WeightStorage::kQ4;
     attn::Llama m;
-    if (!load(m, storage)) return 1;
+    if (!load(m, storage, config)) return 1;
     // Bytes a step reads: every matrix once (the tied embedding as the head; its row lookup is noise).
     const double bytes = double(m.tensors().held_bytes());
     std::vector<int32_t> prompt(64);
