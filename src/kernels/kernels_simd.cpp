@@ -473,6 +473,19 @@ void softmax_row_simd(float* x, int n) {
   for (; j < n; ++j) x[j] *= inv_s;
 }
 
+// x[j] <- f(x[j]) four at a time; the last n % 4 through a zero-padded vector.
+template <typename F>
+void map_in_place(float* x, int n, F f) {
+  int j = 0;
+  for (; j + 4 <= n; j += 4) store(x + j, f(load(x + j)));
+  if (j < n) {
+    alignas(16) float tail[4] = {0, 0, 0, 0};
+    for (int i = j; i < n; ++i) tail[i - j] = x[i];
+    store(tail, f(load(tail)));
+    for (int i = j; i < n; ++i) x[i] = tail[i - j];
+  }
+}
+
 // GELU(x) = 0.5 x + 0.5 |x| erf(|x| / sqrt 2): erf is odd, so only z >= 0 is needed, where
 // erf(z) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) e^(-z^2), t = 1 / (1 + p z).
 void gelu_erf_simd(float* x, int n) {
@@ -488,14 +501,7 @@ void gelu_erf_simd(float* x, int n) {
     const f32x4 erf = sub(splat(1.0f), mul(mul(p, t), exp_nonpositive(sub(splat(0.0f), mul(z, z)))));
     return madd(mul(half, abs(v)), erf, mul(half, v));
   };
-  int j = 0;
-  for (; j + 4 <= n; j += 4) store(x + j, gelu4(load(x + j)));
-  if (j < n) {
-    alignas(16) float tail[4] = {0, 0, 0, 0};
-    for (int i = j; i < n; ++i) tail[i - j] = x[i];
-    store(tail, gelu4(load(tail)));
-    for (int i = j; i < n; ++i) x[i] = tail[i - j];
-  }
+  map_in_place(x, n, gelu4);
 }
 
 // SiLU(x) = x sigmoid(x) with t = e^-|x| <= 1 (no overflow for either sign): sigmoid is 1 / (1 + t)
@@ -507,14 +513,7 @@ void silu_simd(float* x, int n) {
     const f32x4 num = add(keep_if_ge(one, v, zero), keep_if_ge(t, zero, v));
     return mul(v, div(num, add(one, t)));
   };
-  int j = 0;
-  for (; j + 4 <= n; j += 4) store(x + j, silu4(load(x + j)));
-  if (j < n) {
-    alignas(16) float tail[4] = {0, 0, 0, 0};
-    for (int i = j; i < n; ++i) tail[i - j] = x[i];
-    store(tail, silu4(load(tail)));
-    for (int i = j; i < n; ++i) x[i] = tail[i - j];
-  }
+  map_in_place(x, n, silu4);
 }
 
 }  // namespace

@@ -241,45 +241,42 @@ TEST(Kernels, GemmBtOnUnpaddedRowsSumsAsOnPaddedOnes) {
         }
 }
 
-TEST(Kernels, GeluErfTwinsMatchTheDoubleFormula) {
-  std::mt19937 rng(5);
+// Both twins of an in-place activation (a Kernels member) against want(x) in float64, within
+// tol(x, want), at every length 1..23 (so every tail) and three magnitudes.
+template <typename Want, typename Tol>
+void expect_twins_near(void (*attn::Kernels::*kernel)(float*, int), unsigned seed, Want want, Tol tol) {
+  std::mt19937 rng(seed);
   for (int n = 1; n <= 23; ++n)
     for (double magnitude : {0.5, 3.0, 40.0}) {
       const auto x = ref::to_float(ref::random_vec(rng, n, magnitude));
       std::vector<float> xs = x, xv = x;
-      attn::scalar_kernels().gelu_erf(xs.data(), n);
-      attn::simd_kernels().gelu_erf(xv.data(), n);
+      (attn::scalar_kernels().*kernel)(xs.data(), n);
+      (attn::simd_kernels().*kernel)(xv.data(), n);
       for (int j = 0; j < n; ++j) {
-        const double v = x[j], want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-        // A&S 7.1.26's erf error (1.5e-7) times 0.5|x|, plus float rounding.
-        const double tol = 1e-6 * (1.0 + std::fabs(v));
-        ASSERT_NEAR(xs[j], want, tol) << "scalar x=" << v;
-        ASSERT_NEAR(xv[j], want, tol) << "simd x=" << v;
+        const double v = x[j], w = want(v), t = tol(v, w);
+        ASSERT_NEAR(xs[j], w, t) << "scalar x=" << v;
+        ASSERT_NEAR(xv[j], w, t) << "simd x=" << v;
       }
     }
+}
+
+TEST(Kernels, GeluErfTwinsMatchTheDoubleFormula) {
+  // A&S 7.1.26's erf error (1.5e-7) times 0.5|x|, plus float rounding.
+  expect_twins_near(
+      &attn::Kernels::gelu_erf, 5, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); },
+      [](double v, double) { return 1e-6 * (1.0 + std::fabs(v)); });
   float extremes[] = {-1e30f, -100.0f, -0.0f, 0.0f, 100.0f, 1e30f};
   attn::simd_kernels().gelu_erf(extremes, 6);
   const float want[] = {0.0f, 0.0f, 0.0f, 0.0f, 100.0f, 1e30f};
   for (int j = 0; j < 6; ++j) EXPECT_EQ(extremes[j], want[j]) << j;
 }
 
-// SiLU's twins against x / (1 + e^-x) in double, at every tail length: std::exp's and
-// exp_nonpositive's errors (a few ulp) relative to the value, and exact zeros / identities at the ends.
+// SiLU: std::exp's and exp_nonpositive's errors (a few ulp) relative to the value; exact zeros
+// and identities at the ends.
 TEST(Kernels, SiluTwinsMatchTheDoubleFormula) {
-  std::mt19937 rng(6);
-  for (int n = 1; n <= 23; ++n)
-    for (double magnitude : {0.5, 3.0, 40.0}) {
-      const auto x = ref::to_float(ref::random_vec(rng, n, magnitude));
-      std::vector<float> xs = x, xv = x;
-      attn::scalar_kernels().silu(xs.data(), n);
-      attn::simd_kernels().silu(xv.data(), n);
-      for (int j = 0; j < n; ++j) {
-        const double v = x[j], want = v / (1.0 + std::exp(-v));
-        const double tol = 1e-6 * std::fabs(want) + 1e-30;
-        ASSERT_NEAR(xs[j], want, tol) << "scalar x=" << v;
-        ASSERT_NEAR(xv[j], want, tol) << "simd x=" << v;
-      }
-    }
+  expect_twins_near(
+      &attn::Kernels::silu, 6, [](double v) { return v / (1.0 + std::exp(-v)); },
+      [](double, double w) { return 1e-6 * std::fabs(w) + 1e-30; });
   float extremes[] = {-1e30f, -100.0f, -0.0f, 0.0f, 100.0f, 1e30f};
   attn::simd_kernels().silu(extremes, 6);
   const float want[] = {-0.0f, -0.0f, -0.0f, 0.0f, 100.0f, 1e30f};
