@@ -235,7 +235,8 @@ describe.each(variants)('%s build', (variant) => {
       const sum = (a, b) => a.map((x, i) => x + b[i]);
       expect(relDiff(b0.afterAttention, sum(b0.input, b0.attention))).toBeLessThan(1e-6);
       expect(relDiff(b0.afterMlp, sum(b0.mlpInput, b0.mlp))).toBeLessThan(1e-6);
-      expect(b1.input).toEqual(b0.output);
+      // (to float32 rounding: a traced attention sums in another order than an untraced one)
+      expect(relDiff(b1.input, b0.output)).toBeLessThan(1e-6);
     } finally {
       model.dispose();
     }

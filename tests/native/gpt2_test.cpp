@@ -104,4 +104,51 @@ TEST(Gpt2, LogitRowsAreTheLastRowsOfTheFullRun) {
             "logit rows -2 out of range [0, 6] (the run's tokens)");
 }
 
+// The traced layer's block (block_trace.h) against double-precision arithmetic on its own rows: the
+// residual sums, ln_2 of the stream (with the gains and biases the trace reports), GELU of the up
+// projection, and one layer's output as the next one's input.
+TEST(Gpt2, BlockTraceHoldsTheStreamTheNormsAndTheMlp) {
+  attn::Gpt2 m;
+  ASSERT_EQ(m.configure(tiny()), "");
+  load_random(m, 4);
+  ASSERT_EQ(m.finalize(), "");
+  const std::vector<int32_t> tokens = {3, 1, 4, 1, 5};
+  const int n = 5, D = 8, F = 32;
+  std::vector<float> logits(n * 11);
+  attn::MhaTrace trace0, trace1;
+  attn::BlockTrace b0, b1;
+  ASSERT_EQ(m.forward(tokens.data(), n, logits.data(), nullptr, 0, &trace0, -1, &b0), "");
+  ASSERT_EQ(m.forward(tokens.data(), n, logits.data(), nullptr, 1, &trace1, -1, &b1), "");
+  ASSERT_EQ(b1.input.size(), std::size_t(n * D));
+  ASSERT_EQ(b1.ffn.up.size(), std::size_t(n * F));
+  EXPECT_EQ(b1.ffn.gate.size(), 0u);
+  EXPECT_EQ(b1.cross.size(), 0u);
+  ASSERT_EQ(b1.norm_count, 2);
+  const auto layer_norm = [&](const float* x, const attn::NormTrace& p, double* y) {
+    double mean = 0, var = 0;
+    for (int i = 0; i < D; ++i) mean += x[i] / D;
+    for (int i = 0; i < D; ++i) var += (x[i] - mean) * (x[i] - mean) / D;
+    for (int i = 0; i < D; ++i) y[i] = (x[i] - mean) / std::sqrt(var + p.eps.data()[0]) * p.gain.data()[i] + p.bias.data()[i];
+  };
+  for (int r = 0; r < n; ++r) {
+    const int o = r * D;
+    double y[8];
+    layer_norm(b1.input.data() + o, b1.norms[0], y);
+    for (int i = 0; i < D; ++i) EXPECT_NEAR(trace1.x.data()[o + i], y[i], 1e-5);  // the attention read ln_1(input)
+    for (int i = 0; i < D; ++i) {
+      EXPECT_NEAR(b1.after_attention.data()[o + i], double(b1.input.data()[o + i]) + b1.attention.data()[o + i], 1e-6);
+      EXPECT_NEAR(b1.after_mlp.data()[o + i], double(b1.after_attention.data()[o + i]) + b1.mlp.data()[o + i], 1e-6);
+      EXPECT_EQ(b1.output.data()[o + i], b1.after_mlp.data()[o + i]);
+      // Layer 0's output is layer 1's input (to float32 rounding: a traced attention sums in another order).
+      EXPECT_NEAR(b1.input.data()[o + i], b0.output.data()[o + i], 1e-5);
+    }
+    layer_norm(b1.after_attention.data() + o, b1.norms[1], y);
+    for (int i = 0; i < D; ++i) EXPECT_NEAR(b1.mlp_input.data()[o + i], y[i], 1e-5);
+  }
+  for (int i = 0; i < n * F; ++i) {
+    const double u = b1.ffn.up.data()[i];
+    EXPECT_NEAR(b1.ffn.hidden.data()[i], 0.5 * u * (1 + std::tanh(std::sqrt(2 / M_PI) * (u + 0.044715 * u * u * u))), 1e-5);
+  }
+}
+
 }  // namespace
