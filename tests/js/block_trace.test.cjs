@@ -1,4 +1,4 @@
-// trace.block (bindings/ts/models/block_trace.ts): the residual stream, the norms and the MLP of a
+// trace.block (bindings/ts/attention/block_trace.ts): the residual stream, the norms and the MLP of a
 // traced layer, in all three builds, against float64 forwards written here (GPT-2, pre-LN with a
 // GELU MLP; BERT, post-LN) or in llama_checkpoint.cjs (Llama with grouped K/V heads and SwiGLU;
 // Gemma 3 with sandwich norms and GeGLU), each on a small random checkpoint built by the test.

@@ -1,12 +1,12 @@
 // The public multi-head attention object: validates at the boundary, stages data into the heap,
 // calls the core once, and hands back owned Float32Array copies.
 import { AttentionError, throwIfError } from '../errors.js';
-import { copyOut } from '../runtime/heap.js';
+import { readTrace } from '../runtime/heap.js';
 import type { Staging } from '../runtime/heap.js';
 import { attnMask, boolArray, checkObject, checkOptions, floatArray, is, positiveInt, show, toBytes } from '../validate.js';
 import type { AttnMask, BoolInput, FloatInput, Rule, Rules } from '../validate.js';
 import { enumValue } from '../runtime/wasm_module.js';
-import type { BlockTrace } from '../models/block_trace.js';
+import type { BlockTrace } from './block_trace.js';
 import type { Masks, MaskKindName, MultiHeadAttentionHandle, TraceHandle, TraceSlotName, WasmModule } from '../runtime/wasm_module.js';
 import { WasmObject } from '../runtime/wasm_object.js';
 
@@ -279,12 +279,6 @@ export function stageMasks(st: Staging, options: MaskOptions, batch: number, hea
       if (mask.data) (mask.kind === 2 ? st.writeF32(maskRegion, mask.data) : st.writeU8(maskRegion, mask.data));
     },
   };
-}
-
-/** An owned copy of one trace buffer, by its slot's name (the module's TraceSlot enum). */
-export function readTrace(mod: WasmModule, handle: TraceHandle, slot: TraceSlotName): Float32Array {
-  const s = mod.TraceSlot[slot];
-  return copyOut(mod, handle.traceData(s), handle.traceSize(s));
 }
 
 /** Owned copies of the core's trace buffers, named and shaped. */

@@ -1,7 +1,7 @@
 // softmax(Q K^T * scale + M) V on caller-given Q, K, V (no projections).
 import { throwIfError } from '../errors.js';
-import { Staging } from '../runtime/heap.js';
-import { MASK_RULES, inferLength, readTrace, size, stageMasks } from './multi_head_attention.js';
+import { Staging, readTrace } from '../runtime/heap.js';
+import { MASK_RULES, inferLength, size, stageMasks } from './multi_head_attention.js';
 import type { MaskOptions } from './multi_head_attention.js';
 import { checkObject, checkOptions, floatArray, is, positiveInt } from '../validate.js';
 import type { FloatInput, Rules } from '../validate.js';

@@ -15,7 +15,7 @@ import { AttentionError, throwIfError } from '../errors.js';
 import type { FilesReader } from '../loading/model_files.js';
 import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
-import { readBlockTrace } from './block_trace.js';
+import { readBlockTrace } from '../attention/block_trace.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { parseWeights } from '../loading/safetensors.js';
 import { SymbolTokenizer } from '../tokenizers/symbol_tokenizer.js';

@@ -10,7 +10,7 @@ import { AttentionError, throwIfError } from '../errors.js';
 import type { FilesReader } from '../loading/model_files.js';
 import type { SafetensorsWeights } from '../loading/safetensors.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
-import { readBlockTrace } from './block_trace.js';
+import { readBlockTrace } from '../attention/block_trace.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { logSumExpRows, topK } from './predictions.js';
 import type { Prediction } from './predictions.js';

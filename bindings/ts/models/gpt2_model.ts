@@ -12,7 +12,7 @@ import type { FilesReader } from '../loading/model_files.js';
 import type { SafetensorsWeights } from '../loading/safetensors.js';
 import type { TokenizerFiles } from '../tokenizers/bpe_tokenizer.js';
 import { readMhaTrace } from '../attention/multi_head_attention.js';
-import { readBlockTrace } from './block_trace.js';
+import { readBlockTrace } from '../attention/block_trace.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { parseWeights } from '../loading/safetensors.js';
 import type { Gpt2Handle, WasmModule } from '../runtime/wasm_module.js';

@@ -14,8 +14,9 @@ import type { ChatDefaults, RunOptions, RunResult, RunResultFor } from './decode
 import { readChatTemplates } from './chat.js';
 import { AttentionError, throwIfError } from '../errors.js';
 import { HfTokenizer } from '../tokenizers/hf_tokenizer.js';
-import { readMhaTrace, readTrace } from '../attention/multi_head_attention.js';
-import { readBlockTrace } from './block_trace.js';
+import { readMhaTrace } from '../attention/multi_head_attention.js';
+import { readTrace } from '../runtime/heap.js';
+import { readBlockTrace } from '../attention/block_trace.js';
 import type { MultiHeadTrace } from '../attention/multi_head_attention.js';
 import { show } from '../validate.js';
 import type { LlamaHandle, WasmModule } from '../runtime/wasm_module.js';

@@ -1,7 +1,7 @@
 // Copies typed arrays into the WebAssembly heap and results back out. One block per owner,
 // reused across calls (no per-call malloc churn), so memory is bounded by the largest call.
 import { AttentionError } from '../errors.js';
-import type { WasmModule } from './wasm_module.js';
+import type { TraceHandle, TraceSlotName, WasmModule } from './wasm_module.js';
 
 const ALIGN = 16;
 // A block above this size is released after the call instead of being kept for reuse.
@@ -111,4 +111,10 @@ export function copyIn(mod: WasmModule, ptr: number, bytes: Uint8Array): void {
 export function copyOut(mod: WasmModule, ptr: number, count: number): Float32Array {
   if (!ptr || count === 0) return new Float32Array(0);
   return mod.HEAPF32.slice(ptr >>> 2, (ptr >>> 2) + count);
+}
+
+/** An owned copy of one trace buffer, by its slot's name (the module's TraceSlot enum). */
+export function readTrace(mod: WasmModule, handle: TraceHandle, slot: TraceSlotName): Float32Array {
+  const s = mod.TraceSlot[slot];
+  return copyOut(mod, handle.traceData(s), handle.traceSize(s));
 }

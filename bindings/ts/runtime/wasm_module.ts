@@ -26,7 +26,7 @@ export type MaskKindName = 'None' | 'Bool' | 'Float';
 /** Trace tensors, in the order the seeds walk through them (embind.cpp's TraceSlot). */
 export type TraceSlotName = 'Q' | 'K' | 'V' | 'RawScores' | 'ScaledScores' | 'MaskedScores' | 'Weights' | 'Z' | 'Concat'
   | 'Output' | 'Input' | 'QBeforeRotary' | 'KBeforeRotary' | 'QBeforeNorm' | 'KBeforeNorm'
-  // a model's traced block (models/block_trace.ts)
+  // a model's traced block (attention/block_trace.ts)
   | 'BlockInput' | 'BlockAttention' | 'BlockAfterAttention' | 'BlockCross' | 'BlockAfterCross' | 'BlockMlpInput' | 'BlockUp' | 'BlockGate' | 'BlockHidden' | 'BlockMlp' | 'BlockAfterMlp' | 'BlockOutput' | 'Norm1Gain' | 'Norm1Bias' | 'Norm1Eps' | 'Norm2Gain' | 'Norm2Bias' | 'Norm2Eps' | 'Norm3Gain' | 'Norm3Bias' | 'Norm3Eps';
 export type PoolingName = 'mean' | 'cls';
 /** Which attention of a layer: its self-attention (BART: the encoder's), BART's decoder self-attention, its cross-attention. */

@@ -1,5 +1,5 @@
 // The rest of the layer, after its attention, as steps for the followed token (the library's
-// trace.block, bindings/ts/models/block_trace.ts): the attention's output added to the residual
+// trace.block, bindings/ts/attention/block_trace.ts): the attention's output added to the residual
 // stream, the norm before the MLP (mean and variance, or RMS, the normalised row, gain and bias),
 // the MLP (up and gate projections, the activation, its most active hidden units, the down
 // projection), and the MLP's output added to the stream: what leaves the layer. Every number is

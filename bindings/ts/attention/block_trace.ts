@@ -2,7 +2,7 @@
 // through the block, each norm's parameters and the MLP's intermediates, as the core computed
 // them (src/layers/block_trace.h). Every model's run() with `traceLayer` returns it as `trace.block`.
 import type { TraceHandle, TraceSlotName, WasmModule } from '../runtime/wasm_module.js';
-import { readTrace } from '../attention/multi_head_attention.js';
+import { readTrace } from '../runtime/heap.js';
 
 /** One norm the block applied to the stream: y = (x - mean) / sqrt(var + eps) * gain + bias
  * (LayerNorm), or y = x / sqrt(mean(x²) + eps) * gain (RMSNorm: `bias` null). */
