@@ -21,6 +21,7 @@
 #include "layers/layers.h"
 #include "tensors/finite.h"
 #include "tensors/quantize.h"
+#include "kernels/quantized_rows.h"
 #include "tensors/weight_types.h"
 
 namespace {

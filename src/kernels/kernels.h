@@ -8,7 +8,7 @@
 
 namespace attn {
 
-struct QuantizedRows;  // (tensors/quantize.h)
+struct QuantizedRows;  // (kernels/quantized_rows.h)
 
 // bfloat16 values as stored (their bits): a type of its own, so that kernels overload on it.
 struct Bf16 {

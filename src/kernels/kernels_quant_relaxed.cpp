@@ -27,6 +27,7 @@
 #include "kernels/kernels_quant.h"
 #include "kernels/simd4.h"
 #include "tensors/quantize.h"
+#include "kernels/quantized_rows.h"
 
 namespace attn {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "kernels/kernels_quant.h"
 #include "tensors/quantize.h"
+#include "kernels/quantized_rows.h"
 
 namespace attn {
 namespace {

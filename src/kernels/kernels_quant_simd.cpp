@@ -29,6 +29,7 @@
 #include "kernels/simd4.h"
 #include "tensors/half.h"
 #include "tensors/quantize.h"
+#include "kernels/quantized_rows.h"
 
 namespace attn {
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tensors/quantize.h"
+#include "kernels/quantized_rows.h"
 
 namespace attn {
 

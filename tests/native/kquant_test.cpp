@@ -18,6 +18,7 @@
 #include "kernels/parallel_gemm.h"
 #include "tensors/half.h"
 #include "tensors/quantize.h"
+#include "kernels/quantized_rows.h"
 #include "tensors/weight.h"
 #include "tensors/weight_types.h"
 

@@ -13,6 +13,7 @@
 #include "kernels/parallel_gemm.h"
 #include "reference.h"
 #include "tensors/quantize.h"
+#include "kernels/quantized_rows.h"
 #include "tensors/weight_types.h"
 
 namespace {

@@ -13,6 +13,7 @@
 #include "tensors/half.h"
 #include "kernels/kernels.h"
 #include "tensors/quantize.h"
+#include "kernels/quantized_rows.h"
 #include "tensors/weight.h"
 
 namespace {
