@@ -4,7 +4,7 @@
 // and CommonJS file (index.cjs), both from bindings/ts/index_node.ts, the .wasm files beside them
 // and the type declarations.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
@@ -12,6 +12,12 @@ import { execFileSync } from 'node:child_process';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = join(root, 'build/wasm');
 const dist = join(root, 'dist');
+
+// The relaxed build links the SIMD build's core: one linked before that core was last built runs
+// stale code wherever a browser picks it (one thread), so it must be relinked with it.
+const built = (file) => statSync(join(wasmDir, file), { throwIfNoEntry: false })?.mtimeMs;
+if (!(built('attention_relaxed.wasm') >= built('libattention_core_simd.a')))
+  throw new Error(`build/wasm/attention_relaxed.wasm is ${built('attention_relaxed.wasm') ? 'older than the SIMD core it links' : 'missing'}: cmake --build build/wasm --target attention_relaxed (or npm run build)`);
 
 // `import create from 'attention-glue:simd'` -> build/wasm/attention_simd.js
 const gluePlugin = {
