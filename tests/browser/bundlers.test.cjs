@@ -141,9 +141,10 @@ test('webpack 5, no config: no warnings ("Critical dependency") but its size hin
   // webpack's production build hints at any asset over 244 KiB: the .wasm files (357-500 KiB) are,
   // and docs/loading.md says so (and how to quiet it). Since the chat templates' Jinja engine is
   // bundled (about 60 KiB minified) and tokenizer.json's patterns run on the library's own
-  // linear-time regex engine, the app's main.js passes it too (307 KiB measured): the hint may name
-  // it, up to a budget of 320 KiB; so may the worker's chunk (the library again, in the worker
-  // attention-wasm/worker starts: a numbered chunk; 303 KiB), up to 320 KiB. No other warning.
+  // linear-time regex engine, the app's main.js passes it too (321 KiB measured with the relaxed
+  // build's detection and glue loader): the hint may name it, up to a budget of 330 KiB; so may the
+  // worker's chunk (the library again, in the worker attention-wasm/worker starts: a numbered
+  // chunk; 317 KiB), up to 330 KiB. No other warning.
   const hints = (m) => /^(asset size limit|entrypoint size limit|webpack performance recommendations)/.test(m);
   const messages = warnings.map((w) => w.message);
   expect(messages.filter((m) => !hints(m))).toEqual([]);
@@ -152,7 +153,7 @@ test('webpack 5, no config: no warnings ("Critical dependency") but its size hin
     const [, file, kib] = /^\s+(\S+) \((\d+) KiB\)$/.exec(line);
     if (file.endsWith('.wasm')) continue;
     const chunk = file.replace(/\.js$/, ''), worker = /^\d+$/.test(chunk);
-    expect({ file: worker ? 'the worker' : chunk, kib: Number(kib) <= 320 }).toEqual({ file: worker ? 'the worker' : 'main', kib: true });
+    expect({ file: worker ? 'the worker' : chunk, kib: Number(kib) <= 330 }).toEqual({ file: worker ? 'the worker' : 'main', kib: true });
   }
   expect(assets.length).toBeLessThanOrEqual(9); // main.js, the worker's chunk, 4 .wasm, the threaded build's 2 scripts, the relaxed build's glue
   expectBrowserOnly(outDir);
@@ -175,7 +176,7 @@ test('esbuild: no warnings; with the .wasm files copied beside the bundle (esbui
   const bare = await open(browser.context, `${site.url}/index.html`);
   await bare.page.waitForFunction(() => window.__result, null, { timeout: 90000 });
   expect((await bare.page.evaluate(() => window.__result)).error)
-    .toMatch(/AttentionError: could not load attention_simd\.wasm: could not fetch .*attention_simd\.wasm: HTTP 404 \(not found\)\. Pass \{ wasmUrl \} or \{ wasmBinary \}/);
+    .toMatch(/AttentionError: could not load attention_relaxed\.wasm: could not fetch .*attention_relaxed\.wasm: HTTP 404 \(not found\)\. Pass \{ wasmUrl \} or \{ wasmBinary \}/);
   await bare.page.close();
   // What README tells esbuild users to copy: the package's .wasm and threaded files, and for the
   // worker entry its script and the library it imports (esbuild leaves the worker's URL as it is).
