@@ -6,7 +6,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { open, servedRepository } = require('./chromium.cjs');
-const { checkpoint, safetensors, tokenizerFiles } = require('../js/llama_checkpoint.cjs');
+// (random: mulberry32 in [-0.5, 0.5), the same inputs every run)
+const { checkpoint, random, safetensors, tokenizerFiles } = require('../js/llama_checkpoint.cjs');
 
 const root = path.resolve(__dirname, '../..');
 const site = servedRepository(root);
@@ -16,16 +17,6 @@ beforeAll(async () => {
   ({ page } = await open(site.browser.context, `${site.base}/tests/browser/pages/relaxed.html`));
   await page.waitForFunction(() => window.result !== undefined);
 });
-
-/** mulberry32 in [-0.5, 0.5): the same inputs every run. */
-function random(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  };
-}
 
 test("Chromium validates relaxed SIMD: 'auto' at one thread picks the relaxed build, which runs its own kernels", async () => {
   const r = await page.evaluate(() => window.result);

@@ -266,4 +266,4 @@ const argmax = (row) => row.reduce((best, x, i) => (x > row[best] ? i : best), 0
 /** A loadable model's files: config, its checkpoint's bytes and the one-character tokenizer. */
 const modelFiles = (config, tensors) => ({ config, weights: safetensors(tensors), tokenizer: tokenizerFiles() });
 
-module.exports = { safetensors, checkpoint, tokenizerFiles, reference, modelFiles, maxDiff, argmax, frequencies, rotate };
+module.exports = { safetensors, checkpoint, tokenizerFiles, reference, modelFiles, maxDiff, argmax, frequencies, rotate, random };
