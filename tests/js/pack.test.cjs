@@ -21,7 +21,7 @@ afterAll(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
 
 test('the tarball holds only what users need', () => {
   const files = fs.readdirSync(path.join(dir, 'node_modules/attention-wasm/dist')).sort();
-  expect(files).toEqual(['analysis.js', 'attention_scalar.wasm', 'attention_simd.wasm', 'attention_threads.cjs', 'attention_threads.wasm',
+  expect(files).toEqual(['analysis.js', 'attention_relaxed.cjs', 'attention_relaxed.wasm', 'attention_scalar.wasm', 'attention_simd.wasm', 'attention_threads.cjs', 'attention_threads.wasm',
     'attention_threads.worker.cjs', 'index.cjs', 'index.d.ts', 'index.js', 'index.node.js', 'models', 'types', 'widget', 'worker-entry.js', 'worker.js']);
   // package.json says MIT: the licence text ships with the package.
   expect(fs.readFileSync(path.join(dir, 'node_modules/attention-wasm/LICENSE'), 'utf8')).toMatch(/^MIT License/);
