@@ -43,14 +43,21 @@ void transpose_keys(const AttentionShape& s, const float* kb, long row_stride, f
 constexpr int kQueryBlock = 32;
 constexpr int kKeyBlock = 128;
 
+// Up to this many queries (a decoding step, a few beams) the scores are dot products with K's rows
+// as the cache holds them: transposing K for them copied every cached key of every head on every
+// step (at SmolLM2's shape, 9 heads x 30 layers x the context x 64 strided copies per token: 9 % of
+// a q8 step at 64-128 positions, and growing with the context).
+constexpr int kFewQueries = 8;
+
 // One block of queries [i0, i0 + kQueryBlock) of one head without materializing the score
 // matrix: FlashAttention's online softmax. For each query row we keep the running max m, the
 // running sum l and the unnormalized output O; a new block of scores with max m' rescales them by
 // exp(m - m'). Causal blocks above the diagonal are never computed. Memory: one block of scores
 // plus O, whatever seq_k is. Blocks are independent: threads take them one at a time.
+// Keys: K^T (d_k x seq_k, `keys_transposed`) or K's rows as stored (row stride k_stride).
 void attend_query_block(const Kernels& kn, const AttentionShape& s, const Masks& m, int b, int h, int i0,
-                        float scale, const float* q, long q_stride, const float* kt, const float* v,
-                        long v_stride, float* z, long z_stride, HeadScratch& ws) {
+                        float scale, const float* q, long q_stride, const float* keys, bool keys_transposed,
+                        long k_stride, const float* v, long v_stride, float* z, long z_stride, HeadScratch& ws) {
   float* S = ws.scores.data();
   float* O = ws.out_block.data();
   float* row_max = ws.row_stats.data();
@@ -67,7 +74,11 @@ void attend_query_block(const Kernels& kn, const AttentionShape& s, const Masks&
   const int j_begin = m.window > 0 && first_seen > 0 ? static_cast<int>(first_seen < j_end ? first_seen : j_end) : 0;
   for (int j0 = j_begin; j0 < j_end; j0 += kKeyBlock) {
     const int bc = j_end - j0 < kKeyBlock ? j_end - j0 : kKeyBlock;
-    kn.gemm(br, bc, s.d_k, q + i0 * q_stride, static_cast<int>(q_stride), kt + j0, s.seq_k, S, bc, false);
+    if (keys_transposed)
+      kn.gemm(br, bc, s.d_k, q + i0 * q_stride, static_cast<int>(q_stride), keys + j0, s.seq_k, S, bc, false);
+    else
+      kn.gemm_bt(br, bc, s.d_k, q + i0 * q_stride, static_cast<int>(q_stride), keys + j0 * k_stride,
+                 static_cast<int>(k_stride), S, bc);
     for (long i = 0; i < static_cast<long>(br) * bc; ++i) S[i] *= scale;
     if (masked) apply_masks(s, m, b, h, i0, br, j0, bc, S, bc);
     for (int r = 0; r < br; ++r) {
@@ -120,6 +131,7 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
                       AttentionWorkspace& ws) {
   // Weights or a trace need every score: materialize. Otherwise the tiled path, linear in memory.
   const bool materialize = weights || trace;
+  const bool few_queries = !materialize && s.seq_q <= kFewQueries;  // (K read as stored: no K^T)
   bool ok = true;
   const std::size_t kt = product_or_zero({std::size_t(s.d_k), std::size_t(s.seq_k)}, &ok);
   const std::size_t plane = materialize ? product_or_zero({std::size_t(s.seq_q), std::size_t(s.seq_k)}, &ok) : 0;
@@ -138,11 +150,11 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
   for (int t = 0; t < threads; ++t) {
     HeadScratch& hs = ws.per_thread[t];
     if (!hs.scores.resize(score_floats)) return out_of_memory("the score matrix", score_floats * threads);
-    if ((serial || materialize) && !hs.k_t.resize(kt)) return out_of_memory("the transposed keys", kt * threads);
+    if ((serial || materialize) && !few_queries && !hs.k_t.resize(kt)) return out_of_memory("the transposed keys", kt * threads);
     if (!materialize && (!hs.out_block.resize(std::size_t(kQueryBlock) * s.d_v) || !hs.row_stats.resize(2 * kQueryBlock)))
       return out_of_memory("the output block", std::size_t(kQueryBlock) * s.d_v);
   }
-  if (!serial && !materialize && !ws.keys_t.resize(kt * s.batch * s.heads))
+  if (!serial && !materialize && !few_queries && !ws.keys_t.resize(kt * s.batch * s.heads))
     return out_of_memory("the transposed keys", kt * s.batch * s.heads);
   if (trace) {
     for (Buffer* t : {&trace->raw_scores, &trace->scaled_scores, &trace->masked_scores, &trace->weights})
@@ -155,13 +167,14 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
     float* Kt = hs.k_t.data();
     for (int p = p0; p < p1; ++p) {
       const int b = p / s.heads, h = p % s.heads;
-      transpose_keys(s, k.at(b, h), k.row_stride, Kt);
       if (!materialize) {
+        if (!few_queries) transpose_keys(s, k.at(b, h), k.row_stride, Kt);
         for (int i0 = 0; i0 < s.seq_q; i0 += kQueryBlock)
-          attend_query_block(kn, s, m, b, h, i0, scale, q.at(b, h), q.row_stride, Kt, v.at(b, h), v.row_stride,
-                             z.at(b, h), z.row_stride, hs);
+          attend_query_block(kn, s, m, b, h, i0, scale, q.at(b, h), q.row_stride, few_queries ? k.at(b, h) : Kt,
+                             !few_queries, k.row_stride, v.at(b, h), v.row_stride, z.at(b, h), z.row_stride, hs);
         continue;
       }
+      transpose_keys(s, k.at(b, h), k.row_stride, Kt);
       const long at = static_cast<long>(p) * static_cast<long>(plane);
       kn.gemm(s.seq_q, s.seq_k, s.d_k, q.at(b, h), static_cast<int>(q.row_stride), Kt, s.seq_k, S,
               s.seq_k, false);
@@ -194,15 +207,17 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
     // keys of every head are transposed up front, since several threads read each head's K^T.
     const long kt_floats = static_cast<long>(kt);
     float* keys_t = ws.keys_t.data();
-    parallel_for(bh, 1, [&](int p0, int p1, int) {
-      for (int p = p0; p < p1; ++p) transpose_keys(s, k.at(p / s.heads, p % s.heads), k.row_stride, keys_t + p * kt_floats);
-    });
+    if (!few_queries)
+      parallel_for(bh, 1, [&](int p0, int p1, int) {
+        for (int p = p0; p < p1; ++p) transpose_keys(s, k.at(p / s.heads, p % s.heads), k.row_stride, keys_t + p * kt_floats);
+      });
     const int blocks = (s.seq_q + kQueryBlock - 1) / kQueryBlock;
     parallel_for(bh * blocks, 1, [&](int t0, int t1, int worker) {
       for (int t = t0; t < t1; ++t) {
         const int p = t % bh, i0 = (blocks - 1 - t / bh) * kQueryBlock;
         const int b = p / s.heads, h = p % s.heads;
-        attend_query_block(kn, s, m, b, h, i0, scale, q.at(b, h), q.row_stride, keys_t + p * kt_floats, v.at(b, h),
+        attend_query_block(kn, s, m, b, h, i0, scale, q.at(b, h), q.row_stride,
+                           few_queries ? k.at(b, h) : keys_t + p * kt_floats, !few_queries, k.row_stride, v.at(b, h),
                            v.row_stride, z.at(b, h), z.row_stride, ws.per_thread[worker]);
       }
     });

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <chrono>
 #include <thread>
+#include <limits>
 #include <random>
 #include <vector>
 
+#include "attention/attention.h"
 #include "attention/multi_head_attention.h"
 #include "kernels/parallel.h"
 #include "kernels/parallel_gemm.h"
@@ -96,6 +98,46 @@ TEST_F(Threads, TwoThreadsGiveTheSameLayerOutput) {
   for (size_t i = 0; i < w1.size(); ++i) ASSERT_EQ(w1[i], w2[i]) << i;
   ASSERT_EQ(mha.forward(in, two.data(), nullptr, nullptr), "");  // the tiled path, threaded
   for (size_t i = 0; i < one.size(); ++i) ASSERT_NEAR(one[i], two[i], 1e-5) << i;
+}
+
+// A decoding step's few queries against a long context read K's rows as stored (no K^T): with
+// enough keys the heads go over threads. 1 and 2 threads give the same bits (each head's sums in
+// the same order), both equal the float64 reference; grouped heads (K/V shared by pairs) included.
+TEST_F(Threads, FewQueriesOverLongContextMatchFloat64OnOneAndTwoThreads) {
+  std::mt19937 rng(23);
+  const int B = 1, H = 4, Sk = 1500, d = 64;
+  for (int Sq : {1, 3, 8}) {
+    const auto q = ref::random_vec(rng, size_t(B) * H * Sq * d), k = ref::random_vec(rng, size_t(B) * H * Sk * d),
+               v = ref::random_vec(rng, size_t(B) * H * Sk * d);
+    ref::Masks rm;
+    ref::Vec want, want_w;
+    const double scale = 1.0 / std::sqrt(double(d));
+    ref::attention(B, H, Sq, Sk, d, d, q, k, v, rm, scale, want, want_w);
+    const auto qf = ref::to_float(q), kf = ref::to_float(k), vf = ref::to_float(v);
+    const attn::AttentionShape s{B, H, Sq, Sk, d, d};
+    std::vector<float> one(want.size()), two(want.size());
+    attn::AttentionWorkspace ws;
+    const float dflt = std::numeric_limits<float>::quiet_NaN();
+    attn::set_num_threads(1);
+    ASSERT_EQ(attn::scaled_dot_product_attention(attn::default_kernels(), s, qf.data(), kf.data(), vf.data(), {}, dflt,
+                                                 one.data(), nullptr, nullptr, ws), "");
+    ASSERT_EQ(attn::set_num_threads(2), 2);
+    ASSERT_EQ(attn::scaled_dot_product_attention(attn::default_kernels(), s, qf.data(), kf.data(), vf.data(), {}, dflt,
+                                                 two.data(), nullptr, nullptr, ws), "");
+    for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i], two[i]) << "Sq " << Sq << " at " << i;
+    EXPECT_ALL_CLOSE(one, want, 1e-5, 1e-4);
+    // Grouped: heads 2h and 2h + 1 read K/V head h (the cache's layout: rows of d, heads apart).
+    const attn::Strided qs{qf.data(), long(H) * Sq * d, long(Sq) * d, d};
+    const attn::Strided ks{kf.data(), long(H) * Sk * d, long(Sk) * d, d, 2}, vs{vf.data(), long(H) * Sk * d, long(Sk) * d, d, 2};
+    const attn::StridedOut zs{two.data(), long(H) * Sq * d, long(Sq) * d, d};
+    ASSERT_EQ(attn::attention(attn::default_kernels(), s, qs, ks, vs, zs, {}, float(scale), nullptr, nullptr, ws), "");
+    ref::Vec kg(k.size()), vg(v.size());
+    for (int h = 0; h < H; ++h)
+      for (size_t i = 0; i < size_t(Sk) * d; ++i)
+        kg[h * size_t(Sk) * d + i] = k[(h / 2) * size_t(Sk) * d + i], vg[h * size_t(Sk) * d + i] = v[(h / 2) * size_t(Sk) * d + i];
+    ref::attention(B, H, Sq, Sk, d, d, q, kg, vg, rm, scale, want, want_w);
+    EXPECT_ALL_CLOSE(two, want, 1e-5, 1e-4);
+  }
 }
 
 // A float32 linear layer's product over threads, in tiles of whole panels (and of rows, when
