@@ -52,8 +52,17 @@ inline double us_between(Clock::time_point a, Clock::time_point b) {
 // forward pass dispatches dozens of parallel loops with a few microseconds of serial work between
 // them; catching the next one by polling saves a futex wake-up (tens of microseconds in a WASM
 // worker). Bounded, so an idle pool sleeps and leaves the core to others.
+// In WebAssembly a wake-up goes through memory.atomic.notify to a worker the browser schedules,
+// and a decoding step's serial stretches (a layer's attention, norms) outlast 20000 polls: at
+// SmolLM2's shape the worker slept ~35 times a token. 200000 polls (a fraction of a millisecond)
+// carry it across them (native llama_decode at 2 threads: 35 -> 0.3 sleeps a token; Chromium,
+// 2 threads, three alternated runs: q8 48 -> 51 tok/s, q4 64 -> 66, medians).
 #ifndef ATTN_SPIN_ITERATIONS
+#if defined(ATTN_MAX_THREADS)
+#define ATTN_SPIN_ITERATIONS 200000
+#else
 #define ATTN_SPIN_ITERATIONS 20000
+#endif
 #endif
 constexpr int kSpinIterations = ATTN_SPIN_ITERATIONS;
 
