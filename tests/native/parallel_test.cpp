@@ -126,17 +126,41 @@ TEST_F(Threads, FewQueriesOverLongContextMatchFloat64OnOneAndTwoThreads) {
                                                  two.data(), nullptr, nullptr, ws), "");
     for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i], two[i]) << "Sq " << Sq << " at " << i;
     EXPECT_ALL_CLOSE(one, want, 1e-5, 1e-4);
-    // Grouped: heads 2h and 2h + 1 read K/V head h (the cache's layout: rows of d, heads apart).
-    const attn::Strided qs{qf.data(), long(H) * Sq * d, long(Sq) * d, d};
-    const attn::Strided ks{kf.data(), long(H) * Sk * d, long(Sk) * d, d, 2}, vs{vf.data(), long(H) * Sk * d, long(Sk) * d, d, 2};
-    const attn::StridedOut zs{two.data(), long(H) * Sq * d, long(Sq) * d, d};
-    ASSERT_EQ(attn::attention(attn::default_kernels(), s, qs, ks, vs, zs, {}, float(scale), nullptr, nullptr, ws), "");
-    ref::Vec kg(k.size()), vg(v.size());
-    for (int h = 0; h < H; ++h)
-      for (size_t i = 0; i < size_t(Sk) * d; ++i)
-        kg[h * size_t(Sk) * d + i] = k[(h / 2) * size_t(Sk) * d + i], vg[h * size_t(Sk) * d + i] = v[(h / 2) * size_t(Sk) * d + i];
-    ref::attention(B, H, Sq, Sk, d, d, q, kg, vg, rm, scale, want, want_w);
-    EXPECT_ALL_CLOSE(two, want, 1e-5, 1e-4);
+  }
+  // A decoding step of grouped heads (K/V heads shared by groups of 2 and 4 of 8 query heads), on
+  // one thread and over two, with a per-head float mask whose holes differ by head.
+  const int Hg = 8, Sq = 1;
+  for (int group : {2, 4}) {
+    const auto q = ref::random_vec(rng, size_t(Hg) * Sq * d), k = ref::random_vec(rng, size_t(Hg / group) * Sk * d),
+               v = ref::random_vec(rng, size_t(Hg / group) * Sk * d);
+    ref::Masks rm;
+    rm.kind = 2, rm.per_head = true;
+    std::uniform_int_distribution<int> coin(0, 3);
+    for (int i = 0; i < Hg * Sq * Sk; ++i) rm.float_mask.push_back(coin(rng) == 0 ? -std::numeric_limits<float>::infinity() : -0.25f * coin(rng));
+    ref::Vec kg, vg, want, want_w;  // the reference's K/V: each head's group's rows
+    for (int h = 0; h < Hg; ++h) {
+      kg.insert(kg.end(), k.begin() + (h / group) * size_t(Sk) * d, k.begin() + (h / group + 1) * size_t(Sk) * d);
+      vg.insert(vg.end(), v.begin() + (h / group) * size_t(Sk) * d, v.begin() + (h / group + 1) * size_t(Sk) * d);
+    }
+    const double scale = 1.0 / std::sqrt(double(d));
+    ref::attention(B, Hg, Sq, Sk, d, d, q, kg, vg, rm, scale, want, want_w);
+    const auto qf = ref::to_float(q), kf = ref::to_float(k), vf = ref::to_float(v);
+    attn::Masks m;
+    m.attn_kind = attn::MaskKind::Float, m.attn = rm.float_mask.data(), m.attn_per_head = true;
+    const attn::AttentionShape s{B, Hg, Sq, Sk, d, d};
+    const attn::Strided qs{qf.data(), long(Hg) * d, d, d};
+    const attn::Strided ks{kf.data(), long(Hg / group) * Sk * d, long(Sk) * d, d, group};
+    const attn::Strided vs{vf.data(), long(Hg / group) * Sk * d, long(Sk) * d, d, group};
+    std::vector<float> one(want.size()), two(want.size());
+    attn::AttentionWorkspace ws;
+    for (int threads : {1, 2}) {
+      ASSERT_EQ(attn::set_num_threads(threads), threads);
+      std::vector<float>& out = threads == 1 ? one : two;
+      const attn::StridedOut zs{out.data(), long(Hg) * d, d, d};
+      ASSERT_EQ(attn::attention(attn::default_kernels(), s, qs, ks, vs, zs, m, float(scale), nullptr, nullptr, ws), "");
+    }
+    for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i], two[i]) << "group " << group << " at " << i;
+    EXPECT_ALL_CLOSE(one, want, 1e-5, 1e-4);
   }
 }
 
