@@ -204,7 +204,8 @@ std::string attention(const Kernels& kn, const AttentionShape& s, const Strided&
   } else {
     // Tiles of (batch, head, query block), handed out dynamically: with causal masks the last
     // query blocks cost the most, so they go first and the cheap ones fill in at the end. The
-    // keys of every head are transposed up front, since several threads read each head's K^T.
+    // keys of every head are transposed up front (for more than kFewQueries queries), since several
+    // threads read each head's K^T.
     const long kt_floats = static_cast<long>(kt);
     float* keys_t = ws.keys_t.data();
     if (!few_queries)
